@@ -1,0 +1,216 @@
+//! The `&[u8]`/`&str` level every entrypoint goes through, so behaviour cannot drift between the C ABI, Kubewarden,
+//! the browser and the harness.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::bundle::ConfigError;
+use crate::context::StaticContext;
+use crate::engine::Engine;
+use crate::review::{ADMISSION_V1, ADMISSION_V1BETA1, AdmissionRequest, AdmissionResponse, AdmissionReviewOut};
+
+/// Parse a bundle (JSON) and compile it.
+pub fn configure(bundle_json: &[u8]) -> Result<Engine, ConfigError> {
+    let value: Value = serde_json::from_slice(bundle_json).map_err(|e| ConfigError {
+        problems: vec![crate::Problem::at("", format!("the bundle is not valid JSON: {e}"))],
+    })?;
+    Engine::new(&value)
+}
+
+/// The answer of `configure`: `{"valid":true}` or `{"valid":false,"message":…,"problems":[…]}`.
+pub fn configure_answer(result: &Result<Engine, ConfigError>) -> String {
+    let answer = match result {
+        Ok(_) => serde_json::json!({"valid": true}),
+        Err(e) => serde_json::json!({"valid": false, "message": e.to_string(), "problems": e.problems}),
+    };
+    answer.to_string()
+}
+
+/// Input of `validate`: a bare AdmissionReview, or `{"review": AdmissionReview, "context": …}`. One pass over the bytes.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Input {
+    api_version: Option<String>,
+    kind: Option<String>,
+    request: Option<AdmissionRequest>,
+    review: Option<Box<Input>>,
+    context: Option<StaticContext>,
+}
+
+/// A review that could not be read: why, and what we could still recover of it to answer well-formed.
+struct Unreadable {
+    message: String,
+}
+
+/// Read the input of `validate` into (apiVersion, request, context).
+fn read_input(input: &[u8]) -> Result<(String, AdmissionRequest, StaticContext), Unreadable> {
+    let text = std::str::from_utf8(input)
+        .map_err(|e| Unreadable { message: format!("the AdmissionReview is not valid UTF-8: {e}") })?;
+    if !text.trim_start().starts_with('{') {
+        let message = match serde_json::from_str::<Value>(text) {
+            Ok(other) => format!("the AdmissionReview must be a JSON object, not {}", crate::bundle::type_name(&other)),
+            Err(e) => format!("the AdmissionReview is not valid JSON: {e}"),
+        };
+        return Err(Unreadable { message });
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let parsed: Input = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let message = if inner.is_syntax() || inner.is_eof() || path == "." {
+            format!("the AdmissionReview is not valid JSON: {inner}")
+        } else {
+            format!("the AdmissionReview has a wrong field: {path}: {inner}")
+        };
+        Unreadable { message }
+    })?;
+    de.end().map_err(|e| Unreadable { message: format!("the AdmissionReview is not valid JSON: {e}") })?;
+    let (review, context) = match parsed.review {
+        Some(review) => (*review, parsed.context),
+        None => {
+            let context = parsed.context;
+            (Input { context: None, review: None, ..parsed }, context)
+        }
+    };
+    let api_version = review.api_version.unwrap_or_else(|| ADMISSION_V1.to_owned());
+    if api_version != ADMISSION_V1 && api_version != ADMISSION_V1BETA1 {
+        return Err(Unreadable {
+            message: format!(
+                "unsupported AdmissionReview apiVersion `{api_version}`: expected `{ADMISSION_V1}` or `{ADMISSION_V1BETA1}`"
+            ),
+        });
+    }
+    if let Some(kind) = review.kind.as_deref().filter(|k| *k != "AdmissionReview") {
+        return Err(Unreadable { message: format!("expected kind `AdmissionReview`, not `{kind}`") });
+    }
+    let Some(request) = review.request else {
+        return Err(Unreadable { message: "the AdmissionReview has no `request`".to_owned() });
+    };
+    Ok((api_version, request, context.unwrap_or_default()))
+}
+
+/// What we can recover from an unreadable input so the answer still echoes it: (apiVersion, uid).
+fn recover_identity(input: &[u8]) -> (String, String) {
+    let Ok(value) = serde_json::from_slice::<Value>(input) else {
+        return (ADMISSION_V1.to_owned(), String::new());
+    };
+    let review = value.get("review").filter(|r| r.is_object()).unwrap_or(&value);
+    let api_version = review
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .filter(|v| *v == ADMISSION_V1 || *v == ADMISSION_V1BETA1)
+        .unwrap_or(ADMISSION_V1);
+    let uid = review.pointer("/request/uid").and_then(Value::as_str).unwrap_or("");
+    (api_version.to_owned(), uid.to_owned())
+}
+
+/// `validate`: decide one AdmissionReview with a configured engine, or explain why there is none.
+/// `engine` is `Err(reason)` when no bundle is configured.
+pub fn validate(engine: Result<&Engine, &str>, input: &[u8]) -> String {
+    let (api_version, request, context) = match read_input(input) {
+        Ok(parts) => parts,
+        Err(Unreadable { message }) => {
+            let (api_version, uid) = recover_identity(input);
+            return AdmissionReviewOut::new(&api_version, AdmissionResponse::deny(&uid, 400, "BadRequest", message))
+                .to_json();
+        }
+    };
+    let response = match engine {
+        Ok(engine) => engine.review(&request, &context),
+        Err(reason) => AdmissionResponse::deny(
+            &request.uid,
+            500,
+            "InternalError",
+            format!("palisade is not configured: {reason}"),
+        ),
+    };
+    AdmissionReviewOut::new(&api_version, response).to_json()
+}
+
+/// Why `validate` has no engine before any `configure`.
+pub const NEVER_CONFIGURED: &str = "no bundle has been configured (call `configure` with a bundle first)";
+
+/// Configure then validate in one call: what the C ABI answers for `configure(bundle)` then `validate(input)`.
+/// Used to check that the library and the built `.wasm` agree.
+pub fn review_json(bundle_json: &str, input_json: &str) -> String {
+    let engine = configure(bundle_json.as_bytes());
+    let reason = engine.as_ref().err().map(|e| format!("the last bundle was rejected: {e}"));
+    match (&engine, reason) {
+        (Ok(engine), _) => validate(Ok(engine), input_json.as_bytes()),
+        (Err(_), Some(reason)) => validate(Err(&reason), input_json.as_bytes()),
+        (Err(_), None) => validate(Err(NEVER_CONFIGURED), input_json.as_bytes()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(bundle: &str, input: &[u8]) -> Value {
+        let engine = configure(bundle.as_bytes()).unwrap();
+        serde_json::from_str(&validate(Ok(&engine), input)).unwrap()
+    }
+
+    #[test]
+    fn empty_bundle_allows_and_echoes() {
+        let out = answer(
+            "{}",
+            br#"{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{"uid":"u1","operation":"CREATE"}}"#,
+        );
+        assert_eq!(out["apiVersion"], "admission.k8s.io/v1beta1");
+        assert_eq!(out["response"]["uid"], "u1");
+        assert_eq!(out["response"]["allowed"], true);
+        assert!(out["response"].get("status").is_none());
+    }
+
+    #[test]
+    fn wrapped_input_with_context() {
+        let out = answer("{}", br#"{"review":{"request":{"uid":"u2"}},"context":{"namespaces":[]}}"#);
+        assert_eq!(out["response"]["uid"], "u2");
+        assert_eq!(out["response"]["allowed"], true);
+    }
+
+    #[test]
+    fn bad_inputs_are_400_with_uid_when_recoverable() {
+        for (input, needle) in [
+            (&b"{not json"[..], "not valid JSON"),
+            (b"\xff\xfe", "not valid UTF-8"),
+            (b"[1,2]", "must be a JSON object, not a list"),
+            (b"", "not valid JSON"),
+            (br#"{"apiVersion":"admission.k8s.io/v1"}"#, "no `request`"),
+            (br#"{"request":{"uid":"u3","operation":5}}"#, "request.operation"),
+            (br#"{"apiVersion":"v1","request":{}}"#, "unsupported AdmissionReview apiVersion"),
+        ] {
+            let out = answer("{}", input);
+            let response = &out["response"];
+            assert_eq!(response["allowed"], false, "{needle}");
+            assert_eq!(response["status"]["code"], 400, "{needle}");
+            let message = response["status"]["message"].as_str().unwrap();
+            assert!(message.contains(needle), "{message} should contain {needle}");
+        }
+        let out = answer("{}", br#"{"request":{"uid":"u3","operation":5}}"#);
+        assert_eq!(out["response"]["uid"], "u3");
+    }
+
+    #[test]
+    fn deep_nesting_is_a_clean_400() {
+        let deep = format!("{{\"request\":{{\"uid\":\"d\",\"object\":{}{}}}}}", "[".repeat(10_000), "]".repeat(10_000));
+        let out = answer("{}", deep.as_bytes());
+        assert_eq!(out["response"]["status"]["code"], 400);
+    }
+
+    #[test]
+    fn not_configured_is_500() {
+        let out: Value = serde_json::from_str(&review_json("[1]", r#"{"request":{"uid":"x"}}"#)).unwrap();
+        assert_eq!(out["response"]["status"]["code"], 500);
+        assert!(out["response"]["status"]["message"].as_str().unwrap().starts_with("palisade is not configured: "));
+    }
+
+    #[test]
+    fn configure_answer_lists_problems() {
+        let answer: Value = serde_json::from_str(&configure_answer(&configure(br#"{"policies":[{"kind":"X"},{}]}"#))).unwrap();
+        assert_eq!(answer["valid"], false);
+        assert_eq!(answer["problems"].as_array().unwrap().len(), 2);
+        assert_eq!(serde_json::from_str::<Value>(&configure_answer(&configure(b"{}"))).unwrap(), serde_json::json!({"valid": true}));
+    }
+}

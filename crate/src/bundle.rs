@@ -1,0 +1,295 @@
+//! The policy bundle (the settings): `{policies, params, certificateRequests}`, or a plain list of upstream documents.
+//!
+//! This module only sorts documents by kind and reads the bundle-level settings; each kind's own module compiles its
+//! documents. Every problem is collected, never just the first.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+/// One thing wrong with a bundle: where (a field path from the bundle root) and what.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    /// Index in `policies` of the document the problem is in, when it is in one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<usize>,
+    /// Field path from the bundle root, e.g. `policies[2].spec.validations[0].expression`.
+    pub path: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+}
+
+impl Problem {
+    /// A problem at a path of the bundle itself.
+    pub fn at(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { document: None, path: path.into(), message: message.into(), help: None }
+    }
+
+    /// A problem in `policies[index]`, at `field` inside that document (empty for the document itself).
+    pub fn in_document(index: usize, field: &str, message: impl Into<String>) -> Self {
+        let path = if field.is_empty() {
+            format!("policies[{index}]")
+        } else if field.starts_with('[') {
+            format!("policies[{index}]{field}")
+        } else {
+            format!("policies[{index}].{field}")
+        };
+        Self { document: Some(index), path, message: message.into(), help: None }
+    }
+
+    /// Attach a hint on how to fix it.
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)?;
+        if let Some(help) = &self.help {
+            write!(f, " (help: {help})")?;
+        }
+        Ok(())
+    }
+}
+
+/// A bundle that does not compile, with every problem found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub problems: Vec<Problem>,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.problems.len();
+        write!(f, "the bundle has {n} problem{}: ", if n == 1 { "" } else { "s" })?;
+        for (i, p) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// What a CertificateRequest no policy selects gets (`certificateRequests.unmatched`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unmatched {
+    #[default]
+    Deny,
+    Allow,
+}
+
+/// `certificateRequests:` settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CertificateRequestSettings {
+    pub unmatched: Unmatched,
+    pub require_use_permission: bool,
+    /// Whether the bundle wrote a `certificateRequests` block at all.
+    pub explicit: bool,
+}
+
+impl Default for CertificateRequestSettings {
+    fn default() -> Self {
+        Self { unmatched: Unmatched::Deny, require_use_permission: true, explicit: false }
+    }
+}
+
+/// The document kinds Palisade understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding,
+    CertificateRequestPolicy,
+}
+
+const ADMISSIONREGISTRATION: [&str; 3] = [
+    "admissionregistration.k8s.io/v1",
+    "admissionregistration.k8s.io/v1beta1",
+    "admissionregistration.k8s.io/v1alpha1",
+];
+const CERT_MANAGER_POLICY: &str = "policy.cert-manager.io/v1alpha1";
+const KNOWN: &str = "Palisade reads ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding \
+(admissionregistration.k8s.io/v1) and CertificateRequestPolicy (policy.cert-manager.io/v1alpha1)";
+
+/// A bundle sorted by kind; documents keep their index in `policies`.
+#[derive(Debug, Default)]
+pub struct Bundle<'a> {
+    pub documents: Vec<(usize, Kind, &'a Value)>,
+    pub params: Vec<&'a Value>,
+    pub certificate_requests: CertificateRequestSettings,
+}
+
+impl<'a> Bundle<'a> {
+    /// Documents of one kind, with their index.
+    pub fn of_kind(&self, kind: Kind) -> impl Iterator<Item = (usize, &'a Value)> + '_ {
+        self.documents.iter().filter(move |(_, k, _)| *k == kind).map(|(i, _, v)| (*i, *v))
+    }
+}
+
+/// Sort a bundle's documents; problems are appended to `problems`.
+pub fn read<'a>(root: &'a Value, problems: &mut Vec<Problem>) -> Bundle<'a> {
+    let mut bundle = Bundle::default();
+    match root {
+        Value::Array(items) => read_policies(items, &mut bundle, problems),
+        Value::Object(map) if map.contains_key("kind") && map.contains_key("apiVersion") => {
+            read_policies(std::slice::from_ref(root), &mut bundle, problems);
+        }
+        Value::Object(map) => read_object(map, &mut bundle, problems),
+        Value::Null => {}
+        other => problems.push(
+            Problem::at("", format!("a bundle must be an object or a list of documents, not {}", type_name(other)))
+                .with_help("write `policies: [...]`, optionally with `params:` and `certificateRequests:`"),
+        ),
+    }
+    bundle
+}
+
+fn read_object<'a>(map: &'a Map<String, Value>, bundle: &mut Bundle<'a>, problems: &mut Vec<Problem>) {
+    for (key, value) in map {
+        match key.as_str() {
+            "policies" => match value {
+                Value::Array(items) => read_policies(items, bundle, problems),
+                Value::Null => {}
+                other => problems.push(Problem::at("policies", format!("must be a list, not {}", type_name(other)))),
+            },
+            "params" => match value {
+                Value::Array(items) => {
+                    for (i, p) in items.iter().enumerate() {
+                        if p.is_object() {
+                            bundle.params.push(p);
+                        } else {
+                            problems.push(Problem::at(
+                                format!("params[{i}]"),
+                                format!("must be an object, not {}", type_name(p)),
+                            ));
+                        }
+                    }
+                }
+                Value::Null => {}
+                other => problems.push(Problem::at("params", format!("must be a list, not {}", type_name(other)))),
+            },
+            "certificateRequests" => read_certificate_settings(value, &mut bundle.certificate_requests, problems),
+            other => problems.push(
+                Problem::at(other, format!("unknown bundle field `{other}`"))
+                    .with_help("a bundle has `policies`, `params` and `certificateRequests`"),
+            ),
+        }
+    }
+}
+
+fn read_certificate_settings(value: &Value, settings: &mut CertificateRequestSettings, problems: &mut Vec<Problem>) {
+    settings.explicit = true;
+    let Some(map) = value.as_object() else {
+        if !value.is_null() {
+            problems.push(Problem::at("certificateRequests", format!("must be an object, not {}", type_name(value))));
+        }
+        return;
+    };
+    for (key, v) in map {
+        let path = format!("certificateRequests.{key}");
+        match (key.as_str(), v) {
+            ("unmatched", Value::String(s)) if s == "Deny" => settings.unmatched = Unmatched::Deny,
+            ("unmatched", Value::String(s)) if s == "Allow" => settings.unmatched = Unmatched::Allow,
+            ("unmatched", other) => problems.push(Problem::at(
+                path,
+                format!("Unsupported value: {other}: supported values: \"Allow\", \"Deny\""),
+            )),
+            ("requireUsePermission", Value::Bool(b)) => settings.require_use_permission = *b,
+            ("requireUsePermission", other) => {
+                problems.push(Problem::at(path, format!("must be a boolean, not {}", type_name(other))));
+            }
+            (other, _) => problems.push(
+                Problem::at(path, format!("unknown field `{other}`"))
+                    .with_help("certificateRequests has `unmatched` and `requireUsePermission`"),
+            ),
+        }
+    }
+}
+
+fn read_policies<'a>(items: &'a [Value], bundle: &mut Bundle<'a>, problems: &mut Vec<Problem>) {
+    for (index, doc) in items.iter().enumerate() {
+        let Some(map) = doc.as_object() else {
+            problems.push(Problem::in_document(index, "", format!("a policy must be an object, not {}", type_name(doc))));
+            continue;
+        };
+        let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
+        let known = match kind {
+            "ValidatingAdmissionPolicy" => Some((Kind::ValidatingAdmissionPolicy, ADMISSIONREGISTRATION.contains(&api_version))),
+            "ValidatingAdmissionPolicyBinding" => {
+                Some((Kind::ValidatingAdmissionPolicyBinding, ADMISSIONREGISTRATION.contains(&api_version)))
+            }
+            "CertificateRequestPolicy" => Some((Kind::CertificateRequestPolicy, api_version == CERT_MANAGER_POLICY)),
+            _ => None,
+        };
+        match known {
+            Some((k, true)) => bundle.documents.push((index, k, doc)),
+            Some((_, false)) => problems.push(
+                Problem::in_document(index, "apiVersion", format!("`{api_version}` is not an apiVersion of `{kind}`"))
+                    .with_help(KNOWN),
+            ),
+            None if kind.is_empty() => problems.push(
+                Problem::in_document(index, "kind", "Required value: a document must have `apiVersion` and `kind`").with_help(KNOWN),
+            ),
+            None => problems.push(
+                Problem::in_document(index, "kind", format!("unknown kind `{kind}` (apiVersion `{api_version}`)")).with_help(KNOWN),
+            ),
+        }
+    }
+}
+
+/// JSON type names for messages.
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_kind_and_field_are_both_reported() {
+        let v = json!({"policies": [{"apiVersion": "v1", "kind": "ConfigMap"}, 3], "extra": 1});
+        let mut problems = Vec::new();
+        let b = read(&v, &mut problems);
+        assert!(b.documents.is_empty());
+        let paths: Vec<_> = problems.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(paths, ["policies[0].kind", "policies[1]", "extra"]);
+    }
+
+    #[test]
+    fn plain_list_of_documents() {
+        let v = json!([{"apiVersion": "policy.cert-manager.io/v1alpha1", "kind": "CertificateRequestPolicy"}]);
+        let mut problems = Vec::new();
+        let b = read(&v, &mut problems);
+        assert!(problems.is_empty());
+        assert_eq!(b.of_kind(Kind::CertificateRequestPolicy).count(), 1);
+    }
+
+    #[test]
+    fn certificate_settings() {
+        let v = json!({"certificateRequests": {"unmatched": "Allow", "requireUsePermission": false}});
+        let mut problems = Vec::new();
+        let b = read(&v, &mut problems);
+        assert!(problems.is_empty());
+        assert_eq!(b.certificate_requests.unmatched, Unmatched::Allow);
+        assert!(!b.certificate_requests.require_use_permission);
+        let v = json!({"certificateRequests": {"unmatched": "Maybe"}});
+        read(&v, &mut problems);
+        assert_eq!(problems.len(), 1);
+    }
+}

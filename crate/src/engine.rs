@@ -1,0 +1,96 @@
+//! The engine: a compiled bundle that answers AdmissionRequests. Pure: no I/O, clock or randomness.
+
+use serde_json::Value;
+
+use crate::bundle::{self, ConfigError, Kind, Problem};
+use crate::context::Cluster;
+use crate::review::{AdmissionRequest, AdmissionResponse, Status, StatusCause, StatusDetails};
+
+/// One policy's verdict on a request, as data.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// Denials in evaluation order; the first writes `status.message`.
+    pub denials: Vec<Denial>,
+    pub warnings: Vec<String>,
+    pub audit_annotations: Vec<(String, String)>,
+}
+
+/// A denial: HTTP code, metav1 reason and the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denial {
+    pub code: u16,
+    pub reason: String,
+    pub message: String,
+}
+
+impl Verdict {
+    /// Add everything another verdict says after what this one says.
+    pub fn extend(&mut self, other: Verdict) {
+        self.denials.extend(other.denials);
+        self.warnings.extend(other.warnings);
+        self.audit_annotations.extend(other.audit_annotations);
+    }
+
+    /// Turn the verdict into the AdmissionResponse for request `uid`.
+    pub fn into_response(self, uid: &str) -> AdmissionResponse {
+        let mut response = AdmissionResponse::allow(uid);
+        let mut denials = self.denials.into_iter();
+        if let Some(first) = denials.next() {
+            let rest: Vec<Denial> = denials.collect();
+            let details = (!rest.is_empty()).then(|| StatusDetails {
+                causes: std::iter::once(&first)
+                    .chain(rest.iter())
+                    .map(|d| StatusCause { reason: d.reason.clone(), message: d.message.clone(), field: String::new() })
+                    .collect(),
+            });
+            response.allowed = false;
+            response.status = Some(Status { code: Some(first.code), message: first.message, reason: first.reason, details });
+        }
+        response.warnings = self.warnings;
+        for (key, value) in self.audit_annotations {
+            response.audit_annotations.entry(key).or_insert(value);
+        }
+        response
+    }
+}
+
+/// A compiled bundle. Build it once with [`Engine::new`], then call [`Engine::review`] for every request.
+#[derive(Debug)]
+pub struct Engine {
+    vap: crate::vap::Policies,
+    certificates: crate::certificates::Policies,
+    diagnostics: Vec<Problem>,
+}
+
+impl Engine {
+    /// Parse and compile a whole bundle (DESIGN.md, "The policy bundle"). Every problem is returned at once.
+    pub fn new(bundle: &Value) -> Result<Self, ConfigError> {
+        let mut problems = Vec::new();
+        let read = bundle::read(bundle, &mut problems);
+        let mut diagnostics = Vec::new();
+        let vap = crate::vap::Policies::compile(&read, &mut problems, &mut diagnostics);
+        let certificates = crate::certificates::Policies::compile(&read, &mut problems);
+        // Documents of every kind are handled above; this keeps the compiler honest when a kind is added.
+        debug_assert!(read.documents.iter().all(|(_, k, _)| matches!(
+            k,
+            Kind::ValidatingAdmissionPolicy | Kind::ValidatingAdmissionPolicyBinding | Kind::CertificateRequestPolicy
+        )));
+        if problems.is_empty() {
+            Ok(Self { vap, certificates, diagnostics })
+        } else {
+            Err(ConfigError { problems })
+        }
+    }
+
+    /// Warnings about a bundle that compiles but may not do what its author meant (a policy without a binding…).
+    pub fn diagnostics(&self) -> &[Problem] {
+        &self.diagnostics
+    }
+
+    /// Decide one request. Pure and reusable; cluster state is asked for lazily through `cluster`.
+    pub fn review(&self, request: &AdmissionRequest, cluster: &dyn Cluster) -> AdmissionResponse {
+        let mut verdict = self.vap.review(request, cluster);
+        verdict.extend(self.certificates.review(request, cluster));
+        verdict.into_response(&request.uid)
+    }
+}

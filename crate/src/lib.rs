@@ -1,0 +1,16 @@
+#![doc = include_str!("../README.md")]
+
+pub mod api;
+pub mod bundle;
+pub mod certificates;
+pub mod context;
+pub mod engine;
+pub mod review;
+pub mod vap;
+
+pub mod abi;
+
+pub use bundle::{ConfigError, Problem};
+pub use context::{AccessQuery, Cluster, StaticContext};
+pub use engine::Engine;
+pub use review::{AdmissionRequest, AdmissionResponse};

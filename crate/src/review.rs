@@ -1,0 +1,194 @@
+//! AdmissionReview (`admission.k8s.io/v1` and `v1beta1`): the input and the output of every entrypoint.
+//!
+//! Field names are Kubernetes' JSON names. `object` and `oldObject` stay JSON values; absent and `null` both mean
+//! "none".
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The two AdmissionReview versions Palisade reads and writes.
+pub const ADMISSION_V1: &str = "admission.k8s.io/v1";
+/// The older AdmissionReview version, same shape as v1.
+pub const ADMISSION_V1BETA1: &str = "admission.k8s.io/v1beta1";
+
+/// group/version/kind of an object, as in `request.kind`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GroupVersionKind {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+/// group/version/resource, as in `request.resource`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GroupVersionResource {
+    pub group: String,
+    pub version: String,
+    pub resource: String,
+}
+
+/// authentication.k8s.io/v1 UserInfo of the requesting user.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct UserInfo {
+    pub username: String,
+    pub uid: String,
+    pub groups: Vec<String>,
+    pub extra: BTreeMap<String, Vec<String>>,
+}
+
+/// The `request` of an AdmissionReview.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AdmissionRequest {
+    pub uid: String,
+    pub kind: GroupVersionKind,
+    pub resource: GroupVersionResource,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub sub_resource: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_kind: Option<GroupVersionKind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_resource: Option<GroupVersionResource>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_sub_resource: Option<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    pub operation: String,
+    pub user_info: UserInfo,
+    #[serde(skip_serializing_if = "is_none_or_null")]
+    pub object: Option<Value>,
+    #[serde(skip_serializing_if = "is_none_or_null")]
+    pub old_object: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<bool>,
+    #[serde(skip_serializing_if = "is_none_or_null")]
+    pub options: Option<Value>,
+}
+
+fn is_none_or_null(v: &Option<Value>) -> bool {
+    matches!(v, None | Some(Value::Null))
+}
+
+impl AdmissionRequest {
+    /// The incoming object, `None` when absent or `null`.
+    pub fn object(&self) -> Option<&Value> {
+        self.object.as_ref().filter(|v| !v.is_null())
+    }
+
+    /// The existing object, `None` when absent or `null` (CREATE, CONNECT).
+    pub fn old_object(&self) -> Option<&Value> {
+        self.old_object.as_ref().filter(|v| !v.is_null())
+    }
+
+    /// Whether the request is a dry run.
+    pub fn is_dry_run(&self) -> bool {
+        self.dry_run.unwrap_or(false)
+    }
+}
+
+/// metav1.StatusCause: one reason a request was denied.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StatusCause {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub field: String,
+}
+
+/// metav1.StatusDetails.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StatusDetails {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<StatusCause>,
+}
+
+/// metav1.Status: why a request was denied.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Status {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<u16>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<StatusDetails>,
+}
+
+/// The `response` of an AdmissionReview.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AdmissionResponse {
+    pub uid: String,
+    pub allowed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patch: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patch_type: Option<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub audit_annotations: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl AdmissionResponse {
+    /// `allowed: true` and nothing else.
+    pub fn allow(uid: &str) -> Self {
+        Self { uid: uid.to_owned(), allowed: true, ..Self::default() }
+    }
+
+    /// `allowed: false` with a status code, reason and message.
+    pub fn deny(uid: &str, code: u16, reason: &str, message: impl Into<String>) -> Self {
+        Self {
+            uid: uid.to_owned(),
+            allowed: false,
+            status: Some(Status {
+                code: Some(code),
+                message: message.into(),
+                reason: reason.to_owned(),
+                details: None,
+            }),
+            ..Self::default()
+        }
+    }
+}
+
+/// A whole AdmissionReview as written back to the host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdmissionReviewOut {
+    pub api_version: String,
+    pub kind: &'static str,
+    pub response: AdmissionResponse,
+}
+
+impl AdmissionReviewOut {
+    /// Wrap a response in an AdmissionReview of the given apiVersion.
+    pub fn new(api_version: &str, response: AdmissionResponse) -> Self {
+        Self { api_version: api_version.to_owned(), kind: "AdmissionReview", response }
+    }
+
+    /// Serialize; a response always serializes, so this cannot fail in practice, and still answers JSON if it did.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|e| {
+            format!(
+                r#"{{"apiVersion":"{ADMISSION_V1}","kind":"AdmissionReview","response":{{"uid":"","allowed":false,"status":{{"code":500,"message":"cannot encode the response: {}"}}}}}}"#,
+                e.to_string().replace(['"', '\\'], "'")
+            )
+        })
+    }
+}
