@@ -1,1 +1,165 @@
+//! The Kubernetes CEL environment for Palisade.
+//!
+//! Expressions are parsed and type-checked by [`cel_core`] and evaluated by our own tree-walking
+//! evaluator ([`Program::eval`]), which borrows the request JSON instead of converting it,
+//! accounts cost the way cel-go does and stops as soon as a [`Budget`] is exhausted.
+//!
+//! ```
+//! use palisade_cel::{Activation, Budget, Env, Expect};
+//! let env = Env::admission();
+//! let prog = env.compile("object.spec.replicas <= 5", Expect::Bool).unwrap();
+//! let obj = serde_json::json!({"spec": {"replicas": 3}});
+//! let act = Activation::new().bind_json("object", Some(&obj));
+//! let v = prog.eval(&act, &mut Budget::kubernetes()).unwrap();
+//! assert_eq!(v.as_bool(), Some(true));
+//! ```
 
+mod activation;
+mod authz;
+mod compile;
+mod decls;
+mod error;
+mod eval;
+mod functions;
+mod strings;
+mod time;
+mod value;
+
+use std::sync::Arc;
+
+pub use activation::{Activation, NamespaceFn, Variables};
+pub use authz::{AuthzCheck, AuthzDecision, Authorizer};
+pub use compile::CompileError;
+pub use error::{EvalError, EvalErrorKind};
+pub use eval::Budget;
+pub use time::{Duration, Timestamp};
+pub use value::{List, Map, Str, Type, Value};
+
+/// The result type an expression must have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// validations, matchConditions: `bool` (or `dyn`)
+    Bool,
+    /// messageExpression: `string` (or `dyn`)
+    String,
+    /// auditAnnotations valueExpression: `string`, `null` (or `dyn`)
+    StringOrNull,
+    Any,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    Admission,
+    CertificateRequest,
+    Custom,
+}
+
+/// An immutable CEL environment: variable and function declarations for the checker.
+#[derive(Clone, Debug)]
+pub struct Env {
+    inner: cel_core::Env,
+    flavor: Flavor,
+}
+
+impl Env {
+    /// The ValidatingAdmissionPolicy environment: `object`, `oldObject`, `request`, `params`,
+    /// `namespaceObject`, `authorizer`, `authorizer.requestResource` and (through
+    /// [`Variables::env`]) `variables.<name>`, with the Kubernetes libraries.
+    pub fn admission() -> Env {
+        Env {
+            inner: decls::admission(),
+            flavor: Flavor::Admission,
+        }
+    }
+
+    /// The cert-manager approver-policy environment: `self` (string) and `cr`
+    /// (map of string to dyn: name, namespace, username, groups …), with the strings extension.
+    pub fn certificate_request() -> Env {
+        Env {
+            inner: decls::certificate_request(),
+            flavor: Flavor::CertificateRequest,
+        }
+    }
+
+    /// The full library without any variables (used by the conformance tests).
+    pub fn standard() -> Env {
+        Env {
+            inner: decls::library(),
+            flavor: Flavor::Custom,
+        }
+    }
+
+    /// Declares an additional variable of type `dyn`.
+    pub fn with_dyn_variable(mut self, name: &str) -> Env {
+        self.inner.add_variable(name, cel_core::CelType::Dyn);
+        self
+    }
+
+    /// Declares an additional variable with a checker type.
+    pub fn with_variable(mut self, name: &str, ty: cel_core::CelType) -> Env {
+        self.inner.add_variable(name, ty);
+        self
+    }
+
+    /// Sets the container (namespace) used to resolve qualified names.
+    pub fn with_container(mut self, container: &str) -> Env {
+        self.inner.set_container(container);
+        self
+    }
+
+    pub(crate) fn declare_variable(&mut self, name: &str, ty: cel_core::CelType) {
+        self.inner.add_variable(name, ty);
+    }
+
+    /// Parses and type-checks; `expect` is the required result type.
+    pub fn compile(&self, source: &str, expect: Expect) -> Result<Program, CompileError> {
+        compile::compile(&self.inner, self.flavor, source, expect, true)
+    }
+
+    /// Parses without type-checking (cel-spec tests marked `disableCheck`).
+    pub fn compile_unchecked(&self, source: &str) -> Result<Program, CompileError> {
+        compile::compile(&self.inner, self.flavor, source, Expect::Any, false)
+    }
+}
+
+pub(crate) struct ProgramInner {
+    source: String,
+    compiled: eval::Compiled,
+    result_type: cel_core::CelType,
+}
+
+/// A compiled expression; cheap to clone, `Send + Sync`.
+#[derive(Clone)]
+pub struct Program {
+    inner: Arc<ProgramInner>,
+}
+
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Program")
+            .field("source", &self.inner.source)
+            .finish()
+    }
+}
+
+impl Program {
+    pub fn source(&self) -> &str {
+        &self.inner.source
+    }
+
+    /// The type the checker inferred (`dyn` for unchecked programs).
+    pub fn result_type(&self) -> &cel_core::CelType {
+        &self.inner.result_type
+    }
+
+    pub(crate) fn compiled(&self) -> &eval::Compiled {
+        &self.inner.compiled
+    }
+
+    /// Evaluates against `act`, charging `budget`. The per-expression limit applies to this
+    /// call; the total accumulates over every call made with the same budget.
+    pub fn eval<'a>(&self, act: &Activation<'a>, budget: &mut Budget) -> Result<Value<'a>, EvalError> {
+        budget.start_call();
+        eval::run(&self.inner.compiled, act, budget, 0)
+    }
+}

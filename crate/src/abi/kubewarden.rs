@@ -1,0 +1,539 @@
+//! The Kubewarden waPC guest (`palisade-kubewarden.wasm`, DESIGN.md "Entrypoints").
+//!
+//! Three waPC operations, with the payloads of kubewarden/policy-sdk-rust:
+//!
+//! | operation | payload | answer |
+//! |---|---|---|
+//! | `validate` | `{"request": AdmissionRequest, "settings": bundle}` | ValidationResponse |
+//! | `validate_settings` | the bundle | `{"valid": bool, "message": …}` |
+//! | `protocol_version` | nothing | `"v1"` |
+//!
+//! None of them answers a waPC error: a payload that cannot be read is a rejecting ValidationResponse with code 400
+//! (or `valid: false`), so policy-server always gets a well-formed answer.
+//!
+//! Cluster state comes from Kubewarden's host capabilities (binding `kubewarden`, namespace `kubernetes`):
+//! `get_resource` for v1 Namespace objects and `can_i` for SubjectAccessReviews. They are asked lazily, at most once
+//! per request and key, through [`HostCluster`]. Everything but the waPC glue is plain Rust over the [`Host`] trait,
+//! so it is tested natively; the glue (`wapc_init`, `wapc_guest::host_call`) exists only on wasm32.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::context::{AccessQuery, Cluster, ContextError};
+use crate::engine::Engine;
+use crate::review::{AdmissionRequest, AdmissionResponse};
+
+/// The waPC binding of Kubewarden's host capabilities.
+pub const BINDING: &str = "kubewarden";
+/// The host-capability namespace of the Kubernetes operations.
+pub const KUBERNETES: &str = "kubernetes";
+/// `kubernetes/get_resource`: one object by apiVersion, kind, name (and namespace).
+pub const GET_RESOURCE: &str = "get_resource";
+/// `kubernetes/can_i`: a SubjectAccessReview.
+pub const CAN_I: &str = "can_i";
+/// How policy-server words a `get_resource` for an object that does not exist (policy-evaluator's kubernetes
+/// client): `Cannot find v1/Namespace named 'x' inside of namespace 'None'`. That answer means "no such namespace".
+pub const NAMESPACE_NOT_FOUND_PREFIX: &str = "Cannot find v1/Namespace named ";
+
+/// policy-sdk-rust's `ValidationResponse`, field for field; absent values serialize as `null` as the SDK's do.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ValidationResponse {
+    pub accepted: bool,
+    pub message: Option<String>,
+    pub code: Option<u16>,
+    pub mutated_object: Option<Value>,
+    pub audit_annotations: Option<BTreeMap<String, String>>,
+    pub warnings: Option<Vec<String>>,
+}
+
+impl ValidationResponse {
+    /// A rejection with a code and a message, nothing else.
+    pub fn reject(code: u16, message: impl Into<String>) -> Self {
+        Self { accepted: false, message: Some(message.into()), code: Some(code), ..Self::default() }
+    }
+
+    /// Palisade's AdmissionResponse as a ValidationResponse: `allowed` → `accepted`, `status.message`/`status.code`
+    /// → `message`/`code`, warnings and audit annotations as they are (empty ones left out). `status.reason` and
+    /// `status.details` have no place in a ValidationResponse.
+    pub fn from_admission_response(response: AdmissionResponse) -> Self {
+        let (message, code) = match response.status {
+            Some(status) => ((!status.message.is_empty()).then_some(status.message), status.code),
+            None => (None, None),
+        };
+        Self {
+            accepted: response.allowed,
+            message,
+            code,
+            mutated_object: None,
+            audit_annotations: (!response.audit_annotations.is_empty()).then_some(response.audit_annotations),
+            warnings: (!response.warnings.is_empty()).then_some(response.warnings),
+        }
+    }
+
+    /// The JSON bytes policy-server reads.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_else(|e| {
+            // A ValidationResponse always serializes; answer well-formed even if it did not.
+            let fallback = ValidationResponse::reject(500, format!("cannot encode the response: {e}"));
+            serde_json::to_vec(&fallback).unwrap_or_default()
+        })
+    }
+}
+
+/// policy-sdk-rust's `SettingsValidationResponse`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SettingsValidationResponse {
+    pub valid: bool,
+    pub message: Option<String>,
+}
+
+/// The waPC host as the guest sees it: one host call in the `kubewarden` binding. `Err` carries the host's message.
+pub trait Host {
+    fn call(&self, namespace: &str, operation: &str, payload: &[u8]) -> Result<Vec<u8>, String>;
+}
+
+/// `validate`: decide one request with the bundle sent as settings.
+pub fn validate(payload: &[u8], host: &dyn Host) -> ValidationResponse {
+    let (request, settings) = match read_validation_request(payload) {
+        Ok(parts) => parts,
+        Err(message) => return ValidationResponse::reject(400, message),
+    };
+    let engine = match Engine::new(&settings) {
+        Ok(engine) => engine,
+        Err(e) => {
+            return ValidationResponse::reject(
+                500,
+                format!("palisade is not configured: the last bundle was rejected: {e}"),
+            );
+        }
+    };
+    let cluster = HostCluster::new(host);
+    ValidationResponse::from_admission_response(engine.review(&request, &cluster))
+}
+
+/// `validate_settings`: compile the bundle; every problem is listed in `message`. Never a waPC error.
+pub fn validate_settings(payload: &[u8]) -> SettingsValidationResponse {
+    let compiled = read_settings(payload).and_then(|settings| Engine::new(&settings).map_err(|e| e.to_string()));
+    match compiled {
+        Ok(_) => SettingsValidationResponse { valid: true, message: None },
+        Err(message) => SettingsValidationResponse { valid: false, message: Some(message) },
+    }
+}
+
+/// `protocol_version`: what policy-sdk-rust's `protocol_version_guest` answers, the JSON string `"v1"`.
+pub fn protocol_version() -> Vec<u8> {
+    b"\"v1\"".to_vec()
+}
+
+/// Absent or `null` settings (a policy without settings) are the empty bundle.
+fn or_empty_bundle(settings: Option<Value>) -> Value {
+    match settings {
+        None | Some(Value::Null) => json!({}),
+        Some(other) => other,
+    }
+}
+
+fn read_settings(payload: &[u8]) -> Result<Value, String> {
+    if payload.iter().all(u8::is_ascii_whitespace) {
+        return Ok(json!({}));
+    }
+    serde_json::from_slice::<Option<Value>>(payload)
+        .map(or_empty_bundle)
+        .map_err(|e| format!("the settings are not valid JSON: {e}"))
+}
+
+#[derive(Deserialize)]
+struct ValidationRequest {
+    request: Option<AdmissionRequest>,
+    settings: Option<Value>,
+}
+
+fn read_validation_request(payload: &[u8]) -> Result<(AdmissionRequest, Value), String> {
+    let text =
+        std::str::from_utf8(payload).map_err(|e| format!("the validation request is not valid UTF-8: {e}"))?;
+    if !text.trim_start().starts_with('{') {
+        return Err(match serde_json::from_str::<Value>(text) {
+            Ok(other) => {
+                format!("the validation request must be a JSON object, not {}", crate::bundle::type_name(&other))
+            }
+            Err(e) => format!("the validation request is not valid JSON: {e}"),
+        });
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let parsed: ValidationRequest = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if inner.is_syntax() || inner.is_eof() || path == "." {
+            format!("the validation request is not valid JSON: {inner}")
+        } else {
+            format!("the validation request has a wrong field: {path}: {inner}")
+        }
+    })?;
+    de.end().map_err(|e| format!("the validation request is not valid JSON: {e}"))?;
+    let request = parsed.request.ok_or_else(|| "the validation request has no `request`".to_owned())?;
+    Ok((request, or_empty_bundle(parsed.settings)))
+}
+
+/// The cluster as Kubewarden's host capabilities show it, for one request. Each namespace and each access question
+/// is asked of the host at most once; answers (and failures) are kept for the rest of the request.
+pub struct HostCluster<'h> {
+    host: &'h dyn Host,
+    namespaces: RefCell<BTreeMap<String, Result<Option<Value>, ContextError>>>,
+    access: RefCell<Vec<(AccessQuery, Result<bool, ContextError>)>>,
+}
+
+impl<'h> HostCluster<'h> {
+    pub fn new(host: &'h dyn Host) -> Self {
+        Self { host, namespaces: RefCell::default(), access: RefCell::default() }
+    }
+
+    fn get_namespace(&self, name: &str) -> Result<Option<Value>, ContextError> {
+        let request = json!({
+            "api_version": "v1",
+            "kind": "Namespace",
+            "name": name,
+            "namespace": null,
+            "disable_cache": false,
+        });
+        match self.host.call(KUBERNETES, GET_RESOURCE, request.to_string().as_bytes()) {
+            Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
+                Ok(object @ Value::Object(_)) => Ok(Some(object)),
+                Ok(other) => Err(format!(
+                    "`kubernetes/get_resource` answered {} for namespace `{name}`, not an object",
+                    crate::bundle::type_name(&other)
+                )),
+                Err(e) => Err(format!("`kubernetes/get_resource` answered invalid JSON for namespace `{name}`: {e}")),
+            },
+            Err(message) if message.starts_with(NAMESPACE_NOT_FOUND_PREFIX) => Ok(None),
+            Err(message) => Err(message),
+        }
+    }
+
+    fn can_i(&self, query: &AccessQuery) -> Result<bool, ContextError> {
+        if query.path.is_some() {
+            return Err("non-resource authorization checks (`authorizer.path`) cannot be asked through \
+                        Kubewarden's `kubernetes/can_i` host capability"
+                .to_owned());
+        }
+        let request = can_i_request(query);
+        let bytes = self.host.call(KUBERNETES, CAN_I, request.to_string().as_bytes())?;
+        let status: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("`kubernetes/can_i` answered invalid JSON: {e}"))?;
+        status
+            .get("allowed")
+            .and_then(Value::as_bool)
+            .ok_or_else(|| "`kubernetes/can_i` answered a SubjectAccessReviewStatus without `allowed`".to_owned())
+    }
+}
+
+/// The `can_i` payload policy-sdk-rust sends: `{"subject_access_review": {groups, resource_attributes, user},
+/// "disable_cache": false}`. Empty optional attributes are left out (`null`), as the SDK's `Option`s are.
+pub fn can_i_request(query: &AccessQuery) -> Value {
+    let opt = |s: &str| if s.is_empty() { Value::Null } else { Value::String(s.to_owned()) };
+    json!({
+        "subject_access_review": {
+            "groups": if query.groups.is_empty() { Value::Null } else { json!(query.groups) },
+            "resource_attributes": {
+                "group": opt(&query.api_group),
+                "name": opt(&query.name),
+                "namespace": opt(&query.namespace),
+                "resource": query.resource,
+                "subresource": opt(&query.subresource),
+                "verb": query.verb,
+                "version": null,
+            },
+            "user": query.user,
+        },
+        "disable_cache": false,
+    })
+}
+
+impl Cluster for HostCluster<'_> {
+    fn namespace(&self, name: &str) -> Result<Option<Value>, ContextError> {
+        if let Some(known) = self.namespaces.borrow().get(name) {
+            return known.clone();
+        }
+        let answer = self.get_namespace(name);
+        self.namespaces.borrow_mut().insert(name.to_owned(), answer.clone());
+        answer
+    }
+
+    fn authorize(&self, query: &AccessQuery) -> Result<bool, ContextError> {
+        if let Some((_, known)) = self.access.borrow().iter().find(|(q, _)| q == query) {
+            return known.clone();
+        }
+        let answer = self.can_i(query);
+        self.access.borrow_mut().push((query.clone(), answer.clone()));
+        answer
+    }
+}
+
+/// The waPC glue: registered operations and the host call.
+#[cfg(target_arch = "wasm32")]
+mod guest {
+    use wapc_guest::CallResult;
+
+    struct WapcHost;
+
+    impl super::Host for WapcHost {
+        fn call(&self, namespace: &str, operation: &str, payload: &[u8]) -> Result<Vec<u8>, String> {
+            wapc_guest::host_call(super::BINDING, namespace, operation, payload).map_err(|e| {
+                let message = e.to_string();
+                // wapc-guest wraps the host's message as `Host error: <message>`.
+                message.strip_prefix("Host error: ").map(str::to_owned).unwrap_or(message)
+            })
+        }
+    }
+
+    fn validate(payload: &[u8]) -> CallResult {
+        Ok(super::validate(payload, &WapcHost).to_bytes())
+    }
+
+    fn validate_settings(payload: &[u8]) -> CallResult {
+        Ok(serde_json::to_vec(&super::validate_settings(payload))?)
+    }
+
+    fn protocol_version(_payload: &[u8]) -> CallResult {
+        Ok(super::protocol_version())
+    }
+
+    /// Called by the waPC host right after instantiation.
+    #[expect(unsafe_code, reason = "waPC hosts call the `wapc_init` export by name")]
+    #[unsafe(no_mangle)]
+    pub extern "C" fn wapc_init() {
+        wapc_guest::register_function("validate", validate);
+        wapc_guest::register_function("validate_settings", validate_settings);
+        wapc_guest::register_function("protocol_version", protocol_version);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    /// A host that answers from a closure and counts its calls.
+    struct FakeHost<F: Fn(&str, &str, &Value) -> Result<Value, String>> {
+        answer: F,
+        calls: Cell<usize>,
+        seen: RefCell<Vec<(String, String, Value)>>,
+    }
+
+    impl<F: Fn(&str, &str, &Value) -> Result<Value, String>> FakeHost<F> {
+        fn new(answer: F) -> Self {
+            Self { answer, calls: Cell::new(0), seen: RefCell::default() }
+        }
+    }
+
+    impl<F: Fn(&str, &str, &Value) -> Result<Value, String>> Host for FakeHost<F> {
+        fn call(&self, namespace: &str, operation: &str, payload: &[u8]) -> Result<Vec<u8>, String> {
+            self.calls.set(self.calls.get() + 1);
+            let payload: Value = serde_json::from_slice(payload).unwrap();
+            self.seen.borrow_mut().push((namespace.to_owned(), operation.to_owned(), payload.clone()));
+            (self.answer)(namespace, operation, &payload).map(|v| serde_json::to_vec(&v).unwrap())
+        }
+    }
+
+    fn no_host() -> FakeHost<impl Fn(&str, &str, &Value) -> Result<Value, String>> {
+        FakeHost::new(|_: &str, _: &str, _: &Value| -> Result<Value, String> { panic!("no host call expected") })
+    }
+
+    fn as_json(response: &ValidationResponse) -> Value {
+        serde_json::from_slice(&response.to_bytes()).unwrap()
+    }
+
+    const POD_CREATE: &str = r#"{"uid":"u1","operation":"CREATE","kind":{"group":"","version":"v1","kind":"Pod"},
+        "resource":{"group":"","version":"v1","resource":"pods"},"namespace":"team-a","object":{"metadata":{"name":"p"}}}"#;
+
+    // upstream: kubewarden/policy-sdk-rust src/lib.rs test_accept_request (the JSON an accepting response carries)
+    #[test]
+    fn empty_bundle_accepts_with_the_sdk_shape() {
+        let payload = format!(r#"{{"request":{POD_CREATE},"settings":{{}}}}"#);
+        let out = as_json(&validate(payload.as_bytes(), &no_host()));
+        assert_eq!(
+            out,
+            json!({"accepted": true, "message": null, "code": null, "mutated_object": null,
+                   "audit_annotations": null, "warnings": null})
+        );
+    }
+
+    #[test]
+    fn absent_or_null_settings_are_the_empty_bundle() {
+        for payload in [format!(r#"{{"request":{POD_CREATE}}}"#), format!(r#"{{"request":{POD_CREATE},"settings":null}}"#)]
+        {
+            assert!(validate(payload.as_bytes(), &no_host()).accepted, "{payload}");
+        }
+        assert!(validate_settings(b"").valid);
+        assert!(validate_settings(b"null").valid);
+        assert!(validate_settings(b"{}").valid);
+    }
+
+    #[test]
+    fn bad_payloads_reject_with_400_and_the_reason() {
+        for (payload, needle) in [
+            (&b"{not json"[..], "the validation request is not valid JSON"),
+            (b"\xff\xfe", "not valid UTF-8"),
+            (b"[1]", "must be a JSON object, not a list"),
+            (b"", "the validation request is not valid JSON"),
+            (br#"{"settings":{}}"#, "the validation request has no `request`"),
+            (br#"{"request":{"uid":"x","operation":5},"settings":{}}"#, "wrong field: request.operation"),
+            (br#"{"request":{"uid":"x"},"settings":{}} trailing"#, "not valid JSON"),
+        ] {
+            let response = validate(payload, &no_host());
+            assert!(!response.accepted, "{needle}");
+            assert_eq!(response.code, Some(400), "{needle}");
+            let message = response.message.unwrap();
+            assert!(message.contains(needle), "`{message}` should contain `{needle}`");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_a_clean_400() {
+        let deep = format!(r#"{{"request":{{"uid":"d","object":{}{}}}}}"#, "[".repeat(10_000), "]".repeat(10_000));
+        let response = validate(deep.as_bytes(), &no_host());
+        assert_eq!(response.code, Some(400));
+    }
+
+    #[test]
+    fn a_broken_bundle_is_invalid_settings_listing_every_problem() {
+        let bundle = br#"{"policies":[{"kind":"X"},{}]}"#;
+        let answer = validate_settings(bundle);
+        assert!(!answer.valid);
+        let message = answer.message.unwrap();
+        assert!(message.starts_with("the bundle has 2 problems: "), "{message}");
+        assert!(message.contains("policies[0]") && message.contains("policies[1]"), "{message}");
+        // The same bundle sent with a request answers what the C ABI answers for an unconfigured module.
+        let payload = format!(r#"{{"request":{POD_CREATE},"settings":{}}}"#, std::str::from_utf8(bundle).unwrap());
+        let response = validate(payload.as_bytes(), &no_host());
+        assert_eq!(response.code, Some(500));
+        assert_eq!(
+            response.message.unwrap(),
+            format!("palisade is not configured: the last bundle was rejected: {message}")
+        );
+    }
+
+    #[test]
+    fn settings_that_are_not_json_are_invalid_not_an_error() {
+        let answer = validate_settings(b"policies: []");
+        assert!(!answer.valid);
+        assert!(answer.message.unwrap().starts_with("the settings are not valid JSON: "));
+        assert_eq!(serde_json::to_value(validate_settings(b"{}")).unwrap(), json!({"valid": true, "message": null}));
+    }
+
+    // upstream: kubewarden/policy-sdk-rust src/metadata.rs protocol_version_try_from_known_version (`"v1"`)
+    #[test]
+    fn protocol_version_is_the_json_string_v1() {
+        assert_eq!(protocol_version(), b"\"v1\"");
+        assert_eq!(serde_json::from_slice::<Value>(&protocol_version()).unwrap(), json!("v1"));
+    }
+
+    #[test]
+    fn admission_response_maps_onto_validation_response() {
+        let mut response = AdmissionResponse::deny("u", 403, "Forbidden", "no");
+        response.warnings = vec!["w1".into(), "w2".into()];
+        response.audit_annotations.insert("p/k".into(), "v".into());
+        let out = as_json(&ValidationResponse::from_admission_response(response));
+        assert_eq!(
+            out,
+            json!({"accepted": false, "message": "no", "code": 403, "mutated_object": null,
+                   "audit_annotations": {"p/k": "v"}, "warnings": ["w1", "w2"]})
+        );
+        let allowed = ValidationResponse::from_admission_response(AdmissionResponse::allow("u"));
+        assert_eq!(allowed, ValidationResponse { accepted: true, ..Default::default() });
+    }
+
+    #[test]
+    fn namespaces_are_asked_once_and_not_found_is_none() {
+        let host = FakeHost::new(|ns: &str, op: &str, payload: &Value| {
+            assert_eq!((ns, op), (KUBERNETES, GET_RESOURCE));
+            match payload["name"].as_str().unwrap() {
+                "team-a" => Ok(json!({"apiVersion": "v1", "kind": "Namespace",
+                                      "metadata": {"name": "team-a", "labels": {"env": "prod"}}})),
+                "gone" => Err("Cannot find v1/Namespace named 'gone' inside of namespace 'None'".to_owned()),
+                _ => Err("Policy has not been granted access to Kubernetes v1/Namespace resources. \
+                          The violation has been reported."
+                    .to_owned()),
+            }
+        });
+        let cluster = HostCluster::new(&host);
+        for _ in 0..3 {
+            let ns = cluster.namespace("team-a").unwrap().unwrap();
+            assert_eq!(ns["metadata"]["labels"]["env"], "prod");
+        }
+        assert_eq!(host.calls.get(), 1);
+        assert_eq!(
+            host.seen.borrow()[0].2,
+            json!({"api_version": "v1", "kind": "Namespace", "name": "team-a", "namespace": null, "disable_cache": false})
+        );
+        assert_eq!(cluster.namespace("gone"), Ok(None));
+        assert_eq!(cluster.namespace("gone"), Ok(None));
+        let refused = cluster.namespace("other").unwrap_err();
+        assert!(refused.starts_with("Policy has not been granted access"), "{refused}");
+        assert!(cluster.namespace("other").is_err());
+        assert_eq!(host.calls.get(), 3);
+    }
+
+    #[test]
+    fn namespace_answers_that_are_not_objects_are_errors() {
+        let host = FakeHost::new(|_: &str, _: &str, _: &Value| Ok(json!([1])));
+        let err = HostCluster::new(&host).namespace("a").unwrap_err();
+        assert!(err.contains("not an object"), "{err}");
+    }
+
+    // upstream: kubewarden/policy-sdk-rust src/host_capabilities/kubernetes.rs test_subject_access_review_spec_conversion
+    // (the fields a SubjectAccessReview carries)
+    #[test]
+    fn can_i_sends_the_sdk_subject_access_review_once_per_query() {
+        let host = FakeHost::new(|ns: &str, op: &str, payload: &Value| {
+            assert_eq!((ns, op), (KUBERNETES, CAN_I));
+            let user = payload["subject_access_review"]["user"].as_str().unwrap();
+            Ok(json!({"allowed": user == "alice"}))
+        });
+        let cluster = HostCluster::new(&host);
+        let mut query = AccessQuery {
+            user: "alice".into(),
+            groups: vec!["devs".into()],
+            verb: "use".into(),
+            api_group: "policy.cert-manager.io".into(),
+            resource: "certificaterequestpolicies".into(),
+            name: "team-a-certs".into(),
+            namespace: "team-a".into(),
+            ..Default::default()
+        };
+        assert_eq!(cluster.authorize(&query), Ok(true));
+        assert_eq!(cluster.authorize(&query), Ok(true));
+        assert_eq!(host.calls.get(), 1);
+        assert_eq!(
+            host.seen.borrow()[0].2,
+            json!({"subject_access_review": {"groups": ["devs"], "resource_attributes": {
+                    "group": "policy.cert-manager.io", "name": "team-a-certs", "namespace": "team-a",
+                    "resource": "certificaterequestpolicies", "subresource": null, "verb": "use", "version": null},
+                   "user": "alice"}, "disable_cache": false})
+        );
+        query.user = "bob".into();
+        assert_eq!(cluster.authorize(&query), Ok(false));
+        assert_eq!(host.calls.get(), 2);
+        query.path = Some("/healthz".into());
+        assert!(cluster.authorize(&query).unwrap_err().contains("authorizer.path"));
+        assert_eq!(host.calls.get(), 2);
+    }
+
+    #[test]
+    fn can_i_failures_carry_the_host_message() {
+        let host = FakeHost::new(|_: &str, _: &str, _: &Value| -> Result<Value, String> {
+            Err("Policy has not been granted access to the 'kubernetes/can_i' host capability. The violation has been reported.".into())
+        });
+        let cluster = HostCluster::new(&host);
+        let query = AccessQuery { user: "a".into(), verb: "use".into(), ..Default::default() };
+        assert_eq!(
+            cluster.authorize(&query),
+            Err("Policy has not been granted access to the 'kubernetes/can_i' host capability. The violation has been reported.".into())
+        );
+        let host = FakeHost::new(|_: &str, _: &str, _: &Value| Ok(json!({"denied": true})));
+        assert!(HostCluster::new(&host).authorize(&query).unwrap_err().contains("without `allowed`"));
+    }
+}

@@ -1,0 +1,249 @@
+//! Per-request bindings: borrowed JSON, lazily evaluated `variables`, the authorizer and a lazy
+//! `namespaceObject`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde_json::Value as Json;
+
+use crate::authz::{AuthzCheck, AuthzValue, Authorizer};
+use crate::error::EvalError;
+use crate::eval::{self, Budget, MAX_EVAL_DEPTH};
+use crate::value::Value;
+use crate::{Env, Program};
+
+/// Lazily produces the namespace object (`None`: the request is cluster-scoped).
+pub type NamespaceFn<'a> = dyn Fn() -> Result<Option<&'a Json>, String> + 'a;
+
+/// The compiled `spec.variables` of a ValidatingAdmissionPolicy.
+#[derive(Clone)]
+pub struct Variables {
+    names: Vec<String>,
+    programs: Vec<Program>,
+    env: Env,
+}
+
+impl std::fmt::Debug for Variables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Variables").field("names", &self.names).finish()
+    }
+}
+
+impl Variables {
+    /// Compiles variables in order; each may use the ones before it as `variables.<name>`.
+    /// On failure returns the index of the failing variable and its error.
+    pub fn compile(env: &Env, vars: &[(&str, &str)]) -> Result<Variables, (usize, crate::CompileError)> {
+        let mut cur = env.clone();
+        let mut names = Vec::with_capacity(vars.len());
+        let mut programs = Vec::with_capacity(vars.len());
+        for (i, (name, expr)) in vars.iter().enumerate() {
+            let prog = cur.compile(expr, crate::Expect::Any).map_err(|e| (i, e))?;
+            cur.declare_variable(&format!("variables.{name}"), prog.result_type().clone());
+            names.push((*name).to_string());
+            programs.push(prog);
+        }
+        Ok(Variables {
+            names,
+            programs,
+            env: cur,
+        })
+    }
+
+    /// The environment in which the policy's other expressions are compiled: it declares
+    /// every `variables.<name>` with its inferred type.
+    pub fn env(&self) -> &Env {
+        &self.env
+    }
+
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+}
+
+type Cached<'a> = Option<Result<Value<'a>, EvalError>>;
+
+/// The bindings of one evaluation. Build it once per request and evaluate every expression
+/// of the policy against it; variables are evaluated at most once.
+pub struct Activation<'a> {
+    vars: Vec<(String, Value<'a>)>,
+    variables: Option<&'a Variables>,
+    cache: RefCell<Vec<Cached<'a>>>,
+    authorizer: Option<&'a dyn Authorizer>,
+    request_resource: Option<AuthzCheck>,
+    namespace: Option<&'a NamespaceFn<'a>>,
+    ns_cache: RefCell<Cached<'a>>,
+}
+
+impl Default for Activation<'_> {
+    fn default() -> Self {
+        Activation::new()
+    }
+}
+
+impl<'a> Activation<'a> {
+    pub fn new() -> Self {
+        Activation {
+            vars: Vec::new(),
+            variables: None,
+            cache: RefCell::new(Vec::new()),
+            authorizer: None,
+            request_resource: None,
+            namespace: None,
+            ns_cache: RefCell::new(None),
+        }
+    }
+
+    /// Binds a borrowed JSON value; `None` binds CEL `null`.
+    pub fn bind_json(self, name: &str, value: Option<&'a Json>) -> Self {
+        self.bind(name, value.map(Value::from_json).unwrap_or(Value::Null))
+    }
+
+    pub fn bind(mut self, name: &str, value: Value<'a>) -> Self {
+        if let Some(slot) = self.vars.iter_mut().find(|(n, _)| n == name) {
+            slot.1 = value;
+        } else {
+            self.vars.push((name.to_string(), value));
+        }
+        self
+    }
+
+    /// The policy's compiled variables, evaluated lazily and cached in this activation.
+    pub fn variables(mut self, vars: &'a Variables) -> Self {
+        self.variables = Some(vars);
+        self.cache = RefCell::new(vec![None; vars.len()]);
+        self
+    }
+
+    pub fn authorizer(mut self, authz: &'a dyn Authorizer) -> Self {
+        self.authorizer = Some(authz);
+        self
+    }
+
+    /// The attributes `authorizer.requestResource` checks (group, resource, subresource,
+    /// namespace, name of the request). Without it they are read from the bound `request`.
+    pub fn request_resource(mut self, check: AuthzCheck) -> Self {
+        self.request_resource = Some(check);
+        self
+    }
+
+    /// `namespaceObject`, produced on first use.
+    pub fn namespace_object(mut self, f: &'a NamespaceFn<'a>) -> Self {
+        self.namespace = Some(f);
+        self
+    }
+
+    pub(crate) fn has(&self, name: &str) -> bool {
+        self.vars.iter().any(|(n, _)| n == name)
+    }
+
+    /// Exact-name lookup used when no checker references exist.
+    pub(crate) fn lookup_qualified(&self, name: &str) -> Option<Result<Value<'a>, EvalError>> {
+        self.vars
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| Ok(v.clone()))
+    }
+
+    pub(crate) fn resolve(
+        &self,
+        name: &str,
+        budget: &mut Budget,
+        depth: u32,
+    ) -> Result<Value<'a>, EvalError> {
+        if let Some((_, v)) = self.vars.iter().find(|(n, _)| n == name) {
+            return Ok(v.clone());
+        }
+        if let Some(var) = name.strip_prefix("variables.") {
+            return self.variable(var, budget, depth);
+        }
+        match name {
+            "namespaceObject" if self.namespace.is_some() => self.namespace_value(),
+            "authorizer" => Ok(Value::Authz(Rc::new(AuthzValue::Authorizer {
+                authz: self.authorizer,
+                service_account: None,
+            }))),
+            "authorizer.requestResource" => Ok(Value::Authz(Rc::new(AuthzValue::Resource {
+                authz: self.authorizer,
+                check: self.request_check(),
+            }))),
+            _ => Err(EvalError::new(format!("no such attribute(s): {name}"))),
+        }
+    }
+
+    fn namespace_value(&self) -> Result<Value<'a>, EvalError> {
+        if let Some(v) = self.ns_cache.borrow().as_ref() {
+            return v.clone();
+        }
+        let v = match self.namespace {
+            Some(f) => match f() {
+                Ok(Some(j)) => Ok(Value::from_json(j)),
+                Ok(None) => Ok(Value::Null),
+                Err(e) => Err(EvalError::new(e)),
+            },
+            None => Ok(Value::Null),
+        };
+        *self.ns_cache.borrow_mut() = Some(v.clone());
+        v
+    }
+
+    fn request_check(&self) -> AuthzCheck {
+        if let Some(c) = &self.request_resource {
+            return c.clone();
+        }
+        let mut c = AuthzCheck::default();
+        if let Some((_, Value::Map(req))) = self.vars.iter().find(|(n, _)| n == "request") {
+            let s = |v: Option<Value<'_>>| v.and_then(|v| v.as_str().map(str::to_string));
+            if let Some(Value::Map(res)) = req.get_str("resource") {
+                c.api_group = s(res.get_str("group")).unwrap_or_default();
+                c.resource = s(res.get_str("resource")).unwrap_or_default();
+            }
+            c.subresource = s(req.get_str("subResource")).unwrap_or_default();
+            c.namespace = s(req.get_str("namespace")).unwrap_or_default();
+            c.name = s(req.get_str("name")).unwrap_or_default();
+        }
+        c
+    }
+
+    fn variable(&self, name: &str, budget: &mut Budget, depth: u32) -> Result<Value<'a>, EvalError> {
+        let Some(vars) = self.variables else {
+            return Err(EvalError::new(format!(
+                "no such attribute(s): variables.{name}"
+            )));
+        };
+        let Some(idx) = vars.names.iter().position(|n| n == name) else {
+            return Err(EvalError::new(format!(
+                "no such attribute(s): variables.{name}"
+            )));
+        };
+        if let Some(Some(v)) = self.cache.borrow().get(idx) {
+            return v.clone();
+        }
+        let Some(prog) = vars.programs.get(idx) else {
+            return Err(EvalError::new(format!(
+                "no such attribute(s): variables.{name}"
+            )));
+        };
+        if depth + 8 > MAX_EVAL_DEPTH {
+            return Err(EvalError::depth());
+        }
+        let saved = budget.start_call();
+        let r = eval::run(prog.compiled(), self, budget, depth + 1);
+        budget.end_call(saved);
+        let r = match r {
+            Err(e) if e.is_fatal() => return Err(e),
+            other => other,
+        };
+        if let Some(slot) = self.cache.borrow_mut().get_mut(idx) {
+            *slot = Some(r.clone());
+        }
+        r
+    }
+}

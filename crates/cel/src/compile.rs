@@ -1,0 +1,350 @@
+//! Parse + check through cel-core, with depth guards and cel-go's error formatting.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cel_core::{CelType, CheckError, CheckErrorKind, Expr, SpannedExpr};
+use regex::Regex;
+
+use crate::eval::Compiled;
+use crate::{Expect, Flavor, Program, ProgramInner};
+
+/// The nesting score a source may reach before parsing (brackets weigh 8, operators 1).
+const MAX_SOURCE_NESTING: usize = 400;
+/// The expression tree depth accepted after parsing.
+const MAX_AST_DEPTH: usize = 200;
+/// cel-go's default expression size limit, in code points.
+const MAX_SOURCE_CODE_POINTS: usize = 100_000;
+
+/// Why an expression does not compile. `Display` is what kube-apiserver prints after
+/// `compilation failed: ` (cel-go's `ERROR: <input>:line:col: message` with the source
+/// snippet), or the result-type message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CompileError {
+    /// Syntax or type errors, formatted as cel-go formats its issues.
+    #[error("{0}")]
+    Invalid(String),
+    /// The expression's type is not the one required.
+    #[error("{0}")]
+    ResultType(String),
+}
+
+pub(crate) fn compile(
+    env: &cel_core::Env,
+    flavor: Flavor,
+    source: &str,
+    expect: Expect,
+    check: bool,
+) -> Result<Program, CompileError> {
+    if source.chars().count() > MAX_SOURCE_CODE_POINTS {
+        return Err(CompileError::Invalid(format!(
+            "ERROR: <input>:-1:0: expression code point size exceeds limit: size: {}, limit {}",
+            source.chars().count(),
+            MAX_SOURCE_CODE_POINTS
+        )));
+    }
+    if let Some(offset) = nesting_exceeded(source) {
+        return Err(CompileError::Invalid(format_issue(
+            source,
+            offset,
+            "max recursion depth exceeded",
+        )));
+    }
+    let parsed = env.parse(source);
+    if !parsed.errors.is_empty() {
+        let msgs: Vec<String> = parsed
+            .errors
+            .iter()
+            .map(|e| format_issue(source, e.span.start, &format!("Syntax error: {}", e.message)))
+            .collect();
+        return Err(CompileError::Invalid(msgs.join("\n")));
+    }
+    let Some(expr) = parsed.ast else {
+        return Err(CompileError::Invalid(format_issue(
+            source,
+            0,
+            "Syntax error: empty expression",
+        )));
+    };
+    if ast_depth(&expr) > MAX_AST_DEPTH {
+        return Err(CompileError::Invalid(format_issue(
+            source,
+            0,
+            "max recursion depth exceeded",
+        )));
+    }
+    let (refs, result_type) = if check {
+        let checked = env.check(&expr);
+        if !checked.errors.is_empty() {
+            let msgs: Vec<String> = checked
+                .errors
+                .iter()
+                .map(|e| format_issue(source, e.span.start, &check_message(e)))
+                .collect();
+            return Err(CompileError::Invalid(msgs.join("\n")));
+        }
+        let ty = checked
+            .type_map
+            .get(&expr.id)
+            .cloned()
+            .unwrap_or(CelType::Dyn);
+        (checked.reference_map, ty)
+    } else {
+        (HashMap::new(), CelType::Dyn)
+    };
+    check_result_type(flavor, expect, &result_type)?;
+    let mut regexes = HashMap::new();
+    collect_regexes(&expr, source, &mut regexes)?;
+    Ok(Program {
+        inner: Arc::new(ProgramInner {
+            source: source.to_string(),
+            compiled: Compiled {
+                expr,
+                refs,
+                regexes,
+            },
+            result_type,
+        }),
+    })
+}
+
+fn is_dynish(t: &CelType) -> bool {
+    matches!(t, CelType::Dyn | CelType::TypeParam(_) | CelType::TypeVar(_))
+}
+
+fn type_name(t: &CelType) -> String {
+    t.display_name()
+}
+
+fn check_result_type(flavor: Flavor, expect: Expect, t: &CelType) -> Result<(), CompileError> {
+    let ok = match expect {
+        Expect::Any => true,
+        Expect::Bool => *t == CelType::Bool || is_dynish(t),
+        Expect::String => *t == CelType::String || is_dynish(t),
+        Expect::StringOrNull => *t == CelType::String || *t == CelType::Null || is_dynish(t),
+    };
+    if ok {
+        return Ok(());
+    }
+    let wanted = match expect {
+        Expect::Bool => "bool",
+        _ => "string",
+    };
+    Err(CompileError::ResultType(match (flavor, expect) {
+        (Flavor::CertificateRequest, _) => {
+            format!("got {}, wanted {wanted} result type", type_name(t))
+        }
+        (_, Expect::Bool) => "cel expression must evaluate to a bool".to_string(),
+        _ => format!("must evaluate to {wanted}"),
+    }))
+}
+
+/// cel-go's wording for the checker's errors.
+fn check_message(e: &CheckError) -> String {
+    match &e.kind {
+        CheckErrorKind::UndeclaredReference { container, name } => {
+            format!("undeclared reference to '{name}' (in container '{container}')")
+        }
+        CheckErrorKind::NoMatchingOverload {
+            function,
+            arg_types,
+        } => {
+            let types: Vec<String> = arg_types.iter().map(|t| t.display_name()).collect();
+            format!(
+                "found no matching overload for '{}' applied to '({})'",
+                function,
+                types.join(", ")
+            )
+        }
+        CheckErrorKind::UndefinedField { field, .. } => format!("undefined field '{field}'"),
+        other => other.to_string(),
+    }
+}
+
+/// `ERROR: <input>:line:col: message` followed by the source line and a caret, as cel-go.
+pub(crate) fn format_issue(source: &str, offset: usize, message: &str) -> String {
+    let offset = offset.min(source.len());
+    let before = source.get(..offset).unwrap_or("");
+    let line_no = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let col = source
+        .get(line_start..offset)
+        .map(|s| s.chars().count())
+        .unwrap_or(0);
+    let line_text = source
+        .get(line_start..)
+        .unwrap_or("")
+        .split('\n')
+        .next()
+        .unwrap_or("");
+    format!(
+        "ERROR: <input>:{}:{}: {}\n | {}\n | {}^",
+        line_no,
+        col + 1,
+        message,
+        line_text,
+        ".".repeat(col)
+    )
+}
+
+/// Pre-parse guard: the parser and checker recurse on nesting, so bound it first. Returns
+/// the offset where the bound is crossed.
+fn nesting_exceeded(source: &str) -> Option<usize> {
+    let bytes = source.as_bytes();
+    // per open bracket: operators seen in the current element
+    let mut frames: Vec<usize> = vec![0];
+    let mut score: usize = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes.get(i).copied().unwrap_or(b' ');
+        match c {
+            b'\'' | b'"' => {
+                i = skip_string(bytes, i);
+                continue;
+            }
+            b'(' | b'[' | b'{' => {
+                frames.push(0);
+                score += 8;
+            }
+            b')' | b']' | b'}' => {
+                if frames.len() > 1 {
+                    let ops = frames.pop().unwrap_or(0);
+                    score = score.saturating_sub(8 + ops);
+                }
+            }
+            b',' => {
+                if let Some(f) = frames.last_mut() {
+                    score = score.saturating_sub(*f);
+                    *f = 0;
+                }
+            }
+            b'+' | b'-' | b'*' | b'/' | b'%' | b'!' | b'?' | b'&' | b'|' | b'<' | b'>' | b'='
+            | b'.' => {
+                if let Some(f) = frames.last_mut() {
+                    *f += 1;
+                    score += 1;
+                }
+            }
+            _ => {}
+        }
+        if score > MAX_SOURCE_NESTING {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Skips a quoted literal (single, double or triple quotes; raw or not), returning the index
+/// after it.
+fn skip_string(bytes: &[u8], start: usize) -> usize {
+    let q = bytes.get(start).copied().unwrap_or(b'"');
+    let triple = bytes.get(start + 1) == Some(&q) && bytes.get(start + 2) == Some(&q);
+    let raw = start > 0 && matches!(bytes.get(start - 1), Some(b'r') | Some(b'R'));
+    let mut i = if triple { start + 3 } else { start + 1 };
+    while i < bytes.len() {
+        let c = bytes.get(i).copied().unwrap_or(0);
+        if c == b'\\' && !raw {
+            i += 2;
+            continue;
+        }
+        if c == q {
+            if !triple {
+                return i + 1;
+            }
+            if bytes.get(i + 1) == Some(&q) && bytes.get(i + 2) == Some(&q) {
+                return i + 3;
+            }
+        }
+        if c == b'\n' && !triple {
+            return i + 1;
+        }
+        i += 1;
+    }
+    i
+}
+
+fn children(e: &SpannedExpr) -> Vec<&SpannedExpr> {
+    match &e.node {
+        Expr::List(items) => items.iter().map(|i| &i.expr).collect(),
+        Expr::Map(entries) => entries.iter().flat_map(|m| [&m.key, &m.value]).collect(),
+        Expr::Unary { expr, .. } => vec![&**expr],
+        Expr::Binary { left, right, .. } => vec![&**left, &**right],
+        Expr::Ternary {
+            cond,
+            then_expr,
+            else_expr,
+        } => vec![&**cond, &**then_expr, &**else_expr],
+        Expr::Member { expr, .. } | Expr::MemberTestOnly { expr, .. } => vec![&**expr],
+        Expr::Index { expr, index, .. } => vec![&**expr, &**index],
+        Expr::Call { expr, args } => {
+            let mut v = vec![&**expr];
+            v.extend(args.iter());
+            v
+        }
+        Expr::Struct { type_name, fields } => {
+            let mut v = vec![&**type_name];
+            v.extend(fields.iter().map(|f| &f.value));
+            v
+        }
+        Expr::Comprehension(c) => vec![
+            &*c.iter_range,
+            &*c.accu_init,
+            &*c.loop_condition,
+            &*c.loop_step,
+            &*c.result,
+        ],
+        Expr::Bind { init, body, .. } => vec![&**init, &**body],
+        _ => Vec::new(),
+    }
+}
+
+/// Depth of the tree, computed without recursion.
+fn ast_depth(root: &SpannedExpr) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(root, 1usize)];
+    while let Some((e, d)) = stack.pop() {
+        max = max.max(d);
+        for c in children(e) {
+            stack.push((c, d + 1));
+        }
+    }
+    max
+}
+
+/// Compiles literal regex arguments of `matches`, `find`, `findAll` once.
+fn collect_regexes(
+    root: &SpannedExpr,
+    source: &str,
+    out: &mut HashMap<i64, Regex>,
+) -> Result<(), crate::CompileError> {
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        if let Expr::Call { expr, args } = &e.node {
+            let pattern = match &expr.node {
+                Expr::Member { field, .. } if matches!(field.as_str(), "matches" | "find" | "findAll") => {
+                    args.first()
+                }
+                Expr::Ident(n) if n == "matches" => args.get(1),
+                _ => None,
+            };
+            if let Some(SpannedExpr {
+                node: Expr::String(p),
+                span,
+                ..
+            }) = pattern
+            {
+                let re = crate::functions::build_regex(p).map_err(|msg| {
+                    CompileError::Invalid(format_issue(source, span.start, &msg))
+                })?;
+                out.insert(e.id, re);
+            }
+        }
+        stack.extend(children(e));
+    }
+    Ok(())
+}
+
+pub(crate) fn _unused() -> Option<Arc<str>> {
+    None
+}

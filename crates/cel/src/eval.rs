@@ -1,0 +1,688 @@
+//! The tree-walking evaluator over cel-core's checked AST, with cel-go's runtime cost model.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use cel_core::{BinaryOp, ComprehensionData, Expr, ReferenceInfo, SpannedExpr, UnaryOp};
+use regex::Regex;
+
+use crate::activation::Activation;
+use crate::error::EvalError;
+use crate::functions;
+use crate::value::{List, Map, OwnedMap, Type, Value};
+
+/// Maximum evaluation nesting (expression depth plus nested variable evaluations).
+pub(crate) const MAX_EVAL_DEPTH: u32 = 256;
+
+/// cel-go's cost constants (common/cost.go).
+pub(crate) const LIST_CREATE_COST: u64 = 10;
+pub(crate) const MAP_CREATE_COST: u64 = 30;
+
+/// Per-expression limit and the budget shared by one policy evaluation.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    per_call: u64,
+    total: u64,
+    used: u64,
+    call_used: u64,
+}
+
+impl Budget {
+    pub fn new(per_call: u64, total: u64) -> Self {
+        Budget {
+            per_call,
+            total,
+            used: 0,
+            call_used: 0,
+        }
+    }
+    /// Kubernetes' limits: `PerCallLimit` 1,000,000 and `RuntimeCELCostBudget` 10,000,000.
+    pub fn kubernetes() -> Self {
+        Budget::new(1_000_000, 10_000_000)
+    }
+    /// No practical limit.
+    pub fn unlimited() -> Self {
+        Budget::new(u64::MAX, u64::MAX)
+    }
+    /// Cost spent so far in this evaluation, over all expressions.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+    /// Cost of the most recent (or running) expression.
+    pub fn last_call(&self) -> u64 {
+        self.call_used
+    }
+    pub(crate) fn charge(&mut self, n: u64) -> Result<(), EvalError> {
+        self.call_used = self.call_used.saturating_add(n);
+        self.used = self.used.saturating_add(n);
+        if self.call_used > self.per_call {
+            return Err(EvalError::cost_limit());
+        }
+        if self.used > self.total {
+            return Err(EvalError::out_of_budget());
+        }
+        Ok(())
+    }
+    pub(crate) fn start_call(&mut self) -> u64 {
+        std::mem::replace(&mut self.call_used, 0)
+    }
+    pub(crate) fn end_call(&mut self, saved: u64) {
+        self.call_used = saved;
+    }
+}
+
+/// A compiled expression: the AST, the checker's references, regexes compiled once.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pub expr: SpannedExpr,
+    pub refs: HashMap<i64, ReferenceInfo>,
+    pub regexes: HashMap<i64, Regex>,
+}
+
+type Slot<'a> = Result<Value<'a>, EvalError>;
+
+pub(crate) struct Ctx<'p, 'a, 'c> {
+    prog: &'p Compiled,
+    pub act: &'c Activation<'a>,
+    pub budget: &'c mut Budget,
+    locals: Vec<(&'p str, Slot<'a>)>,
+    depth: u32,
+}
+
+pub(crate) fn run<'a>(
+    prog: &Compiled,
+    act: &Activation<'a>,
+    budget: &mut Budget,
+    depth: u32,
+) -> Result<Value<'a>, EvalError> {
+    let mut ctx = Ctx {
+        prog,
+        act,
+        budget,
+        locals: Vec::new(),
+        depth,
+    };
+    ctx.eval(&prog.expr)
+}
+
+fn is_accu(name: &str) -> bool {
+    name == "__result__" || name.starts_with("@ac:")
+}
+
+impl<'p, 'a> Ctx<'p, 'a, '_> {
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    fn local(&self, name: &str) -> Option<&Slot<'a>> {
+        self.locals
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+    }
+
+    pub fn eval(&mut self, e: &'p SpannedExpr) -> Result<Value<'a>, EvalError> {
+        self.depth += 1;
+        if self.depth > MAX_EVAL_DEPTH {
+            self.depth -= 1;
+            return Err(EvalError::depth());
+        }
+        let r = self.eval_inner(e);
+        self.depth -= 1;
+        r
+    }
+
+    fn eval_inner(&mut self, e: &'p SpannedExpr) -> Result<Value<'a>, EvalError> {
+        match &e.node {
+            Expr::Null => Ok(Value::Null),
+            Expr::Bool(b) => Ok(Value::Bool(*b)),
+            Expr::Int(i) => Ok(Value::Int(*i)),
+            Expr::UInt(u) => Ok(Value::Uint(*u)),
+            Expr::Float(f) => Ok(Value::Double(*f)),
+            Expr::String(s) => Ok(Value::string(s.as_str())),
+            Expr::Bytes(b) => Ok(Value::Bytes(Rc::from(b.as_slice()))),
+            Expr::Ident(name) => {
+                self.budget.charge(1)?;
+                if let Some(v) = self.local(name) {
+                    return v.clone();
+                }
+                let resolved = self
+                    .prog
+                    .refs
+                    .get(&e.id)
+                    .map(|r| r.name.as_str())
+                    .unwrap_or(name.as_str());
+                self.global(resolved)
+            }
+            Expr::RootIdent(name) => {
+                self.budget.charge(1)?;
+                self.global(name)
+            }
+            Expr::List(elems) => {
+                let mut out = Vec::with_capacity(elems.len());
+                for el in elems {
+                    let v = self.eval(&el.expr)?;
+                    if el.optional {
+                        match v {
+                            Value::Optional(Some(inner)) => out.push((*inner).clone()),
+                            Value::Optional(None) => {}
+                            _ => return Err(EvalError::no_such_overload()),
+                        }
+                    } else {
+                        out.push(v);
+                    }
+                }
+                self.budget.charge(LIST_CREATE_COST)?;
+                Ok(Value::list(out))
+            }
+            Expr::Map(entries) => {
+                let mut out: Vec<(Value<'a>, Value<'a>)> = Vec::with_capacity(entries.len());
+                for en in entries {
+                    let k = self.eval(&en.key)?;
+                    check_key(&k)?;
+                    let v = self.eval(&en.value)?;
+                    let v = if en.optional {
+                        match v {
+                            Value::Optional(Some(inner)) => (*inner).clone(),
+                            Value::Optional(None) => continue,
+                            _ => return Err(EvalError::no_such_overload()),
+                        }
+                    } else {
+                        v
+                    };
+                    for (ek, _) in &out {
+                        if ek.equals(&k)? {
+                            return Err(EvalError::new(format!(
+                                "Failed with repeated key: {}",
+                                key_display(&k)
+                            )));
+                        }
+                    }
+                    out.push((k, v));
+                }
+                self.budget.charge(MAP_CREATE_COST)?;
+                Ok(Value::map(out))
+            }
+            Expr::Unary { op, expr } => {
+                let v = self.eval(expr)?;
+                self.budget.charge(1)?;
+                match op {
+                    UnaryOp::Not => match v {
+                        Value::Bool(b) => Ok(Value::Bool(!b)),
+                        _ => Err(EvalError::no_such_overload()),
+                    },
+                    UnaryOp::Neg => functions::negate(v),
+                }
+            }
+            Expr::Binary { op, left, right } => self.binary(*op, left, right),
+            Expr::Ternary {
+                cond,
+                then_expr,
+                else_expr,
+            } => match self.eval(cond)? {
+                Value::Bool(true) => self.eval(then_expr),
+                Value::Bool(false) => self.eval(else_expr),
+                _ => Err(EvalError::no_such_overload()),
+            },
+            Expr::Member {
+                expr,
+                field,
+                optional,
+            } => {
+                if let Some(r) = self.prog.refs.get(&e.id) {
+                    if r.overload_ids.is_empty() && r.value.is_none() {
+                        self.budget.charge(1)?;
+                        return self.global(&r.name);
+                    }
+                }
+                if self.prog.refs.is_empty() && !*optional {
+                    if let Some(q) = qualified_name(e) {
+                        if self.leftmost_unbound(e) {
+                            if let Some(v) = self.act.lookup_qualified(&q) {
+                                self.budget.charge(1)?;
+                                return v;
+                            }
+                        }
+                    }
+                }
+                let target = self.eval(expr)?;
+                self.budget.charge(1)?;
+                if *optional {
+                    return select_optional(target, field);
+                }
+                select(&target, field)
+            }
+            Expr::Index {
+                expr,
+                index,
+                optional,
+            } => {
+                let target = self.eval(expr)?;
+                let idx = self.eval(index)?;
+                self.budget.charge(1)?;
+                if *optional {
+                    return index_optional(target, &idx);
+                }
+                index_value(&target, &idx)
+            }
+            Expr::MemberTestOnly { expr, field } => {
+                let target = self.eval(expr)?;
+                self.budget.charge(1)?;
+                match &target {
+                    Value::Map(m) => Ok(Value::Bool(m.get_str(field).is_some())),
+                    Value::Optional(None) => Ok(Value::Bool(false)),
+                    Value::Optional(Some(v)) => match &**v {
+                        Value::Map(m) => Ok(Value::Bool(m.get_str(field).is_some())),
+                        _ => Err(EvalError::no_such_overload()),
+                    },
+                    _ => Err(EvalError::no_such_overload()),
+                }
+            }
+            Expr::Call { expr, args } => self.call(e, expr, args),
+            Expr::Struct { type_name, .. } => Err(EvalError::new(format!(
+                "unknown type: {}",
+                qualified_name(type_name).unwrap_or_default()
+            ))),
+            Expr::Comprehension(c) => self.comprehension(c),
+            Expr::Bind {
+                var_name,
+                init,
+                body,
+            } => {
+                let v = self.eval(init);
+                if let Err(err) = &v {
+                    if err.is_fatal() {
+                        return v;
+                    }
+                }
+                self.locals.push((var_name.as_str(), v));
+                let r = self.eval(body);
+                self.locals.pop();
+                r
+            }
+            Expr::Error => Err(EvalError::new("invalid expression")),
+        }
+    }
+
+    /// Is the leftmost identifier of a select chain unbound locally (so the chain may name a
+    /// qualified variable)?
+    fn leftmost_unbound(&self, mut e: &SpannedExpr) -> bool {
+        loop {
+            match &e.node {
+                Expr::Member { expr, .. } => e = expr,
+                Expr::Ident(n) => return self.local(n).is_none(),
+                _ => return false,
+            }
+        }
+    }
+
+    fn global(&mut self, name: &str) -> Result<Value<'a>, EvalError> {
+        if let Some(t) = Type::from_name(name) {
+            if !self.act.has(name) {
+                return Ok(Value::Type(t));
+            }
+        }
+        let depth = self.depth;
+        self.act.resolve(name, self.budget, depth)
+    }
+
+    fn binary(
+        &mut self,
+        op: BinaryOp,
+        left: &'p SpannedExpr,
+        right: &'p SpannedExpr,
+    ) -> Result<Value<'a>, EvalError> {
+        match op {
+            BinaryOp::And | BinaryOp::Or => {
+                let short = op == BinaryOp::Or;
+                let l = self.eval(left);
+                match &l {
+                    Ok(Value::Bool(b)) if *b == short => return Ok(Value::Bool(short)),
+                    Err(e) if e.is_fatal() => return l,
+                    _ => {}
+                }
+                let r = self.eval(right);
+                match &r {
+                    Ok(Value::Bool(b)) if *b == short => return Ok(Value::Bool(short)),
+                    Err(e) if e.is_fatal() => return r,
+                    _ => {}
+                }
+                match (l, r) {
+                    (Ok(Value::Bool(_)), Ok(Value::Bool(_))) => Ok(Value::Bool(!short)),
+                    (Err(e), _) | (_, Err(e)) => Err(e),
+                    _ => Err(EvalError::no_such_overload()),
+                }
+            }
+            _ => {
+                let l = self.eval(left)?;
+                let r = self.eval(right)?;
+                let cost = functions::binary_cost(op, &l, &r);
+                self.budget.charge(cost)?;
+                functions::binary(op, l, r)
+            }
+        }
+    }
+
+    fn call(
+        &mut self,
+        call: &'p SpannedExpr,
+        callee: &'p SpannedExpr,
+        args: &'p [SpannedExpr],
+    ) -> Result<Value<'a>, EvalError> {
+        let reference = self.prog.refs.get(&call.id);
+        // Namespaced functions (`math.greatest`, `base64.encode`, `optional.of` …)
+        let mut namespaced: Option<String> = None;
+        if let Expr::Member { .. } = &callee.node {
+            if let Some(r) = reference {
+                if r.name.contains('.') && qualified_name(callee).as_deref() == Some(&r.name) {
+                    namespaced = Some(r.name.clone());
+                }
+            } else if let Some(q) = qualified_name(callee) {
+                if functions::is_namespaced(&q) && self.leftmost_unbound(callee) {
+                    namespaced = Some(q);
+                }
+            }
+        }
+        let (name, receiver): (&str, Option<&'p SpannedExpr>) = match (&namespaced, &callee.node)
+        {
+            (Some(q), _) => (q.as_str(), None),
+            (None, Expr::Member { expr, field, .. }) => (field.as_str(), Some(&**expr)),
+            (None, Expr::Ident(n)) | (None, Expr::RootIdent(n)) => (n.as_str(), None),
+            _ => return Err(EvalError::new("unsupported call target")),
+        };
+        let name: String = name.to_string();
+        let recv = match receiver {
+            Some(r) => Some(self.eval(r)?),
+            None => None,
+        };
+        // Calls whose arguments are lazily evaluated.
+        if name == "or" || name == "orValue" {
+            if let Some(Value::Optional(Some(v))) = &recv {
+                self.budget.charge(1)?;
+                return Ok(if name == "or" {
+                    Value::Optional(Some(v.clone()))
+                } else {
+                    (**v).clone()
+                });
+            }
+        }
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.eval(a)?);
+        }
+        let regex = self.prog.regexes.get(&call.id);
+        functions::call(self, &name, recv, vals, regex)
+    }
+
+    fn comprehension(&mut self, c: &'p ComprehensionData) -> Result<Value<'a>, EvalError> {
+        let range = self.eval(&c.iter_range)?;
+        let accu = self.eval(&c.accu_init)?;
+        let two = !c.iter_var2.is_empty();
+        let base = self.locals.len();
+        self.locals.push((c.accu_var.as_str(), Ok(accu)));
+        let accu_idx = base;
+        self.locals.push((c.iter_var.as_str(), Ok(Value::Null)));
+        if two {
+            self.locals.push((c.iter_var2.as_str(), Ok(Value::Null)));
+        }
+        let result = self.comprehension_loop(c, &range, accu_idx, two);
+        let out = match result {
+            Ok(()) => {
+                // result sees only the accumulator
+                self.locals.truncate(base + 1);
+                self.eval(&c.result)
+            }
+            Err(e) => Err(e),
+        };
+        self.locals.truncate(base);
+        out
+    }
+
+    fn set_iter(&mut self, accu_idx: usize, first: Value<'a>, second: Option<Value<'a>>) {
+        if let Some(slot) = self.locals.get_mut(accu_idx + 1) {
+            slot.1 = Ok(first);
+        }
+        if let Some(s) = second {
+            if let Some(slot) = self.locals.get_mut(accu_idx + 2) {
+                slot.1 = Ok(s);
+            }
+        }
+    }
+
+    fn comprehension_loop(
+        &mut self,
+        c: &'p ComprehensionData,
+        range: &Value<'a>,
+        accu_idx: usize,
+        two: bool,
+    ) -> Result<(), EvalError> {
+        match range {
+            Value::List(list) => {
+                for (i, el) in list.iter().enumerate() {
+                    let idx = Value::Int(i64::try_from(i).map_err(|_| EvalError::overflow())?);
+                    if two {
+                        self.set_iter(accu_idx, idx, Some(el));
+                    } else {
+                        self.set_iter(accu_idx, el, None);
+                    }
+                    if !self.iteration(c, accu_idx)? {
+                        break;
+                    }
+                }
+            }
+            Value::Map(map) => {
+                for (k, v) in map.entries() {
+                    if two {
+                        self.set_iter(accu_idx, k, Some(v));
+                    } else {
+                        self.set_iter(accu_idx, k, None);
+                    }
+                    if !self.iteration(c, accu_idx)? {
+                        break;
+                    }
+                }
+            }
+            _ => return Err(EvalError::no_such_overload()),
+        }
+        Ok(())
+    }
+
+    /// One loop iteration; `Ok(false)` stops the loop.
+    fn iteration(&mut self, c: &'p ComprehensionData, accu_idx: usize) -> Result<bool, EvalError> {
+        // every iteration costs at least one, so runaway loops always reach the limit
+        self.budget.charge(1)?;
+        match self.eval(&c.loop_condition) {
+            Ok(Value::Bool(false)) => return Ok(false),
+            Err(e) if e.is_fatal() => return Err(e),
+            _ => {}
+        }
+        let next = self.step(&c.loop_step, accu_idx);
+        if let Err(e) = &next {
+            if e.is_fatal() {
+                return Err(e.clone());
+            }
+        }
+        if let Some(slot) = self.locals.get_mut(accu_idx) {
+            slot.1 = next;
+        }
+        Ok(true)
+    }
+
+    /// The loop step, appending to the accumulator in place for `map`/`filter`/`transform*`.
+    fn step(&mut self, step: &'p SpannedExpr, accu_idx: usize) -> Result<Value<'a>, EvalError> {
+        match &step.node {
+            Expr::Binary {
+                op: BinaryOp::Add,
+                left,
+                right,
+            } if matches!(&left.node, Expr::Ident(n) if is_accu(n)) => {
+                self.append_step(right, accu_idx)
+            }
+            Expr::Ternary {
+                cond,
+                then_expr,
+                else_expr,
+            } if matches!(&else_expr.node, Expr::Ident(n) if is_accu(n)) => {
+                match self.eval(cond)? {
+                    Value::Bool(true) => self.step(then_expr, accu_idx),
+                    Value::Bool(false) => {
+                        self.budget.charge(1)?;
+                        self.take_accu(accu_idx)
+                    }
+                    _ => Err(EvalError::no_such_overload()),
+                }
+            }
+            _ => self.eval(step),
+        }
+    }
+
+    fn take_accu(&mut self, accu_idx: usize) -> Result<Value<'a>, EvalError> {
+        match self.locals.get_mut(accu_idx) {
+            Some(slot) => std::mem::replace(&mut slot.1, Ok(Value::Null)),
+            None => Err(EvalError::new("internal error: accumulator missing")),
+        }
+    }
+
+    fn append_step(&mut self, right: &'p SpannedExpr, accu_idx: usize) -> Result<Value<'a>, EvalError> {
+        let r = self.eval(right)?;
+        self.budget.charge(2)?;
+        let acc = self.take_accu(accu_idx)?;
+        match (acc, r) {
+            (Value::List(List::Owned(mut v)), Value::List(add)) => {
+                let vec = Rc::make_mut(&mut v);
+                vec.extend(add.iter());
+                Ok(Value::List(List::Owned(v)))
+            }
+            (Value::Map(Map::Owned(mut m)), Value::Map(add)) => {
+                let mm: &mut OwnedMap<'a> = Rc::make_mut(&mut m);
+                for (k, v) in add.entries() {
+                    for (ek, _) in &mm.entries {
+                        if ek.equals(&k)? {
+                            return Err(EvalError::new(format!(
+                                "insert failed: key {} already exists",
+                                key_display(&k)
+                            )));
+                        }
+                    }
+                    mm.entries.push((k, v));
+                }
+                Ok(Value::Map(Map::Owned(m)))
+            }
+            (l, r) => functions::binary(BinaryOp::Add, l, r),
+        }
+    }
+}
+
+/// `a.b.c` as a dotted name, if the chain is only identifiers.
+pub(crate) fn qualified_name(e: &SpannedExpr) -> Option<String> {
+    match &e.node {
+        Expr::Ident(n) => Some(n.clone()),
+        Expr::RootIdent(n) => Some(n.clone()),
+        Expr::Member { expr, field, .. } => Some(format!("{}.{}", qualified_name(expr)?, field)),
+        _ => None,
+    }
+}
+
+pub(crate) fn check_key(k: &Value<'_>) -> Result<(), EvalError> {
+    match k {
+        Value::String(_) | Value::Int(_) | Value::Uint(_) | Value::Bool(_) => Ok(()),
+        _ => Err(EvalError::new(format!(
+            "unsupported key type: {}",
+            k.type_of()
+        ))),
+    }
+}
+
+pub(crate) fn key_display(k: &Value<'_>) -> String {
+    match k {
+        Value::String(s) => s.as_str().to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// `target.field`
+pub(crate) fn select<'a>(target: &Value<'a>, field: &str) -> Result<Value<'a>, EvalError> {
+    match target {
+        Value::Map(m) => m.get_str(field).ok_or_else(|| EvalError::no_such_key(field)),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+fn select_optional<'a>(target: Value<'a>, field: &str) -> Result<Value<'a>, EvalError> {
+    let inner = match target {
+        Value::Optional(None) => return Ok(Value::Optional(None)),
+        Value::Optional(Some(v)) => (*v).clone(),
+        other => other,
+    };
+    match &inner {
+        Value::Map(m) => Ok(Value::Optional(m.get_str(field).map(Rc::new))),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+fn list_index(l: &List<'_>, idx: &Value<'_>) -> Result<usize, EvalError> {
+    let i: i64 = match idx {
+        Value::Int(i) => *i,
+        Value::Uint(u) => i64::try_from(*u).unwrap_or(i64::MAX),
+        Value::Double(d) => {
+            if d.fract() != 0.0 || !d.is_finite() {
+                return Err(EvalError::new(format!("unsupported index value {d}")));
+            }
+            *d as i64
+        }
+        _ => return Err(EvalError::no_such_overload()),
+    };
+    match usize::try_from(i) {
+        Ok(u) if u < l.len() => Ok(u),
+        _ => Err(EvalError::new(format!("index out of bounds: {i}"))),
+    }
+}
+
+/// `target[idx]`
+pub(crate) fn index_value<'a>(target: &Value<'a>, idx: &Value<'_>) -> Result<Value<'a>, EvalError> {
+    match target {
+        Value::List(l) => {
+            let i = list_index(l, idx)?;
+            l.get(i)
+                .ok_or_else(|| EvalError::new(format!("index out of bounds: {i}")))
+        }
+        Value::Map(m) => {
+            check_index_key(idx)?;
+            m.get(idx)
+                .ok_or_else(|| EvalError::no_such_key(key_display(idx)))
+        }
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+fn check_index_key(k: &Value<'_>) -> Result<(), EvalError> {
+    match k {
+        Value::String(_) | Value::Int(_) | Value::Uint(_) | Value::Bool(_) | Value::Double(_) => {
+            Ok(())
+        }
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+fn index_optional<'a>(target: Value<'a>, idx: &Value<'_>) -> Result<Value<'a>, EvalError> {
+    let inner = match target {
+        Value::Optional(None) => return Ok(Value::Optional(None)),
+        Value::Optional(Some(v)) => (*v).clone(),
+        other => other,
+    };
+    match &inner {
+        Value::List(l) => match list_index(l, idx) {
+            Ok(i) => Ok(Value::Optional(l.get(i).map(Rc::new))),
+            Err(e) if e.message().starts_with("index out of bounds") => {
+                Ok(Value::Optional(None))
+            }
+            Err(e) => Err(e),
+        },
+        Value::Map(m) => {
+            check_index_key(idx)?;
+            Ok(Value::Optional(m.get(idx).map(Rc::new)))
+        }
+        _ => Err(EvalError::no_such_overload()),
+    }
+}

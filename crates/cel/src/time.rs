@@ -1,0 +1,258 @@
+//! Timestamps and durations (UTC and fixed offsets; IANA zone names are not supported).
+
+use std::fmt;
+
+use chrono::{DateTime, Datelike, FixedOffset, Timelike, Utc};
+
+use crate::error::EvalError;
+
+const NANOS: i128 = 1_000_000_000;
+/// 0001-01-01T00:00:00Z
+const MIN_TS_SECS: i128 = -62_135_596_800;
+/// 9999-12-31T23:59:59Z
+const MAX_TS_SECS: i128 = 253_402_300_799;
+/// ±10000 years, as cel-go bounds durations
+const MAX_DUR_SECS: i128 = 315_576_000_000;
+
+/// A point in time, nanoseconds since the Unix epoch (UTC).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Timestamp {
+    nanos: i128,
+}
+
+/// A signed span of time in nanoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Duration {
+    nanos: i128,
+}
+
+fn range_err() -> EvalError {
+    EvalError::new("timestamp out of range")
+}
+
+impl Timestamp {
+    pub fn from_nanos(nanos: i128) -> Result<Self, EvalError> {
+        let secs = nanos.div_euclid(NANOS);
+        if !(MIN_TS_SECS..=MAX_TS_SECS).contains(&secs) {
+            return Err(range_err());
+        }
+        Ok(Timestamp { nanos })
+    }
+    pub fn from_secs(secs: i64) -> Result<Self, EvalError> {
+        Self::from_nanos(i128::from(secs) * NANOS)
+    }
+    pub fn nanos(&self) -> i128 {
+        self.nanos
+    }
+    pub fn secs(&self) -> i64 {
+        i64::try_from(self.nanos.div_euclid(NANOS)).unwrap_or(0)
+    }
+    /// Parses RFC 3339 (`2006-01-02T15:04:05.999999999Z07:00`).
+    pub fn parse(s: &str) -> Result<Self, EvalError> {
+        let dt = DateTime::parse_from_rfc3339(s)
+            .map_err(|_| EvalError::new(format!("timestamp parse error: cannot parse {s:?}")))?;
+        let n = i128::from(dt.timestamp()) * NANOS + i128::from(dt.timestamp_subsec_nanos());
+        Self::from_nanos(n)
+    }
+    pub fn add(&self, d: &Duration) -> Result<Self, EvalError> {
+        Self::from_nanos(self.nanos + d.nanos)
+    }
+    pub fn sub(&self, d: &Duration) -> Result<Self, EvalError> {
+        Self::from_nanos(self.nanos - d.nanos)
+    }
+    pub fn diff(&self, other: &Timestamp) -> Result<Duration, EvalError> {
+        Duration::from_nanos(self.nanos - other.nanos)
+    }
+    fn utc(&self) -> Option<DateTime<Utc>> {
+        let secs = i64::try_from(self.nanos.div_euclid(NANOS)).ok()?;
+        let sub = u32::try_from(self.nanos.rem_euclid(NANOS)).ok()?;
+        DateTime::from_timestamp(secs, sub)
+    }
+    fn in_zone(&self, tz: Option<&str>) -> Result<DateTime<FixedOffset>, EvalError> {
+        let utc = self.utc().ok_or_else(range_err)?;
+        let offset = match tz {
+            None => 0,
+            Some(z) => parse_zone(z)?,
+        };
+        let off = FixedOffset::east_opt(offset)
+            .ok_or_else(|| EvalError::new(format!("unknown time zone {tz:?}")))?;
+        Ok(utc.with_timezone(&off))
+    }
+    /// `getFullYear`, `getMonth` … with cel-go's zero-based month/day-of-year/day-of-month.
+    pub fn component(&self, name: &str, tz: Option<&str>) -> Result<i64, EvalError> {
+        let t = self.in_zone(tz)?;
+        Ok(match name {
+            "getFullYear" => i64::from(t.year()),
+            "getMonth" => i64::from(t.month0()),
+            "getDayOfYear" => i64::from(t.ordinal0()),
+            "getDayOfMonth" => i64::from(t.day0()),
+            "getDate" => i64::from(t.day()),
+            "getDayOfWeek" => i64::from(t.weekday().num_days_from_sunday()),
+            "getHours" => i64::from(t.hour()),
+            "getMinutes" => i64::from(t.minute()),
+            "getSeconds" => i64::from(t.second()),
+            "getMilliseconds" => i64::from(t.nanosecond() / 1_000_000),
+            _ => return Err(EvalError::no_such_overload()),
+        })
+    }
+}
+
+/// `UTC`, `Z`, or a fixed offset `+HH:MM` / `-HH:MM`. Returns seconds east of UTC.
+fn parse_zone(z: &str) -> Result<i32, EvalError> {
+    if z.eq_ignore_ascii_case("utc") || z == "Z" || z == "Etc/UTC" || z == "GMT" {
+        return Ok(0);
+    }
+    let bytes = z.as_bytes();
+    let sign = match bytes.first() {
+        Some(b'+') => 1,
+        Some(b'-') => -1,
+        _ => return Err(EvalError::new(format!("unknown time zone {z}"))),
+    };
+    let rest = z.get(1..).unwrap_or("");
+    let (h, m) = rest.split_once(':').unwrap_or((rest, "0"));
+    let h: i32 = h
+        .parse()
+        .map_err(|_| EvalError::new(format!("unknown time zone {z}")))?;
+    let m: i32 = m
+        .parse()
+        .map_err(|_| EvalError::new(format!("unknown time zone {z}")))?;
+    if !(0..24).contains(&h) || !(0..60).contains(&m) {
+        return Err(EvalError::new(format!("unknown time zone {z}")));
+    }
+    Ok(sign * (h * 3600 + m * 60))
+}
+
+impl fmt::Display for Timestamp {
+    /// RFC 3339 in UTC with trailing zeros of the fraction trimmed, like Go's RFC3339Nano.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(t) = self.utc() else {
+            return f.write_str("<invalid timestamp>");
+        };
+        write!(
+            f,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+            t.year(),
+            t.month(),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second()
+        )?;
+        let n = t.nanosecond();
+        if n > 0 {
+            let frac = format!("{n:09}");
+            write!(f, ".{}", frac.trim_end_matches('0'))?;
+        }
+        f.write_str("Z")
+    }
+}
+
+impl Duration {
+    pub fn from_nanos(nanos: i128) -> Result<Self, EvalError> {
+        if nanos.abs() > MAX_DUR_SECS * NANOS + (NANOS - 1) {
+            return Err(EvalError::new("duration out of range"));
+        }
+        Ok(Duration { nanos })
+    }
+    pub fn nanos(&self) -> i128 {
+        self.nanos
+    }
+    pub fn add(&self, o: &Duration) -> Result<Self, EvalError> {
+        Self::from_nanos(self.nanos + o.nanos)
+    }
+    pub fn sub(&self, o: &Duration) -> Result<Self, EvalError> {
+        Self::from_nanos(self.nanos - o.nanos)
+    }
+    pub fn neg(&self) -> Result<Self, EvalError> {
+        Self::from_nanos(-self.nanos)
+    }
+    /// Go `time.ParseDuration` syntax: `-1h2m3.5s`, units ns us µs ms s m h.
+    pub fn parse(s: &str) -> Result<Self, EvalError> {
+        let err = || EvalError::new(format!("invalid duration {s:?}"));
+        let mut rest = s;
+        let mut neg = false;
+        if let Some(r) = rest.strip_prefix('-') {
+            neg = true;
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix('+') {
+            rest = r;
+        }
+        if rest == "0" {
+            return Ok(Duration { nanos: 0 });
+        }
+        if rest.is_empty() {
+            return Err(err());
+        }
+        let mut total: i128 = 0;
+        while !rest.is_empty() {
+            let num_end = rest
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .ok_or_else(err)?;
+            let (num, tail) = rest.split_at(num_end);
+            if num.is_empty() || num == "." {
+                return Err(err());
+            }
+            let unit_end = tail
+                .find(|c: char| c.is_ascii_digit() || c == '.')
+                .unwrap_or(tail.len());
+            let (unit, tail2) = tail.split_at(unit_end);
+            let scale: i128 = match unit {
+                "ns" => 1,
+                "us" | "µs" | "μs" => 1_000,
+                "ms" => 1_000_000,
+                "s" => NANOS,
+                "m" => 60 * NANOS,
+                "h" => 3600 * NANOS,
+                _ => return Err(err()),
+            };
+            let (int_part, frac_part) = num.split_once('.').unwrap_or((num, ""));
+            let ip: i128 = if int_part.is_empty() {
+                0
+            } else {
+                int_part.parse().map_err(|_| err())?
+            };
+            let mut v = ip.checked_mul(scale).ok_or_else(err)?;
+            if !frac_part.is_empty() {
+                let digits = frac_part.get(..frac_part.len().min(18)).unwrap_or("");
+                let fp: i128 = digits.parse().map_err(|_| err())?;
+                let denom = 10i128.pow(u32::try_from(digits.len()).unwrap_or(0));
+                v += fp * scale / denom;
+            }
+            total = total.checked_add(v).ok_or_else(err)?;
+            if total > MAX_DUR_SECS * NANOS * 2 {
+                return Err(err());
+            }
+            rest = tail2;
+        }
+        Self::from_nanos(if neg { -total } else { total })
+    }
+    pub fn component(&self, name: &str) -> Result<i64, EvalError> {
+        let v = match name {
+            "getHours" => self.nanos / (3600 * NANOS),
+            "getMinutes" => self.nanos / (60 * NANOS),
+            "getSeconds" => self.nanos / NANOS,
+            "getMilliseconds" => self.nanos / 1_000_000,
+            _ => return Err(EvalError::no_such_overload()),
+        };
+        i64::try_from(v).map_err(|_| EvalError::overflow())
+    }
+}
+
+impl fmt::Display for Duration {
+    /// Seconds with the shortest fraction, e.g. `1.5s`, as cel-go's `string(duration)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let neg = self.nanos < 0;
+        let a = self.nanos.unsigned_abs();
+        let secs = a / 1_000_000_000;
+        let frac = a % 1_000_000_000;
+        if neg {
+            f.write_str("-")?;
+        }
+        write!(f, "{secs}")?;
+        if frac > 0 {
+            let s = format!("{frac:09}");
+            write!(f, ".{}", s.trim_end_matches('0'))?;
+        }
+        f.write_str("s")
+    }
+}

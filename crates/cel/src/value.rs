@@ -1,0 +1,544 @@
+//! Runtime values. Containers from the request are borrowed (`List::Json`, `Map::Json`), never
+//! copied; values built by the expression are reference-counted.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::rc::Rc;
+
+use serde_json::Value as Json;
+
+use crate::authz::AuthzValue;
+use crate::error::EvalError;
+use crate::time::{Duration, Timestamp};
+
+/// A CEL value. `'a` is the lifetime of the request JSON it may borrow from.
+#[derive(Clone, Debug)]
+pub enum Value<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    String(Str<'a>),
+    Bytes(Rc<[u8]>),
+    List(List<'a>),
+    Map(Map<'a>),
+    Timestamp(Timestamp),
+    Duration(Duration),
+    Type(Type),
+    Optional(Option<Rc<Value<'a>>>),
+    /// Values of the Kubernetes authorizer library.
+    Authz(Rc<AuthzValue<'a>>),
+}
+
+/// A string that is either borrowed from the request or owned.
+#[derive(Clone, Debug)]
+pub enum Str<'a> {
+    Borrowed(&'a str),
+    Owned(Rc<str>),
+}
+
+impl Str<'_> {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Str::Borrowed(s) => s,
+            Str::Owned(s) => s,
+        }
+    }
+}
+
+/// A list: a borrowed JSON array or an owned vector.
+#[derive(Clone, Debug)]
+pub enum List<'a> {
+    Json(&'a [Json]),
+    Owned(Rc<Vec<Value<'a>>>),
+}
+
+impl<'a> List<'a> {
+    pub fn len(&self) -> usize {
+        match self {
+            List::Json(v) => v.len(),
+            List::Owned(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn get(&self, i: usize) -> Option<Value<'a>> {
+        match self {
+            List::Json(v) => v.get(i).map(Value::from_json),
+            List::Owned(v) => v.get(i).cloned(),
+        }
+    }
+    pub fn iter(&self) -> ListIter<'_, 'a> {
+        ListIter { list: self, pos: 0 }
+    }
+    pub fn to_vec(&self) -> Vec<Value<'a>> {
+        self.iter().collect()
+    }
+}
+
+pub struct ListIter<'l, 'a> {
+    list: &'l List<'a>,
+    pos: usize,
+}
+
+impl<'a> Iterator for ListIter<'_, 'a> {
+    type Item = Value<'a>;
+    fn next(&mut self) -> Option<Value<'a>> {
+        let v = self.list.get(self.pos)?;
+        self.pos += 1;
+        Some(v)
+    }
+}
+
+/// An owned map keeps insertion order; lookups scan (policy maps are small).
+#[derive(Clone, Debug, Default)]
+pub struct OwnedMap<'a> {
+    pub entries: Vec<(Value<'a>, Value<'a>)>,
+}
+
+/// A map: a borrowed JSON object (null fields are absent) or an owned map.
+#[derive(Clone, Debug)]
+pub enum Map<'a> {
+    Json(&'a serde_json::Map<String, Json>),
+    Owned(Rc<OwnedMap<'a>>),
+}
+
+impl<'a> Map<'a> {
+    pub fn len(&self) -> usize {
+        match self {
+            Map::Json(m) => m.values().filter(|v| !v.is_null()).count(),
+            Map::Owned(m) => m.entries.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Looks a key up with CEL's heterogeneous numeric key equality.
+    pub fn get(&self, key: &Value<'_>) -> Option<Value<'a>> {
+        match self {
+            Map::Json(m) => match key {
+                Value::String(s) => m
+                    .get(s.as_str())
+                    .filter(|v| !v.is_null())
+                    .map(Value::from_json),
+                _ => None,
+            },
+            Map::Owned(m) => m
+                .entries
+                .iter()
+                .find(|(k, _)| key_eq(k, key))
+                .map(|(_, v)| v.clone()),
+        }
+    }
+    pub fn get_str(&self, key: &str) -> Option<Value<'a>> {
+        match self {
+            Map::Json(m) => m.get(key).filter(|v| !v.is_null()).map(Value::from_json),
+            Map::Owned(m) => m
+                .entries
+                .iter()
+                .find(|(k, _)| matches!(k, Value::String(s) if s.as_str() == key))
+                .map(|(_, v)| v.clone()),
+        }
+    }
+    pub fn contains_key(&self, key: &Value<'_>) -> bool {
+        self.get(key).is_some()
+    }
+    /// Entries in order (JSON nulls skipped).
+    pub fn entries(&self) -> Vec<(Value<'a>, Value<'a>)> {
+        match self {
+            Map::Json(m) => m
+                .iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (Value::String(Str::Borrowed(k.as_str())), Value::from_json(v)))
+                .collect(),
+            Map::Owned(m) => m.entries.clone(),
+        }
+    }
+    pub fn keys(&self) -> Vec<Value<'a>> {
+        match self {
+            Map::Json(m) => m
+                .iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, _)| Value::String(Str::Borrowed(k.as_str())))
+                .collect(),
+            Map::Owned(m) => m.entries.iter().map(|(k, _)| k.clone()).collect(),
+        }
+    }
+}
+
+fn key_eq(a: &Value<'_>, b: &Value<'_>) -> bool {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => x.as_str() == y.as_str(),
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        _ => match (a.as_number(), b.as_number()) {
+            (Some(x), Some(y)) => x.cmp_num(&y) == Some(Ordering::Equal),
+            _ => false,
+        },
+    }
+}
+
+/// Runtime type values (`type(x)`, `int`, …).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Type {
+    Null,
+    Bool,
+    Int,
+    Uint,
+    Double,
+    String,
+    Bytes,
+    List,
+    Map,
+    Timestamp,
+    Duration,
+    Type,
+    Optional,
+    Named(Rc<str>),
+}
+
+impl Type {
+    pub fn name(&self) -> &str {
+        match self {
+            Type::Null => "null_type",
+            Type::Bool => "bool",
+            Type::Int => "int",
+            Type::Uint => "uint",
+            Type::Double => "double",
+            Type::String => "string",
+            Type::Bytes => "bytes",
+            Type::List => "list",
+            Type::Map => "map",
+            Type::Timestamp => "google.protobuf.Timestamp",
+            Type::Duration => "google.protobuf.Duration",
+            Type::Type => "type",
+            Type::Optional => "optional_type",
+            Type::Named(n) => n,
+        }
+    }
+    pub fn from_name(name: &str) -> Option<Type> {
+        Some(match name {
+            "null_type" => Type::Null,
+            "bool" => Type::Bool,
+            "int" => Type::Int,
+            "uint" => Type::Uint,
+            "double" => Type::Double,
+            "string" => Type::String,
+            "bytes" => Type::Bytes,
+            "list" => Type::List,
+            "map" => Type::Map,
+            "google.protobuf.Timestamp" => Type::Timestamp,
+            "google.protobuf.Duration" => Type::Duration,
+            "type" => Type::Type,
+            "optional_type" => Type::Optional,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A number for heterogeneous comparisons.
+#[derive(Clone, Copy, Debug)]
+pub enum Num {
+    I(i64),
+    U(u64),
+    D(f64),
+}
+
+impl Num {
+    pub fn cmp_num(&self, other: &Num) -> Option<Ordering> {
+        match (*self, *other) {
+            (Num::I(a), Num::I(b)) => Some(a.cmp(&b)),
+            (Num::U(a), Num::U(b)) => Some(a.cmp(&b)),
+            (Num::I(a), Num::U(b)) => Some(cmp_i_u(a, b)),
+            (Num::U(a), Num::I(b)) => Some(cmp_i_u(b, a).reverse()),
+            (Num::D(a), Num::D(b)) => a.partial_cmp(&b),
+            (Num::I(a), Num::D(b)) => cmp_i_d(a, b),
+            (Num::D(a), Num::I(b)) => cmp_i_d(b, a).map(Ordering::reverse),
+            (Num::U(a), Num::D(b)) => cmp_u_d(a, b),
+            (Num::D(a), Num::U(b)) => cmp_u_d(b, a).map(Ordering::reverse),
+        }
+    }
+}
+
+fn cmp_i_u(a: i64, b: u64) -> Ordering {
+    if a < 0 {
+        Ordering::Less
+    } else {
+        (a as u64).cmp(&b)
+    }
+}
+
+fn cmp_i_d(a: i64, b: f64) -> Option<Ordering> {
+    if b.is_nan() {
+        return None;
+    }
+    // i64 range in doubles: [-2^63, 2^63)
+    if b >= 9_223_372_036_854_775_808.0 {
+        return Some(Ordering::Less);
+    }
+    if b < -9_223_372_036_854_775_808.0 {
+        return Some(Ordering::Greater);
+    }
+    let t = b.trunc();
+    let ti = t as i64;
+    match a.cmp(&ti) {
+        Ordering::Equal => 0.0f64.partial_cmp(&(b - t)),
+        o => Some(o),
+    }
+}
+
+fn cmp_u_d(a: u64, b: f64) -> Option<Ordering> {
+    if b.is_nan() {
+        return None;
+    }
+    if b >= 18_446_744_073_709_551_616.0 {
+        return Some(Ordering::Less);
+    }
+    if b < 0.0 {
+        return Some(Ordering::Greater);
+    }
+    let t = b.trunc();
+    let tu = t as u64;
+    match a.cmp(&tu) {
+        Ordering::Equal => 0.0f64.partial_cmp(&(b - t)),
+        o => Some(o),
+    }
+}
+
+impl<'a> Value<'a> {
+    /// Converts borrowed JSON. Integers become `int` (doubles when out of int64 range).
+    pub fn from_json(v: &'a Json) -> Value<'a> {
+        match v {
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Bool(*b),
+            Json::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Value::Int(i)
+                } else {
+                    Value::Double(n.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            Json::String(s) => Value::String(Str::Borrowed(s.as_str())),
+            Json::Array(a) => Value::List(List::Json(a.as_slice())),
+            Json::Object(m) => Value::Map(Map::Json(m)),
+        }
+    }
+
+    pub fn string(s: impl Into<Rc<str>>) -> Value<'a> {
+        Value::String(Str::Owned(s.into()))
+    }
+
+    pub fn list(v: Vec<Value<'a>>) -> Value<'a> {
+        Value::List(List::Owned(Rc::new(v)))
+    }
+
+    pub fn map(entries: Vec<(Value<'a>, Value<'a>)>) -> Value<'a> {
+        Value::Map(Map::Owned(Rc::new(OwnedMap { entries })))
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s.as_str()),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    pub(crate) fn as_number(&self) -> Option<Num> {
+        match self {
+            Value::Int(i) => Some(Num::I(*i)),
+            Value::Uint(u) => Some(Num::U(*u)),
+            Value::Double(d) => Some(Num::D(*d)),
+            _ => None,
+        }
+    }
+
+    pub fn type_of(&self) -> Type {
+        match self {
+            Value::Null => Type::Null,
+            Value::Bool(_) => Type::Bool,
+            Value::Int(_) => Type::Int,
+            Value::Uint(_) => Type::Uint,
+            Value::Double(_) => Type::Double,
+            Value::String(_) => Type::String,
+            Value::Bytes(_) => Type::Bytes,
+            Value::List(_) => Type::List,
+            Value::Map(_) => Type::Map,
+            Value::Timestamp(_) => Type::Timestamp,
+            Value::Duration(_) => Type::Duration,
+            Value::Type(_) => Type::Type,
+            Value::Optional(_) => Type::Optional,
+            Value::Authz(a) => Type::Named(Rc::from(a.type_name())),
+        }
+    }
+
+    /// Converts to JSON (strings, numbers, lists, maps with string keys, null). Timestamps and
+    /// durations become their string forms; other values have no JSON form.
+    pub fn to_json(&self) -> Option<Json> {
+        Some(match self {
+            Value::Null => Json::Null,
+            Value::Bool(b) => Json::Bool(*b),
+            Value::Int(i) => Json::from(*i),
+            Value::Uint(u) => Json::from(*u),
+            Value::Double(d) => serde_json::Number::from_f64(*d).map(Json::Number)?,
+            Value::String(s) => Json::String(s.as_str().to_string()),
+            Value::Bytes(_) => return None,
+            Value::List(l) => {
+                let mut out = Vec::with_capacity(l.len());
+                for v in l.iter() {
+                    out.push(v.to_json()?);
+                }
+                Json::Array(out)
+            }
+            Value::Map(m) => {
+                if let Map::Json(j) = m {
+                    return Some(Json::Object((*j).clone()));
+                }
+                let mut out = serde_json::Map::new();
+                for (k, v) in m.entries() {
+                    out.insert(k.as_str()?.to_string(), v.to_json()?);
+                }
+                Json::Object(out)
+            }
+            Value::Timestamp(t) => Json::String(t.to_string()),
+            Value::Duration(d) => Json::String(d.to_string()),
+            Value::Type(t) => Json::String(t.name().to_string()),
+            Value::Optional(_) | Value::Authz(_) => return None,
+        })
+    }
+
+    /// CEL equality (`==`): heterogeneous numbers compare by value; different kinds are unequal.
+    pub fn equals(&self, other: &Value<'_>) -> Result<bool, EvalError> {
+        Ok(match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a.as_str() == b.as_str(),
+            (Value::Bytes(a), Value::Bytes(b)) => a == b,
+            (Value::Timestamp(a), Value::Timestamp(b)) => a == b,
+            (Value::Duration(a), Value::Duration(b)) => a == b,
+            (Value::Type(a), Value::Type(b)) => a == b,
+            (Value::Optional(a), Value::Optional(b)) => match (a, b) {
+                (None, None) => true,
+                (Some(x), Some(y)) => x.equals(y)?,
+                _ => false,
+            },
+            (Value::List(a), Value::List(b)) => {
+                if a.len() != b.len() {
+                    return Ok(false);
+                }
+                for (x, y) in a.iter().zip(b.iter()) {
+                    if !x.equals(&y)? {
+                        return Ok(false);
+                    }
+                }
+                true
+            }
+            (Value::Map(a), Value::Map(b)) => {
+                if a.len() != b.len() {
+                    return Ok(false);
+                }
+                for (k, v) in a.entries() {
+                    match b.get(&k) {
+                        Some(w) => {
+                            if !v.equals(&w)? {
+                                return Ok(false);
+                            }
+                        }
+                        None => return Ok(false),
+                    }
+                }
+                true
+            }
+            (Value::Authz(_), Value::Authz(_)) => false,
+            _ => match (self.as_number(), other.as_number()) {
+                (Some(a), Some(b)) => a.cmp_num(&b) == Some(Ordering::Equal),
+                _ => false,
+            },
+        })
+    }
+
+    /// CEL ordering (`<` …); `None` when the kinds are not comparable.
+    pub fn compare(&self, other: &Value<'_>) -> Result<Option<Ordering>, EvalError> {
+        Ok(match (self, other) {
+            (Value::Bool(a), Value::Bool(b)) => Some(a.cmp(b)),
+            (Value::String(a), Value::String(b)) => Some(a.as_str().cmp(b.as_str())),
+            (Value::Bytes(a), Value::Bytes(b)) => Some(a.cmp(b)),
+            (Value::Timestamp(a), Value::Timestamp(b)) => Some(a.cmp(b)),
+            (Value::Duration(a), Value::Duration(b)) => Some(a.cmp(b)),
+            _ => match (self.as_number(), other.as_number()) {
+                // `None` (NaN) compares false with everything
+                (Some(a), Some(b)) => a.cmp_num(&b),
+                _ => return Err(EvalError::no_such_overload()),
+            },
+        })
+    }
+
+    /// Size as cel-go's cost tracker sees it.
+    pub(crate) fn cost_size(&self) -> u64 {
+        match self {
+            Value::String(s) => s.as_str().chars().count() as u64,
+            Value::Bytes(b) => b.len() as u64,
+            Value::List(l) => l.len() as u64,
+            Value::Map(m) => m.len() as u64,
+            _ => 1,
+        }
+    }
+}
+
+impl fmt::Display for Value<'_> {
+    /// A debug-ish rendering used in error messages.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("null"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Uint(u) => write!(f, "{u}u"),
+            Value::Double(d) => write!(f, "{d}"),
+            Value::String(s) => write!(f, "{:?}", s.as_str()),
+            Value::Bytes(b) => write!(f, "b{:?}", String::from_utf8_lossy(b)),
+            Value::List(l) => {
+                f.write_str("[")?;
+                for (i, v) in l.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+            Value::Map(m) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in m.entries().iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k}: {v}")?;
+                }
+                f.write_str("}")
+            }
+            Value::Timestamp(t) => write!(f, "timestamp({:?})", t.to_string()),
+            Value::Duration(d) => write!(f, "duration({:?})", d.to_string()),
+            Value::Type(t) => f.write_str(t.name()),
+            Value::Optional(None) => f.write_str("optional.none()"),
+            Value::Optional(Some(v)) => write!(f, "optional.of({v})"),
+            Value::Authz(a) => f.write_str(a.type_name()),
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! A small DER reader with Go `encoding/asn1`'s acceptance rules, enough to read a PKCS#10
+//! CSR exactly as `crypto/x509.ParseCertificateRequest` and cert-manager's helpers do.
+//!
+//! Written on raw TLVs rather than `x509-cert`'s typed structs on purpose: those reject inputs
+//! Go accepts (unsorted `SET OF`, UniversalString/GeneralString attribute values, unknown
+//! versions), and approver-policy's verdict and wording depend on Go accepting them.
+
+/// One TLV.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tlv<'a> {
+    pub(crate) class: u8,
+    pub(crate) constructed: bool,
+    pub(crate) tag: u64,
+    pub(crate) content: &'a [u8],
+    pub(crate) full: &'a [u8],
+}
+
+pub(crate) const UNIVERSAL: u8 = 0;
+pub(crate) const CONTEXT: u8 = 2;
+
+pub(crate) const TAG_BOOLEAN: u64 = 1;
+pub(crate) const TAG_INTEGER: u64 = 2;
+pub(crate) const TAG_BIT_STRING: u64 = 3;
+pub(crate) const TAG_OCTET_STRING: u64 = 4;
+pub(crate) const TAG_NULL: u64 = 5;
+pub(crate) const TAG_OID: u64 = 6;
+pub(crate) const TAG_UTF8: u64 = 12;
+pub(crate) const TAG_SEQUENCE: u64 = 16;
+pub(crate) const TAG_SET: u64 = 17;
+pub(crate) const TAG_NUMERIC: u64 = 18;
+pub(crate) const TAG_PRINTABLE: u64 = 19;
+pub(crate) const TAG_T61: u64 = 20;
+pub(crate) const TAG_IA5: u64 = 22;
+pub(crate) const TAG_UTC_TIME: u64 = 23;
+pub(crate) const TAG_GENERALIZED_TIME: u64 = 24;
+pub(crate) const TAG_BMP: u64 = 30;
+
+pub(crate) fn syntax(msg: &str) -> String {
+    format!("asn1: syntax error: {msg}")
+}
+pub(crate) fn structural(msg: &str) -> String {
+    format!("asn1: structure error: {msg}")
+}
+
+/// Reads one TLV from the front of `data`; returns it and the rest.
+pub(crate) fn read_tlv(data: &[u8]) -> Result<(Tlv<'_>, &[u8]), String> {
+    let first = *data.first().ok_or_else(|| syntax("sequence truncated"))?;
+    let class = first >> 6;
+    let constructed = first & 0x20 != 0;
+    let mut pos = 1usize;
+    let mut tag = u64::from(first & 0x1f);
+    if tag == 0x1f {
+        // high-tag-number form, base-128, minimal, fits in 31 bits as Go requires
+        tag = 0;
+        let mut n = 0;
+        loop {
+            let b = *data.get(pos).ok_or_else(|| syntax("truncated tag or length"))?;
+            pos += 1;
+            if n == 0 && b == 0x80 {
+                return Err(structural("base 128 integer not minimally-encoded"));
+            }
+            n += 1;
+            if n > 4 {
+                return Err(structural("base 128 integer too large"));
+            }
+            tag = (tag << 7) | u64::from(b & 0x7f);
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        if tag > i32::MAX as u64 {
+            return Err(structural("base 128 integer too large"));
+        }
+        if tag < 0x1f {
+            return Err(syntax("non-minimal tag"));
+        }
+    }
+    let lb = *data.get(pos).ok_or_else(|| syntax("truncated tag or length"))?;
+    pos += 1;
+    let len: usize = if lb & 0x80 == 0 {
+        usize::from(lb)
+    } else {
+        let n = usize::from(lb & 0x7f);
+        if n == 0 {
+            return Err(syntax("indefinite length found (not DER)"));
+        }
+        let mut l: usize = 0;
+        for i in 0..n {
+            let b = *data.get(pos).ok_or_else(|| syntax("truncated tag or length"))?;
+            pos += 1;
+            if i == 0 && b == 0 {
+                return Err(structural("superfluous leading zeros in length"));
+            }
+            if l >= (1usize << 23) {
+                return Err(structural("length too large"));
+            }
+            l = (l << 8) | usize::from(b);
+        }
+        if l < 0x80 {
+            return Err(structural("non-minimal length"));
+        }
+        l
+    };
+    let end = pos.checked_add(len).ok_or_else(|| syntax("data truncated"))?;
+    let content = data.get(pos..end).ok_or_else(|| syntax("data truncated"))?;
+    let full = data.get(..end).ok_or_else(|| syntax("data truncated"))?;
+    let rest = data.get(end..).unwrap_or_default();
+    Ok((Tlv { class, constructed, tag, content, full }, rest))
+}
+
+impl<'a> Tlv<'a> {
+    pub(crate) fn is(&self, class: u8, tag: u64) -> bool {
+        self.class == class && self.tag == tag
+    }
+    pub(crate) fn expect(&self, tag: u64, constructed: bool, what: &str) -> Result<(), String> {
+        if self.class == UNIVERSAL && self.tag == tag && self.constructed == constructed {
+            Ok(())
+        } else {
+            Err(structural(&format!(
+                "tags don't match ({tag} vs {{class:{} tag:{} length:{} isCompound:{}}}) {what}",
+                self.class,
+                self.tag,
+                self.content.len(),
+                self.constructed
+            )))
+        }
+    }
+    /// The children of a constructed value.
+    pub(crate) fn children(&self) -> Result<Vec<Tlv<'a>>, String> {
+        let mut out = Vec::new();
+        let mut rest = self.content;
+        while !rest.is_empty() {
+            let (t, r) = read_tlv(rest)?;
+            out.push(t);
+            rest = r;
+        }
+        Ok(out)
+    }
+}
+
+/// An OBJECT IDENTIFIER's content, as Go's dotted `ObjectIdentifier.String()`.
+pub(crate) fn parse_oid(content: &[u8]) -> Result<String, String> {
+    if content.is_empty() {
+        return Err(syntax("zero length OBJECT IDENTIFIER"));
+    }
+    let mut arcs: Vec<u64> = Vec::new();
+    let mut v: u64 = 0;
+    let mut started = false;
+    for (i, &b) in content.iter().enumerate() {
+        if !started && b == 0x80 {
+            return Err(structural("base 128 integer not minimally-encoded"));
+        }
+        started = true;
+        if v > (i64::MAX as u64) >> 7 {
+            return Err(structural("base 128 integer too large"));
+        }
+        v = (v << 7) | u64::from(b & 0x7f);
+        if b & 0x80 == 0 {
+            if arcs.is_empty() {
+                if v < 80 {
+                    arcs.push(v / 40);
+                    arcs.push(v % 40);
+                } else {
+                    arcs.push(2);
+                    arcs.push(v - 80);
+                }
+            } else {
+                arcs.push(v);
+            }
+            v = 0;
+            started = false;
+        } else if i + 1 == content.len() {
+            return Err(syntax("truncated base 128 integer"));
+        }
+    }
+    Ok(arcs.iter().map(u64::to_string).collect::<Vec<_>>().join("."))
+}
+
+/// Checks an INTEGER is minimally encoded (Go's `checkInteger`).
+pub(crate) fn check_integer(content: &[u8]) -> Result<(), String> {
+    match content {
+        [] => Err(structural("empty integer")),
+        [0x00, b, ..] if b & 0x80 == 0 => Err(structural("integer not minimally-encoded")),
+        [0xff, b, ..] if b & 0x80 != 0 => Err(structural("integer not minimally-encoded")),
+        _ => Ok(()),
+    }
+}
+
+/// Bit length of a positive big-endian INTEGER (`big.Int.BitLen`); `None` if not positive.
+pub(crate) fn positive_bit_len(content: &[u8]) -> Option<usize> {
+    if content.first().is_some_and(|b| b & 0x80 != 0) {
+        return None;
+    }
+    let mut iter = content.iter().skip_while(|b| **b == 0);
+    let first = *iter.next()?;
+    let rest = iter.count();
+    Some(rest * 8 + (8 - first.leading_zeros() as usize))
+}
+
+/// Go's `parseBitString` checks; returns the right-aligned bytes.
+pub(crate) fn bit_string_bytes(content: &[u8]) -> Result<&[u8], String> {
+    let (&pad, bytes) = content.split_first().ok_or_else(|| syntax("zero length BIT STRING"))?;
+    let last_ok = match bytes.last() {
+        None => pad == 0,
+        Some(&l) => pad <= 7 && (pad == 0 || l & ((1u8 << pad) - 1) == 0),
+    };
+    if !last_ok {
+        return Err(syntax("invalid padding bits in BIT STRING"));
+    }
+    Ok(bytes)
+}

@@ -1,0 +1,81 @@
+//! The seam between approver-policy's CEL validations and `palisade-cel`.
+//!
+//! approver-policy (`pkg/internal/approver/validation`) compiles each rule in an environment
+//! with `self` (string), `cr` (message `CertificateRequest{name, namespace, username,
+//! groups}`), cel-go's strings extension and its service-account library
+//! (`serviceAccount(string)`, `.getName()`, `.getNamespace()`, `isServiceAccount(string)`);
+//! the result must be `bool`; evaluation is bounded by cost limit 1,000,000.
+
+/// The `cr` variable.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CrVars {
+    pub(crate) name: String,
+    pub(crate) namespace: String,
+    pub(crate) username: String,
+    pub(crate) groups: Vec<String>,
+}
+
+/// A compiled rule.
+#[derive(Clone)]
+pub(crate) struct Validator {
+    backend: backend::Program,
+}
+
+impl std::fmt::Debug for Validator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Validator")
+    }
+}
+
+impl Validator {
+    /// Compiles `rule`; the error is the text approver-policy's webhook puts in the field error.
+    pub(crate) fn compile(rule: &str) -> Result<Validator, String> {
+        backend::compile(rule).map(|backend| Validator { backend })
+    }
+
+    /// `Validate(value, request)`: `Ok(valid)` or the evaluation error text.
+    pub(crate) fn validate(&self, value: &str, cr: &CrVars) -> Result<bool, String> {
+        backend::eval(&self.backend, value, cr)
+    }
+}
+
+#[cfg(feature = "cel")]
+mod backend {
+    use super::CrVars;
+    use palisade_cel::{Activation, Budget, Env, Expect, Value};
+
+    pub(super) type Program = palisade_cel::Program;
+
+    pub(super) fn compile(rule: &str) -> Result<Program, String> {
+        Env::certificate_request().compile(rule, Expect::Bool).map_err(|e| e.to_string())
+    }
+
+    pub(super) fn eval(p: &Program, value: &str, cr: &CrVars) -> Result<bool, String> {
+        let groups = cr.groups.iter().map(|g| Value::string(g.as_str())).collect();
+        let cr_value = Value::map(vec![
+            (Value::string("name"), Value::string(cr.name.as_str())),
+            (Value::string("namespace"), Value::string(cr.namespace.as_str())),
+            (Value::string("username"), Value::string(cr.username.as_str())),
+            (Value::string("groups"), Value::list(groups)),
+        ]);
+        let act = Activation::new().bind("self", Value::string(value)).bind("cr", cr_value);
+        let out = p.eval(&act, &mut Budget::kubernetes()).map_err(|e| e.to_string())?;
+        out.as_bool().ok_or_else(|| "no such overload".to_owned())
+    }
+}
+
+#[cfg(not(feature = "cel"))]
+mod backend {
+    use super::CrVars;
+
+    #[derive(Clone)]
+    pub(super) struct Program;
+
+    pub(super) fn compile(_rule: &str) -> Result<Program, String> {
+        Err("CEL validations are not available in this build (palisade-certificates without the `cel` feature)".to_owned())
+    }
+
+    pub(super) fn eval(_p: &Program, _value: &str, _cr: &CrVars) -> Result<bool, String> {
+        Err("CEL validations are not available in this build".to_owned())
+    }
+}

@@ -1,0 +1,293 @@
+//! Go's renderings that approver-policy's messages contain: `strconv.Quote`, `encoding/json`
+//! strings, `time.Duration` parse/print and `net.IP.String()`.
+
+use std::fmt::Write as _;
+
+/// Go's `unicode.IsPrint`, approximated without the full Unicode tables: everything is
+/// printable except controls, non-ASCII spaces and separators, format characters,
+/// private-use code points and noncharacters.
+fn go_is_print(c: char) -> bool {
+    let u = c as u32;
+    if c == ' ' {
+        return true;
+    }
+    !matches!(u,
+        0x00..=0x1f | 0x7f..=0xa0 | 0xad
+        | 0x600..=0x605 | 0x61c | 0x6dd | 0x70f | 0x890..=0x891 | 0x8e2
+        | 0x1680 | 0x180e | 0x2000..=0x200f | 0x2028..=0x202f | 0x205f..=0x206f
+        | 0x3000 | 0xd800..=0xdfff | 0xe000..=0xf8ff | 0xfdd0..=0xfdef | 0xfeff
+        | 0xfff9..=0xfffb | 0x110bd | 0x110cd | 0x13430..=0x1343f | 0x1bca0..=0x1bca3
+        | 0x1d173..=0x1d17a | 0xe0001 | 0xe0020..=0xe007f | 0xf0000..=0x10ffff)
+        && (u & 0xfffe) != 0xfffe
+}
+
+/// `strconv.Quote(s)`.
+pub(crate) fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if go_is_print(c) => out.push(c),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if (c as u32) < 0x10000 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\U{:08x}", c as u32);
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A string as Go's `json.Marshal` writes it (HTML-safe escaping on, as by default).
+pub(crate) fn go_json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A Go `time.Duration`: signed nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct GoDuration(pub(crate) i64);
+
+const NANOSECOND: u64 = 1;
+const MICROSECOND: u64 = 1000 * NANOSECOND;
+const MILLISECOND: u64 = 1000 * MICROSECOND;
+const SECOND: u64 = 1000 * MILLISECOND;
+const MINUTE: u64 = 60 * SECOND;
+const HOUR: u64 = 60 * MINUTE;
+
+fn unit(u: &str) -> Option<u64> {
+    Some(match u {
+        "ns" => NANOSECOND,
+        "us" | "\u{b5}s" | "\u{3bc}s" => MICROSECOND,
+        "ms" => MILLISECOND,
+        "s" => SECOND,
+        "m" => MINUTE,
+        "h" => HOUR,
+        _ => return None,
+    })
+}
+
+impl GoDuration {
+    /// `time.ParseDuration`.
+    pub(crate) fn parse(orig: &str) -> Result<GoDuration, String> {
+        let invalid = || format!("time: invalid duration {}", go_quote(orig));
+        let mut s = orig.as_bytes();
+        let mut neg = false;
+        if let Some(&c) = s.first()
+            && (c == b'-' || c == b'+')
+        {
+            neg = c == b'-';
+            s = s.get(1..).unwrap_or_default();
+        }
+        if s == b"0" {
+            return Ok(GoDuration(0));
+        }
+        if s.is_empty() {
+            return Err(invalid());
+        }
+        let mut d: u64 = 0;
+        while let Some(&first) = s.first() {
+            if !(first == b'.' || first.is_ascii_digit()) {
+                return Err(invalid());
+            }
+            // leading integer
+            let mut v: u64 = 0;
+            let mut i = 0;
+            while let Some(&c) = s.get(i) {
+                if !c.is_ascii_digit() {
+                    break;
+                }
+                if v > (1u64 << 63) / 10 {
+                    return Err(invalid());
+                }
+                v = v * 10 + u64::from(c - b'0');
+                if v > 1u64 << 63 {
+                    return Err(invalid());
+                }
+                i += 1;
+            }
+            let pre = i > 0;
+            s = s.get(i..).unwrap_or_default();
+            let mut f: u64 = 0;
+            let mut scale: f64 = 1.0;
+            let mut post = false;
+            if s.first() == Some(&b'.') {
+                s = s.get(1..).unwrap_or_default();
+                let mut j = 0;
+                let mut overflow = false;
+                while let Some(&c) = s.get(j) {
+                    if !c.is_ascii_digit() {
+                        break;
+                    }
+                    if !overflow {
+                        if f > (i64::MAX as u64) / 10 {
+                            overflow = true;
+                        } else {
+                            let y = f * 10 + u64::from(c - b'0');
+                            if y > 1u64 << 63 {
+                                overflow = true;
+                            } else {
+                                f = y;
+                                scale *= 10.0;
+                            }
+                        }
+                    }
+                    j += 1;
+                }
+                post = j > 0;
+                s = s.get(j..).unwrap_or_default();
+            }
+            if !pre && !post {
+                return Err(invalid());
+            }
+            let mut k = 0;
+            while let Some(&c) = s.get(k) {
+                if c == b'.' || c.is_ascii_digit() {
+                    break;
+                }
+                k += 1;
+            }
+            if k == 0 {
+                return Err(format!("time: missing unit in duration {}", go_quote(orig)));
+            }
+            let u_bytes = s.get(..k).unwrap_or_default();
+            let u_str = String::from_utf8_lossy(u_bytes);
+            s = s.get(k..).unwrap_or_default();
+            let Some(unit) = unit(&u_str) else {
+                return Err(format!(
+                    "time: unknown unit {} in duration {}",
+                    go_quote(&u_str),
+                    go_quote(orig)
+                ));
+            };
+            if v > (1u64 << 63) / unit {
+                return Err(invalid());
+            }
+            v *= unit;
+            if f > 0 {
+                #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss, reason = "as Go converts")]
+                let add = (f as f64 * (unit as f64 / scale)) as u64;
+                v = v.checked_add(add).ok_or_else(invalid)?;
+                if v > 1u64 << 63 {
+                    return Err(invalid());
+                }
+            }
+            d = d.checked_add(v).ok_or_else(invalid)?;
+            if d > 1u64 << 63 {
+                return Err(invalid());
+            }
+        }
+        if neg {
+            #[expect(clippy::cast_possible_wrap, reason = "d <= 1<<63, wraps exactly as Go's -int64(d)")]
+            return Ok(GoDuration((d as i64).wrapping_neg()));
+        }
+        i64::try_from(d).map(GoDuration).map_err(|_| invalid())
+    }
+}
+
+impl std::fmt::Display for GoDuration {
+    /// `time.Duration.String()`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let neg = self.0 < 0;
+        let mut u = self.0.unsigned_abs();
+        let mut out = String::new();
+        if u < SECOND {
+            if u == 0 {
+                return f.write_str("0s");
+            }
+            let (prec, suffix) = if u < MICROSECOND {
+                (0, "ns")
+            } else if u < MILLISECOND {
+                (3, "\u{b5}s")
+            } else {
+                (6, "ms")
+            };
+            out.push_str(&fmt_frac_int(u, prec));
+            out.push_str(suffix);
+        } else {
+            let mut s = String::new();
+            // seconds with fraction
+            s.push_str(&fmt_frac_int(u % MINUTE, 9));
+            s.push('s');
+            u /= MINUTE;
+            if u > 0 {
+                s = format!("{}m{s}", u % 60);
+                u /= 60;
+                if u > 0 {
+                    s = format!("{u}h{s}");
+                }
+            }
+            out = s;
+        }
+        if neg {
+            out.insert(0, '-');
+        }
+        f.write_str(&out)
+    }
+}
+
+/// Go's `fmtFrac` followed by `fmtInt`: `v / 10^prec` with the fraction's trailing zeros
+/// dropped.
+fn fmt_frac_int(v: u64, prec: u32) -> String {
+    let pow = 10u64.pow(prec);
+    let int = v / pow;
+    let frac = v % pow;
+    if frac == 0 {
+        return int.to_string();
+    }
+    let digits = format!("{frac:0width$}", width = prec as usize);
+    format!("{int}.{}", digits.trim_end_matches('0'))
+}
+
+/// `net.IP.String()` for a 4- or 16-byte address (IPv4-mapped IPv6 prints as IPv4).
+pub(crate) fn go_ip_string(bytes: &[u8]) -> Option<String> {
+    match bytes.len() {
+        4 => {
+            let a: [u8; 4] = bytes.try_into().ok()?;
+            Some(std::net::Ipv4Addr::from(a).to_string())
+        }
+        16 => {
+            let a: [u8; 16] = bytes.try_into().ok()?;
+            let v6 = std::net::Ipv6Addr::from(a);
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return Some(v4.to_string());
+            }
+            Some(v6.to_string())
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,121 @@
+//! What a request is matched as: borrowed views of an AdmissionRequest.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A group/version/resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Gvr<'a> {
+    pub group: &'a str,
+    pub version: &'a str,
+    pub resource: &'a str,
+}
+
+impl<'a> Gvr<'a> {
+    pub const fn new(group: &'a str, version: &'a str, resource: &'a str) -> Self {
+        Gvr {
+            group,
+            version,
+            resource,
+        }
+    }
+}
+
+/// Prints as `schema.GroupVersionResource.String()` does: `apps/v1, Resource=deployments`.
+impl fmt::Display for Gvr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}/{}, Resource={}",
+            self.group, self.version, self.resource
+        )
+    }
+}
+
+/// A group/version/kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Gvk<'a> {
+    pub group: &'a str,
+    pub version: &'a str,
+    pub kind: &'a str,
+}
+
+impl<'a> Gvk<'a> {
+    pub const fn new(group: &'a str, version: &'a str, kind: &'a str) -> Self {
+        Gvk {
+            group,
+            version,
+            kind,
+        }
+    }
+}
+
+/// What a rule is matched against; built by the caller from an AdmissionRequest (borrowed, no copies).
+///
+/// `request_resource` / `request_sub_resource` / `request_kind` are the AdmissionRequest's
+/// `requestResource` / `requestSubResource` / `requestKind`: when present they are what the client
+/// sent, and matching runs against them (kube-apiserver matches the original request; `resource` is
+/// what a webhook was sent after conversion).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Attributes<'a> {
+    /// `CREATE`, `UPDATE`, `DELETE` or `CONNECT`.
+    pub operation: &'a str,
+    pub resource: Gvr<'a>,
+    pub subresource: &'a str,
+    pub kind: Gvk<'a>,
+    pub request_resource: Option<Gvr<'a>>,
+    pub request_sub_resource: Option<&'a str>,
+    pub request_kind: Option<Gvk<'a>>,
+    /// The object's name; empty on a create that relies on `generateName`.
+    pub name: &'a str,
+    /// Empty for cluster-scoped resources; the namespace's own name for a Namespace.
+    pub namespace: &'a str,
+    pub object: Option<&'a serde_json::Value>,
+    pub old_object: Option<&'a serde_json::Value>,
+}
+
+impl<'a> Attributes<'a> {
+    /// The resource the request was made for (`requestResource`, else `resource`).
+    pub fn effective_resource(&self) -> Gvr<'a> {
+        self.request_resource.unwrap_or(self.resource)
+    }
+
+    /// The subresource the request was made for (`requestSubResource`, else `subResource`).
+    pub fn effective_subresource(&self) -> &'a str {
+        match self.request_resource {
+            // requestSubResource only means something next to requestResource
+            Some(_) => self.request_sub_resource.unwrap_or(self.subresource),
+            None => self.subresource,
+        }
+    }
+
+    /// The kind the request was made with (`requestKind`, else `kind`).
+    pub fn effective_kind(&self) -> Gvk<'a> {
+        self.request_kind.unwrap_or(self.kind)
+    }
+}
+
+/// Namespace labels come from the host lazily.
+///
+/// `Err(message)` means the host could not answer (the caller's failurePolicy decides);
+/// `Ok(None)` means the namespace is unknown, which kube-apiserver reports as not found.
+pub trait NamespaceLookup {
+    fn labels(&self, namespace: &str) -> Result<Option<BTreeMap<String, String>>, String>;
+}
+
+/// A lookup answering from a fixed map (tests, and hosts that pass every namespace up front).
+impl NamespaceLookup for BTreeMap<String, BTreeMap<String, String>> {
+    fn labels(&self, namespace: &str) -> Result<Option<BTreeMap<String, String>>, String> {
+        Ok(self.get(namespace).cloned())
+    }
+}
+
+/// A host with no namespace information: every lookup is an error.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoNamespaces;
+
+impl NamespaceLookup for NoNamespaces {
+    fn labels(&self, namespace: &str) -> Result<Option<BTreeMap<String, String>>, String> {
+        Err(format!("no labels are known for namespace `{namespace}`"))
+    }
+}

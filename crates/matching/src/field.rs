@@ -1,0 +1,218 @@
+//! Field errors worded as the API server's `field.Error` (k8s.io/apimachinery/pkg/util/validation/field),
+//! and the small JSON-reading helpers every parser in this crate uses.
+
+use serde_json::Value;
+use std::fmt;
+
+/// One problem in a document, with its path relative to what the parser was given
+/// (for example `resourceRules[0].operations`) and the API server's wording
+/// (for example `Required value`, `Unsupported value: "FOO": supported values: "*", "CONNECT"`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+/// Joins a parent path and a child field name the way `field.Path.Child` prints it.
+pub(crate) fn child(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+/// `field.Path.Index`.
+pub(crate) fn index(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
+}
+
+/// Quotes a string as Go's `%q` does (the bad value in `Invalid value: "x"`).
+pub(crate) fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Renders a non-string bad value as Go's `json.Marshal` would (HTML characters escaped).
+pub(crate) fn go_json(v: &Value) -> String {
+    let s = v.to_string();
+    s.replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+}
+
+fn bad_value(v: &Value) -> String {
+    match v {
+        Value::String(s) => go_quote(s),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        other => go_json(other),
+    }
+}
+
+pub(crate) fn required(path: String, detail: &str) -> FieldError {
+    let mut message = "Required value".to_owned();
+    if !detail.is_empty() {
+        message.push_str(": ");
+        message.push_str(detail);
+    }
+    FieldError { path, message }
+}
+
+pub(crate) fn forbidden(path: String, detail: &str) -> FieldError {
+    FieldError {
+        path,
+        message: format!("Forbidden: {detail}"),
+    }
+}
+
+pub(crate) fn invalid(path: String, value: &Value, detail: &str) -> FieldError {
+    let mut message = format!("Invalid value: {}", bad_value(value));
+    if !detail.is_empty() {
+        message.push_str(": ");
+        message.push_str(detail);
+    }
+    FieldError { path, message }
+}
+
+pub(crate) fn invalid_str(path: String, value: &str, detail: &str) -> FieldError {
+    invalid(path, &Value::String(value.to_owned()), detail)
+}
+
+pub(crate) fn duplicate(path: String, value: &str) -> FieldError {
+    FieldError {
+        path,
+        message: format!("Duplicate value: {}", go_quote(value)),
+    }
+}
+
+pub(crate) fn too_many(path: String, actual: usize, max: usize) -> FieldError {
+    FieldError {
+        path,
+        message: format!("Too many: {actual}: must have at most {max} items"),
+    }
+}
+
+/// `field.NotSupported`: `supported` must already be in the API server's (sorted) order.
+pub(crate) fn not_supported(path: String, value: &str, supported: &[&str]) -> FieldError {
+    let list: Vec<String> = supported.iter().map(|s| go_quote(s)).collect();
+    FieldError {
+        path,
+        message: format!(
+            "Unsupported value: {}: supported values: {}",
+            go_quote(value),
+            list.join(", ")
+        ),
+    }
+}
+
+/// A value of the wrong JSON type (the API server would fail to decode the object; the wording is ours).
+pub(crate) fn wrong_type(path: String, expected: &str) -> FieldError {
+    FieldError {
+        path,
+        message: format!("expected {expected}"),
+    }
+}
+
+/// Reads an optional field of an object: `None` when absent or `null`.
+pub(crate) fn get<'v>(obj: &'v serde_json::Map<String, Value>, key: &str) -> Option<&'v Value> {
+    match obj.get(key) {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v),
+    }
+}
+
+/// Reads `v` as an object, or records a type error.
+pub(crate) fn as_object<'v>(
+    v: &'v Value,
+    path: &str,
+    errs: &mut Vec<FieldError>,
+) -> Option<&'v serde_json::Map<String, Value>> {
+    match v {
+        Value::Object(m) => Some(m),
+        _ => {
+            errs.push(wrong_type(path.to_owned(), "an object"));
+            None
+        }
+    }
+}
+
+/// Reads an optional list of strings; a missing or `null` field is an empty list.
+pub(crate) fn string_list(
+    obj: &serde_json::Map<String, Value>,
+    key: &str,
+    path: &str,
+    errs: &mut Vec<FieldError>,
+) -> Vec<String> {
+    let p = child(path, key);
+    match get(obj, key) {
+        None => Vec::new(),
+        Some(Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    Value::String(s) => out.push(s.clone()),
+                    _ => errs.push(wrong_type(index(&p, i), "a string")),
+                }
+            }
+            out
+        }
+        Some(_) => {
+            errs.push(wrong_type(p, "an array of strings"));
+            Vec::new()
+        }
+    }
+}
+
+/// Reads an optional string field.
+pub(crate) fn string_field(
+    obj: &serde_json::Map<String, Value>,
+    key: &str,
+    path: &str,
+    errs: &mut Vec<FieldError>,
+) -> Option<String> {
+    match get(obj, key) {
+        None => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => {
+            errs.push(wrong_type(child(path, key), "a string"));
+            None
+        }
+    }
+}
+
+/// The JSON array form of a string list, for `Invalid value: [...]` messages.
+pub(crate) fn list_value(items: &[String]) -> Value {
+    Value::Array(items.iter().map(|s| Value::String(s.clone())).collect())
+}

@@ -1,0 +1,485 @@
+//! The wasmtime host for Palisade's import-free C ABI (DESIGN.md, Entrypoints):
+//! `memory`, `palisade_alloc(len) -> ptr`, `palisade_free(ptr, len)`,
+//! `configure(ptr, len) -> i64`, `validate(ptr, len) -> i64`, every `i64` packing `ptr << 32 | len`.
+//!
+//! One [`Runtime`] (one `Engine` with epoch interruption and a ticker thread) per process, one
+//! compiled [`WasmHost`] (`Module` + `InstancePre`) per module, a fresh [`Session`] (`Store` with
+//! a memory cap) per case. Every call has an epoch deadline. Whatever the guest does — trap, loop,
+//! grow memory, answer garbage — ends in a [`HostError`] that names the reason.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use wasmtime::{
+    Config, Engine, InstancePre, Linker, Memory, Module, ResourceLimiter, Store, StoreLimits,
+    StoreLimitsBuilder, Trap, TypedFunc,
+};
+
+use crate::backend::{Backend, HostError};
+
+/// How often the ticker thread advances the engine's epoch.
+pub const TICK: Duration = Duration::from_millis(1);
+/// The default memory cap of one instance.
+pub const DEFAULT_MEMORY_LIMIT: usize = 512 << 20;
+/// The default deadline of one call (the apiserver's default webhook timeout).
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(10);
+
+/// One wasmtime `Engine` per process, with epoch interruption and a background ticker.
+#[derive(Clone)]
+pub struct Runtime {
+    engine: Engine,
+}
+
+impl Runtime {
+    /// The process-wide runtime (created, with its ticker thread, on first use).
+    pub fn shared() -> Result<Self, HostError> {
+        static SHARED: OnceLock<Result<Runtime, HostError>> = OnceLock::new();
+        SHARED.get_or_init(Self::new).clone()
+    }
+
+    fn new() -> Result<Self, HostError> {
+        let mut config = Config::new();
+        config.epoch_interruption(true);
+        let engine = Engine::new(&config).map_err(|e| HostError::Load {
+            module: String::new(),
+            reason: format!("cannot create the wasmtime engine: {e}"),
+        })?;
+        let ticker = engine.clone();
+        std::thread::Builder::new()
+            .name("palisade-epoch".into())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(TICK);
+                    ticker.increment_epoch();
+                }
+            })
+            .map_err(|e| HostError::Host(format!("cannot start the epoch ticker thread: {e}")))?;
+        Ok(Self { engine })
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+}
+
+/// Per-store state: the memory cap, and whether the guest hit it.
+pub struct StoreState {
+    limits: StoreLimits,
+    memory_limit: usize,
+    hit_memory_limit: bool,
+}
+
+impl ResourceLimiter for StoreState {
+    fn memory_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        let answer = self.limits.memory_growing(current, desired, maximum);
+        if !matches!(answer, Ok(true)) {
+            self.hit_memory_limit = true;
+        }
+        answer
+    }
+
+    fn table_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        self.limits.table_growing(current, desired, maximum)
+    }
+
+    fn instances(&self) -> usize {
+        self.limits.instances()
+    }
+    fn tables(&self) -> usize {
+        self.limits.tables()
+    }
+    fn memories(&self) -> usize {
+        self.limits.memories()
+    }
+}
+
+/// A compiled C ABI module, ready to instantiate (one per process and module).
+pub struct WasmHost {
+    runtime: Runtime,
+    path: PathBuf,
+    module: Module,
+    pre: InstancePre<StoreState>,
+    memory_limit: usize,
+    compile_time: Duration,
+}
+
+impl WasmHost {
+    /// Compiles a `.wasm` (or, for test guests, `.wat`) file.
+    pub fn load(path: &Path) -> Result<Self, HostError> {
+        let runtime = Runtime::shared()?;
+        let load_err = |reason: String| HostError::Load {
+            module: path.display().to_string(),
+            reason,
+        };
+        let bytes = std::fs::read(path).map_err(|e| {
+            let mut reason = e.to_string();
+            if e.kind() == std::io::ErrorKind::NotFound {
+                reason.push_str(" (build it with `cargo build --release -p palisade-harness`)");
+            }
+            load_err(reason)
+        })?;
+        Self::from_bytes(&runtime, path, &bytes)
+    }
+
+    /// Compiles a module from bytes (binary or text); `path` only names it in errors.
+    pub fn from_bytes(runtime: &Runtime, path: &Path, bytes: &[u8]) -> Result<Self, HostError> {
+        let load_err = |reason: String| HostError::Load {
+            module: path.display().to_string(),
+            reason,
+        };
+        let started = Instant::now();
+        let module = Module::new(runtime.engine(), bytes).map_err(|e| load_err(error_text(&e)))?;
+        let compile_time = started.elapsed();
+        // No imports are provided: a module that needs one fails here, as the C ABI promises none.
+        let linker: Linker<StoreState> = Linker::new(runtime.engine());
+        let pre = linker
+            .instantiate_pre(&module)
+            .map_err(|e| load_err(error_text(&e)))?;
+        Ok(Self {
+            runtime: runtime.clone(),
+            path: path.to_path_buf(),
+            module,
+            pre,
+            memory_limit: DEFAULT_MEMORY_LIMIT,
+            compile_time,
+        })
+    }
+
+    /// Sets the memory cap of every instance made from now on.
+    pub fn with_memory_limit(mut self, bytes: usize) -> Self {
+        self.memory_limit = bytes;
+        self
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+    pub fn compile_time(&self) -> Duration {
+        self.compile_time
+    }
+
+    /// A fresh instance in a fresh store.
+    pub fn instantiate(&self) -> Result<Session, HostError> {
+        let state = StoreState {
+            limits: StoreLimitsBuilder::new()
+                .memory_size(self.memory_limit)
+                .instances(1)
+                .trap_on_grow_failure(true)
+                .build(),
+            memory_limit: self.memory_limit,
+            hit_memory_limit: false,
+        };
+        let mut store = Store::new(self.runtime.engine(), state);
+        store.limiter(|s| s);
+        store.epoch_deadline_trap();
+        store.set_epoch_deadline(ticks(DEFAULT_DEADLINE));
+        let instance = self.pre.instantiate(&mut store).map_err(|e| {
+            if store.data().hit_memory_limit {
+                HostError::MemoryLimit {
+                    call: "instantiate".into(),
+                    limit: self.memory_limit,
+                }
+            } else {
+                HostError::Load {
+                    module: self.path.display().to_string(),
+                    reason: error_text(&e),
+                }
+            }
+        })?;
+        let missing = |name: &str, e: wasmtime::Error| HostError::Load {
+            module: self.path.display().to_string(),
+            reason: format!("export `{name}`: {}", error_text(&e)),
+        };
+        let memory = instance.get_memory(&mut store, "memory").ok_or_else(|| HostError::Load {
+            module: self.path.display().to_string(),
+            reason: "the module exports no memory named `memory`".into(),
+        })?;
+        let alloc = instance
+            .get_typed_func::<i32, i32>(&mut store, "palisade_alloc")
+            .map_err(|e| missing("palisade_alloc", e))?;
+        let free = instance
+            .get_typed_func::<(i32, i32), ()>(&mut store, "palisade_free")
+            .map_err(|e| missing("palisade_free", e))?;
+        let configure = instance
+            .get_typed_func::<(i32, i32), i64>(&mut store, "configure")
+            .map_err(|e| missing("configure", e))?;
+        let validate = instance
+            .get_typed_func::<(i32, i32), i64>(&mut store, "validate")
+            .map_err(|e| missing("validate", e))?;
+        Ok(Session {
+            store,
+            memory,
+            alloc,
+            free,
+            configure,
+            validate,
+            deadline: DEFAULT_DEADLINE,
+        })
+    }
+}
+
+fn ticks(deadline: Duration) -> u64 {
+    let tick = TICK.as_nanos().max(1);
+    u64::try_from(deadline.as_nanos().div_ceil(tick)).unwrap_or(u64::MAX).max(1)
+}
+
+/// The text of a wasmtime error with its causes, `: `-chained.
+fn error_text(e: &wasmtime::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        // wasmtime adds a multi-line wasm backtrace as context; keep its first line only.
+        let first = text.lines().next().unwrap_or_default().trim().to_string();
+        if !first.is_empty() && !parts.contains(&first) {
+            parts.push(first);
+        }
+    }
+    parts.join(": ")
+}
+
+/// Which C ABI entry point to call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    Configure,
+    Validate,
+}
+
+impl Entry {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Configure => "configure",
+            Self::Validate => "validate",
+        }
+    }
+}
+
+/// One instance in its own store: configure once, validate many times.
+pub struct Session {
+    store: Store<StoreState>,
+    memory: Memory,
+    alloc: TypedFunc<i32, i32>,
+    free: TypedFunc<(i32, i32), ()>,
+    configure: TypedFunc<(i32, i32), i64>,
+    validate: TypedFunc<(i32, i32), i64>,
+    deadline: Duration,
+}
+
+impl Session {
+    /// The deadline of each following call.
+    pub fn set_deadline(&mut self, deadline: Duration) {
+        self.deadline = deadline;
+    }
+
+    /// `configure(bundle)`: Ok(None) when valid, Ok(Some(message)) when not.
+    pub fn configure(&mut self, bundle_json: &[u8]) -> Result<Option<String>, HostError> {
+        let out = self.call_json(Entry::Configure, bundle_json)?;
+        let bad = |reason: &str| HostError::BadOutput {
+            call: "configure".into(),
+            reason: reason.into(),
+        };
+        match out.get("valid").and_then(Value::as_bool) {
+            Some(true) => Ok(None),
+            Some(false) => Ok(Some(
+                out.get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+            )),
+            None => Err(bad("expected `{\"valid\": bool, …}`")),
+        }
+    }
+
+    /// `validate(input)`: the AdmissionReview the module answers.
+    pub fn validate(&mut self, input_json: &[u8]) -> Result<Value, HostError> {
+        let out = self.call_json(Entry::Validate, input_json)?;
+        if !out.is_object() {
+            return Err(HostError::BadOutput {
+                call: "validate".into(),
+                reason: "the answer is not a JSON object".into(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Calls an entry point and parses its answer as JSON.
+    pub fn call_json(&mut self, entry: Entry, input: &[u8]) -> Result<Value, HostError> {
+        let bytes = self.call(entry, input)?;
+        let bad = |reason: String| HostError::BadOutput {
+            call: entry.name().into(),
+            reason,
+        };
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|e| bad(format!("the answer is not valid UTF-8: {e}")))?;
+        serde_json::from_str(text).map_err(|e| bad(format!("the answer is not JSON: {e}")))
+    }
+
+    /// alloc, copy in, call, read out, free both — exactly per DESIGN.md.
+    pub fn call(&mut self, entry: Entry, input: &[u8]) -> Result<Vec<u8>, HostError> {
+        let call = entry.name();
+        let len = i32::try_from(input.len())
+            .map_err(|_| HostError::Host(format!("input of {} bytes is too large for `{call}`", input.len())))?;
+
+        self.arm();
+        let ptr = self
+            .alloc
+            .call(&mut self.store, len)
+            .map_err(|e| self.classify("palisade_alloc", &e))?;
+        self.write(ptr, input, "palisade_alloc")?;
+
+        self.arm();
+        let func = match entry {
+            Entry::Configure => &self.configure,
+            Entry::Validate => &self.validate,
+        };
+        let packed = func
+            .call(&mut self.store, (ptr, len))
+            .map_err(|e| self.classify(call, &e))?;
+        let packed = packed as u64;
+        let out_ptr = (packed >> 32) as u32;
+        let out_len = (packed & 0xffff_ffff) as u32;
+        let out = self.read(out_ptr, out_len, call)?;
+
+        self.arm();
+        self.free
+            .call(&mut self.store, (ptr, len))
+            .map_err(|e| self.classify("palisade_free", &e))?;
+        self.arm();
+        self.free
+            .call(&mut self.store, (out_ptr as i32, out_len as i32))
+            .map_err(|e| self.classify("palisade_free", &e))?;
+        Ok(out)
+    }
+
+    fn arm(&mut self) {
+        self.store.set_epoch_deadline(ticks(self.deadline));
+    }
+
+    fn write(&mut self, ptr: i32, input: &[u8], call: &str) -> Result<(), HostError> {
+        let data = self.memory.data_mut(&mut self.store);
+        let start = ptr as u32 as usize;
+        let dest = start
+            .checked_add(input.len())
+            .and_then(|end| data.get_mut(start..end))
+            .ok_or_else(|| HostError::BadOutput {
+                call: call.into(),
+                reason: format!(
+                    "returned pointer {start:#x} with room for {} bytes outside memory of {} bytes",
+                    input.len(),
+                    data.len()
+                ),
+            })?;
+        dest.copy_from_slice(input);
+        Ok(())
+    }
+
+    fn read(&self, ptr: u32, len: u32, call: &str) -> Result<Vec<u8>, HostError> {
+        let data = self.memory.data(&self.store);
+        let start = ptr as usize;
+        start
+            .checked_add(len as usize)
+            .and_then(|end| data.get(start..end))
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| HostError::BadOutput {
+                call: call.into(),
+                reason: format!(
+                    "answer at {start:#x} of {len} bytes lies outside memory of {} bytes",
+                    data.len()
+                ),
+            })
+    }
+
+    fn classify(&self, call: &str, e: &wasmtime::Error) -> HostError {
+        let state = self.store.data();
+        if state.hit_memory_limit {
+            return HostError::MemoryLimit {
+                call: call.into(),
+                limit: state.memory_limit,
+            };
+        }
+        match e.downcast_ref::<Trap>() {
+            Some(Trap::Interrupt) => HostError::Timeout {
+                call: call.into(),
+                deadline: self.deadline,
+            },
+            Some(trap) => HostError::Trap {
+                call: call.into(),
+                reason: trap.to_string(),
+            },
+            None => HostError::Trap {
+                call: call.into(),
+                reason: error_text(e),
+            },
+        }
+    }
+}
+
+/// The C ABI module as a [`Backend`]: a fresh instance per evaluation.
+pub struct CAbiBackend {
+    host: WasmHost,
+}
+
+impl CAbiBackend {
+    pub fn new(host: WasmHost) -> Self {
+        Self { host }
+    }
+    pub fn load(path: &Path) -> Result<Self, HostError> {
+        WasmHost::load(path).map(Self::new)
+    }
+    pub fn host(&self) -> &WasmHost {
+        &self.host
+    }
+}
+
+/// The input of `validate`: a bare review, or `{"review": …, "context": …}` when there is context.
+pub fn validate_input(review: &Value, context: Option<&Value>) -> Result<Vec<u8>, HostError> {
+    let encoded = match context {
+        None => serde_json::to_vec(review),
+        Some(context) => serde_json::to_vec(&serde_json::json!({ "review": review, "context": context })),
+    };
+    encoded.map_err(|e| HostError::Host(format!("cannot encode the review: {e}")))
+}
+
+pub fn bundle_bytes(bundle: &Value) -> Result<Vec<u8>, HostError> {
+    serde_json::to_vec(bundle).map_err(|e| HostError::Host(format!("cannot encode the bundle: {e}")))
+}
+
+impl Backend for CAbiBackend {
+    fn name(&self) -> &'static str {
+        "wasm"
+    }
+
+    fn evaluate(
+        &self,
+        bundle: &Value,
+        review: &Value,
+        context: Option<&Value>,
+        deadline: Duration,
+    ) -> Result<Value, HostError> {
+        let mut session = self.host.instantiate()?;
+        session.set_deadline(deadline);
+        // A failed configure is the module's to report: `validate` then answers 500
+        // `palisade is not configured: …`, which is what a host would see.
+        session.configure(&bundle_bytes(bundle)?)?;
+        session.validate(&validate_input(review, context)?)
+    }
+
+    fn check(&self, bundle: &Value) -> Result<Option<String>, HostError> {
+        let mut session = self.host.instantiate()?;
+        session.configure(&bundle_bytes(bundle)?)
+    }
+}

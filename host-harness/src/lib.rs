@@ -1,0 +1,19 @@
+//! The `palisade` harness: a wasmtime host for the built `palisade.wasm` (and, through
+//! waPC, `palisade-kubewarden.wasm`), the case-file runner, webhook dispatch and the bench.
+//!
+//! The binary (`src/main.rs`) is a thin CLI over these modules; the integration tests in
+//! `tests/` drive the same modules and the binary.
+
+pub mod artifacts;
+pub mod backend;
+pub mod bench;
+pub mod case;
+pub mod documents;
+pub mod host;
+pub mod matching;
+pub mod runner;
+pub mod scaffold;
+pub mod webhook;
+
+pub use backend::{Backend, HostError};
+pub use host::{CAbiBackend, Runtime, Session, WasmHost};

@@ -1,0 +1,34 @@
+# Palisade recipes: thin wrappers over cargo. Bare `just` lists them.
+
+default:
+    @just --list
+
+# Build the harness and every wasm artifact (target/wasm/*.wasm, target/release/palisade)
+build:
+    cargo build --release -p palisade-harness
+
+# Run every case file through the built palisade.wasm (the README's first command)
+cases: build
+    target/release/palisade test tests/cases
+
+# Run the same cases through palisade-kubewarden.wasm in the waPC host
+cases-kubewarden: build
+    target/release/palisade test --kubewarden tests/cases
+
+# All tests (the README's second command)
+test:
+    npm ci --no-audit --no-fund && cargo test --workspace
+
+# Benchmarks: pod-baseline in wasmtime with both floors, then the criterion benches
+bench: build
+    target/release/palisade bench -p ../shared/bench/pod-baseline.yaml ../shared/bench/pod-review.json
+    target/release/palisade bench --kubewarden -p ../shared/bench/pod-baseline.yaml ../shared/bench/pod-review.json
+    cargo bench -p palisade-matching
+
+# Artifact sizes, raw and gzip -9
+wasm: build
+    @for f in target/wasm/*.wasm; do printf '%-45s %8d bytes  %8d gzip\n' "$f" "$(stat -c %s "$f")" "$(gzip -9c "$f" | wc -c)"; done
+
+# Exactly what CI runs
+ci:
+    bash .ci/run
