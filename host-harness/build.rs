@@ -6,6 +6,7 @@
 //! target/wasm/palisade-kubewarden.wasm   package `palisade`, feature `kubewarden`, io.kubewarden.metadata embedded
 //! target/wasm/floor-scan.wasm            bench floors (host-harness/floors, features `scan` / `dom`)
 //! target/wasm/floor-dom.wasm
+//! target/wasm/floor-wapc.wasm            waPC bench floor (host-harness/floors/wapc-floor)
 //! ```
 //!
 //! The inner cargo runs with its own `CARGO_TARGET_DIR=<workspace>/target/wasm-build` (a nested
@@ -48,6 +49,8 @@ fn run() -> Result<(), String> {
         workspace.join("Cargo.lock"),
         manifest_dir.join("floors/src"),
         manifest_dir.join("floors/Cargo.toml"),
+        manifest_dir.join("floors/wapc-floor/src"),
+        manifest_dir.join("floors/wapc-floor/Cargo.toml"),
         manifest_dir.join("src/annotate.rs"),
     ] {
         if watched.exists() {
@@ -80,6 +83,7 @@ fn run() -> Result<(), String> {
     // 1. The C ABI module.
     inner.build(&workspace.join("Cargo.toml"), &["-p", "palisade", "--lib", "--features", "c-abi"])?;
     install(&built.join("palisade.wasm"), &out_dir.join("palisade.wasm"))?;
+    keep_only_c_abi_exports(&out_dir.join("palisade.wasm"))?;
 
     // 2. The Kubewarden waPC module, annotated with metadata.yml.
     inner.build(&workspace.join("Cargo.toml"), &["-p", "palisade", "--lib", "--features", "kubewarden"])?;
@@ -95,6 +99,14 @@ fn run() -> Result<(), String> {
             &built.join("palisade_bench_floors.wasm"),
             &out_dir.join(format!("floor-{floor}.wasm")),
         )?;
+        keep_only_c_abi_exports(&out_dir.join(format!("floor-{floor}.wasm")))?;
+    }
+
+    // 4. The waPC floor of `palisade bench --kubewarden` (host-harness/floors/wapc-floor).
+    let wapc_floor = manifest_dir.join("floors/wapc-floor/Cargo.toml");
+    if wapc_floor.exists() {
+        inner.build(&wapc_floor, &["--lib"])?;
+        install(&built.join("palisade_wapc_floor.wasm"), &out_dir.join("floor-wapc.wasm"))?;
     }
     Ok(())
 }
@@ -207,4 +219,89 @@ fn install(from: &Path, to: &Path) -> Result<(), String> {
 fn find_on_path(tool: &str) -> Option<PathBuf> {
     let path = env::var_os("PATH")?;
     env::split_paths(&path).map(|dir| dir.join(tool)).find(|p| p.is_file())
+}
+
+/// The exports of the C ABI (DESIGN.md, Entrypoints), and nothing else: rustc's wasm linker
+/// also exports the globals `__data_end` and `__heap_base`, which the contract does not list.
+const C_ABI_EXPORTS: [&str; 5] = ["memory", "palisade_alloc", "palisade_free", "configure", "validate"];
+
+fn keep_only_c_abi_exports(path: &Path) -> Result<(), String> {
+    let bytes = fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let rewritten = filter_exports(&bytes, &C_ABI_EXPORTS).map_err(|e| format!("{}: {e}", path.display()))?;
+    fs::write(path, rewritten).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn read_leb(bytes: &[u8], pos: &mut usize) -> Result<u32, String> {
+    let mut result: u64 = 0;
+    let mut shift = 0;
+    loop {
+        let byte = *bytes.get(*pos).ok_or("truncated LEB128")?;
+        *pos += 1;
+        result |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return u32::try_from(result).map_err(|_| "LEB128 out of range".to_string());
+        }
+        shift += 7;
+        if shift > 35 {
+            return Err("LEB128 too long".into());
+        }
+    }
+}
+
+fn write_leb(out: &mut Vec<u8>, mut value: u32) {
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
+        if value == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// Rewrites the export section of a module, keeping the exports named in `keep`.
+fn filter_exports(bytes: &[u8], keep: &[&str]) -> Result<Vec<u8>, String> {
+    let header = bytes.get(..8).ok_or("not a wasm module")?;
+    if header.get(..4) != Some(b"\0asm".as_slice()) {
+        return Err("not a wasm module".into());
+    }
+    let mut out = header.to_vec();
+    let mut pos = 8;
+    while pos < bytes.len() {
+        let id = *bytes.get(pos).ok_or("truncated section")?;
+        pos += 1;
+        let size = read_leb(bytes, &mut pos)? as usize;
+        let body = bytes.get(pos..pos + size).ok_or("truncated section body")?;
+        pos += size;
+        if id != 7 {
+            out.push(id);
+            write_leb(&mut out, size as u32);
+            out.extend_from_slice(body);
+            continue;
+        }
+        let mut p = 0;
+        let count = read_leb(body, &mut p)?;
+        let mut kept = Vec::new();
+        let mut kept_count = 0u32;
+        for _ in 0..count {
+            let start = p;
+            let len = read_leb(body, &mut p)? as usize;
+            let name = body.get(p..p + len).ok_or("truncated export name")?;
+            p += len;
+            p += 1; // kind
+            read_leb(body, &mut p)?; // index
+            if keep.iter().any(|k| k.as_bytes() == name) {
+                kept.extend_from_slice(body.get(start..p).ok_or("truncated export")?);
+                kept_count += 1;
+            }
+        }
+        let mut section = Vec::new();
+        write_leb(&mut section, kept_count);
+        section.extend_from_slice(&kept);
+        out.push(7);
+        write_leb(&mut out, section.len() as u32);
+        out.extend_from_slice(&section);
+    }
+    Ok(out)
 }

@@ -1,25 +1,98 @@
-//! CertificateRequestPolicy (being wired: see CHANGELOG).
+//! CertificateRequestPolicy: cert-manager approver-policy's decision at admission time, over the
+//! `palisade-certificates` crate. This adapter decides which requests are CertificateRequest creations and answers
+//! the crate's host questions from the cluster context.
 
-use crate::bundle::{Bundle, Kind, Problem};
-use crate::context::Cluster;
-use crate::engine::Verdict;
+use std::collections::BTreeMap;
+
+use palisade_certificates::{Decision, Host, Settings, UseCheck};
+
+use crate::bundle::{Bundle, Kind, Problem, Unmatched};
+use crate::context::{AccessQuery, Cluster};
+use crate::engine::{Denial, Verdict};
 use crate::review::AdmissionRequest;
 
 /// The compiled CertificateRequestPolicies of a bundle.
 #[derive(Debug, Default)]
-pub struct Policies {}
+pub struct Policies {
+    /// `None` when the bundle has no CertificateRequestPolicy and no `certificateRequests` settings: then
+    /// CertificateRequests are not Palisade's business.
+    inner: Option<palisade_certificates::Policies>,
+}
 
 impl Policies {
     pub fn compile(bundle: &Bundle<'_>, problems: &mut Vec<Problem>) -> Self {
-        for kind in [Kind::CertificateRequestPolicy] {
-            for (i, _) in bundle.of_kind(kind) {
-                problems.push(Problem::in_document(i, "kind", format!("`{kind:?}` is not supported by this build yet")));
+        let docs: Vec<(usize, &serde_json::Value)> = bundle.of_kind(Kind::CertificateRequestPolicy).collect();
+        let settings = &bundle.certificate_requests;
+        if docs.is_empty() && !settings.explicit {
+            return Self { inner: None };
+        }
+        let settings = Settings {
+            unmatched: match settings.unmatched {
+                Unmatched::Deny => palisade_certificates::Unmatched::Deny,
+                Unmatched::Allow => palisade_certificates::Unmatched::Allow,
+            },
+            require_use_permission: settings.require_use_permission,
+        };
+        match palisade_certificates::Policies::compile(&docs, settings) {
+            Ok(p) => Self { inner: Some(p) },
+            Err(errors) => {
+                for (doc, e) in errors {
+                    problems.push(Problem::in_document(doc, &e.path, e.message));
+                }
+                Self { inner: None }
             }
         }
-        Self {}
     }
 
-    pub fn review(&self, _request: &AdmissionRequest, _cluster: &dyn Cluster) -> Verdict {
-        Verdict::default()
+    /// Decide a CertificateRequest CREATE; every other request gets no verdict from here.
+    pub fn review(&self, request: &AdmissionRequest, cluster: &dyn Cluster) -> Verdict {
+        let mut verdict = Verdict::default();
+        let Some(inner) = &self.inner else { return verdict };
+        let is_certificate_request = request.kind.group == "cert-manager.io" && request.kind.kind == "CertificateRequest";
+        if !is_certificate_request || request.operation != "CREATE" || !request.sub_resource.is_empty() {
+            return verdict;
+        }
+        let Some(object) = request.object() else {
+            verdict.denials.push(Denial {
+                code: 400,
+                reason: "BadRequest".to_owned(),
+                message: "a CertificateRequest CREATE must carry the object".to_owned(),
+            });
+            return verdict;
+        };
+        let host = ClusterHost { cluster };
+        match inner.evaluate(object, &host) {
+            Decision::Approved { .. } | Decision::Unmatched { .. } => {}
+            Decision::Denied { message } | Decision::Error { message } => {
+                verdict.denials.push(Denial { code: 403, reason: "Forbidden".to_owned(), message });
+            }
+        }
+        verdict
+    }
+}
+
+struct ClusterHost<'c> {
+    cluster: &'c dyn Cluster,
+}
+
+impl Host for ClusterHost<'_> {
+    fn namespace_labels(&self, namespace: &str) -> Result<Option<BTreeMap<String, String>>, String> {
+        self.cluster.namespace(namespace).map(|ns| ns.as_ref().map(crate::context::namespace_labels))
+    }
+
+    fn can_use(&self, check: &UseCheck) -> Result<bool, String> {
+        self.cluster.authorize(&AccessQuery {
+            user: check.user.clone(),
+            groups: check.groups.clone(),
+            uid: check.uid.clone(),
+            extra: check.extra.clone(),
+            verb: check.verb.clone(),
+            api_group: check.api_group.clone(),
+            resource: check.resource.clone(),
+            subresource: String::new(),
+            namespace: check.namespace.clone(),
+            name: check.name.clone(),
+            path: None,
+        })
     }
 }

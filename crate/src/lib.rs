@@ -4,6 +4,7 @@ pub mod api;
 pub mod bundle;
 pub mod certificates;
 pub mod context;
+mod document;
 pub mod engine;
 pub mod review;
 pub mod vap;

@@ -277,7 +277,7 @@ pub fn judge(case: &Case, outcome: &Outcome) -> Verdict {
     // observed value where it did not; plus keys that show a different kind of outcome.
     let mut actual = Map::new();
     let mut ok = true;
-    let mut put = |actual: &mut Map<String, Value>, key: &str, matched: bool, observed: Value| {
+    let put = |actual: &mut Map<String, Value>, key: &str, matched: bool, observed: Value| {
         if matched {
             if let Some(v) = expected.get(key) {
                 actual.insert(key.into(), v.clone());
@@ -477,7 +477,7 @@ mod tests {
         assert!(judge(&c, &deny("no")).passed);
         let v = judge(&c, &deny("yes"));
         assert!(!v.passed);
-        assert!(v.actual_text.contains("message: 'yes'") || v.actual_text.contains("message: \"yes\""), "{}", v.actual_text);
+        assert!(v.actual_text.contains("message: yes"), "{}", v.actual_text);
     }
 
     #[test]

@@ -371,20 +371,21 @@ impl Session {
 
     fn write(&mut self, ptr: i32, input: &[u8], call: &str) -> Result<(), HostError> {
         let data = self.memory.data_mut(&mut self.store);
+        let size = data.len();
         let start = ptr as u32 as usize;
-        let dest = start
-            .checked_add(input.len())
-            .and_then(|end| data.get_mut(start..end))
-            .ok_or_else(|| HostError::BadOutput {
+        match start.checked_add(input.len()).and_then(|end| data.get_mut(start..end)) {
+            Some(dest) => {
+                dest.copy_from_slice(input);
+                Ok(())
+            }
+            None => Err(HostError::BadOutput {
                 call: call.into(),
                 reason: format!(
-                    "returned pointer {start:#x} with room for {} bytes outside memory of {} bytes",
-                    input.len(),
-                    data.len()
+                    "returned pointer {start:#x} with room for {} bytes outside memory of {size} bytes",
+                    input.len()
                 ),
-            })?;
-        dest.copy_from_slice(input);
-        Ok(())
+            }),
+        }
     }
 
     fn read(&self, ptr: u32, len: u32, call: &str) -> Result<Vec<u8>, HostError> {

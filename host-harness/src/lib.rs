@@ -4,12 +4,14 @@
 //! The binary (`src/main.rs`) is a thin CLI over these modules; the integration tests in
 //! `tests/` drive the same modules and the binary.
 
+pub mod annotate;
 pub mod artifacts;
 pub mod backend;
 pub mod bench;
 pub mod case;
 pub mod documents;
 pub mod host;
+pub mod kubewarden;
 pub mod matching;
 pub mod runner;
 pub mod scaffold;

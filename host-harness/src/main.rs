@@ -1,1 +1,339 @@
-fn main() {}
+//! `palisade`: replays AdmissionReviews against the built `palisade.wasm` in wasmtime, checks
+//! case files, compiles bundles, benchmarks, and scaffolds reviews (DESIGN.md, "The harness").
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::Value;
+
+use palisade_harness::backend::Backend;
+use palisade_harness::host::{CAbiBackend, DEFAULT_DEADLINE, WasmHost, bundle_bytes};
+use palisade_harness::kubewarden::{self, KubewardenBackend};
+use palisade_harness::{artifacts, bench, documents, runner, scaffold};
+
+#[derive(Parser)]
+#[command(name = "palisade", version, about = "Run Palisade's wasm modules: case files, reviews, bundles, benchmarks")]
+struct Cli {
+    /// The C ABI module to load (default: target/wasm/palisade.wasm next to this binary,
+    /// or $PALISADE_WASM_DIR/palisade.wasm)
+    #[arg(long, global = true, value_name = "WASM")]
+    module: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Text,
+    Json,
+    Junit,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run case files (directories are searched recursively); exit non-zero on any failure
+    Test {
+        /// Case files or directories (default: tests/cases)
+        paths: Vec<PathBuf>,
+        /// Rewrite the `expect` block of each failing case with what was observed
+        #[arg(long)]
+        bless: bool,
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+        /// Drive palisade-kubewarden.wasm through the waPC host instead
+        #[arg(long)]
+        kubewarden: bool,
+    },
+    /// Print the AdmissionReview answers to recorded reviews
+    Eval {
+        /// The policy bundle (JSON or YAML, bundle document or stream of policies)
+        #[arg(short = 'p', long = "policy", value_name = "BUNDLE")]
+        bundle: PathBuf,
+        /// AdmissionReview files (JSON or YAML)
+        #[arg(required = true)]
+        reviews: Vec<PathBuf>,
+        /// A context file (namespaces, authorizations)
+        #[arg(long)]
+        context: Option<PathBuf>,
+        #[arg(long)]
+        kubewarden: bool,
+    },
+    /// Compile a bundle and print every problem
+    Check {
+        bundle: PathBuf,
+        #[arg(long)]
+        kubewarden: bool,
+    },
+    /// Latency percentiles and throughput in wasmtime, next to the scan and DOM floors
+    Bench {
+        #[arg(short = 'p', long = "policy", value_name = "BUNDLE")]
+        bundle: PathBuf,
+        #[arg(required = true)]
+        reviews: Vec<PathBuf>,
+        #[arg(long)]
+        context: Option<PathBuf>,
+        /// Measured rounds (each round runs every module on every review, interleaved)
+        #[arg(long, default_value_t = 300)]
+        iterations: usize,
+        #[arg(long, default_value_t = 30)]
+        warmup: usize,
+        #[arg(long, value_enum, default_value = "text")]
+        format: FormatArg,
+        #[arg(long)]
+        kubewarden: bool,
+    },
+    /// Embed metadata.yml into a waPC module as the io.kubewarden.metadata section, as `kwctl annotate` does
+    Annotate {
+        /// The waPC module to annotate
+        wasm: PathBuf,
+        /// The policy metadata (metadata.yml)
+        #[arg(short = 'm', long)]
+        metadata: PathBuf,
+        /// A usage text (README) to embed as the io.kubewarden.policy.usage annotation
+        #[arg(short = 'u', long)]
+        usage: Option<PathBuf>,
+        /// Where to write the annotated module (may be WASM itself)
+        #[arg(short = 'o', long)]
+        output: PathBuf,
+    },
+    /// Make inputs
+    Scaffold {
+        #[command(subcommand)]
+        what: Scaffold,
+    },
+}
+
+#[derive(Subcommand)]
+enum Scaffold {
+    /// An admission.k8s.io/v1 AdmissionReview for each object of a manifest
+    Review {
+        manifest: PathBuf,
+        #[arg(long, default_value = "CREATE")]
+        operation: String,
+        /// The old object (UPDATE, DELETE)
+        #[arg(long)]
+        old: Option<PathBuf>,
+        #[arg(long)]
+        namespace: Option<String>,
+        #[arg(long, default_value = "kubernetes-admin")]
+        user: String,
+        /// Groups of the user (repeatable; default system:masters, system:authenticated)
+        #[arg(long = "group")]
+        groups: Vec<String>,
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long, default_value = "")]
+        subresource: String,
+    },
+}
+
+fn backend(module: Option<&Path>, kubewarden: bool) -> Result<Box<dyn Backend>> {
+    if kubewarden {
+        let path = module.map_or_else(|| artifacts::artifact(artifacts::KUBEWARDEN), Path::to_path_buf);
+        return Ok(Box::new(KubewardenBackend::load(&path)?));
+    }
+    let path = module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);
+    Ok(Box::new(CAbiBackend::load(&path)?))
+}
+
+fn read_context(path: Option<&Path>) -> Result<Option<Value>> {
+    path.map(documents::read_document).transpose()
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let module = cli.module.as_deref();
+    match cli.command {
+        Command::Test { paths, bless, format, kubewarden } => {
+            let paths = if paths.is_empty() { vec![PathBuf::from("tests/cases")] } else { paths };
+            let files = runner::discover(&paths)?;
+            let backend = backend(module, kubewarden)?;
+            let report = runner::run_all(&files, backend.as_ref(), bless);
+            let format = match format {
+                FormatArg::Text => runner::Format::Text,
+                FormatArg::Json => runner::Format::Json,
+                FormatArg::Junit => runner::Format::Junit,
+            };
+            print!("{}", runner::render(&report, format));
+            if format != runner::Format::Text {
+                eprintln!("{}", report.summary());
+            }
+            Ok(if report.failed() == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        Command::Eval { bundle, reviews, context, kubewarden } => {
+            let bundle_value = documents::read_bundle(&bundle)?;
+            let context = read_context(context.as_deref())?;
+            let backend = backend(module, kubewarden)?;
+            let rejected = backend.check(&bundle_value)?;
+            if let Some(message) = &rejected {
+                eprintln!("error: the bundle `{}` was rejected: {message}", bundle.display());
+            }
+            for path in &reviews {
+                let review = documents::read_document(path)?;
+                let answer = backend.evaluate(&bundle_value, &review, context.as_ref(), DEFAULT_DEADLINE)?;
+                println!("{}", serde_json::to_string_pretty(&answer)?);
+            }
+            Ok(if rejected.is_some() { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+        }
+        Command::Check { bundle, kubewarden } => {
+            let bundle_value = documents::read_bundle(&bundle)?;
+            let count = bundle_value
+                .get("policies")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            if kubewarden {
+                let backend = backend(module, true)?;
+                return Ok(report_check(&bundle, count, backend.check(&bundle_value)?, &[]));
+            }
+            // Through the session directly, to show any warnings `configure` gives too.
+            let path = module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);
+            let host = WasmHost::load(&path)?;
+            let mut session = host.instantiate()?;
+            let answer = session.call_json(palisade_harness::host::Entry::Configure, &bundle_bytes(&bundle_value)?)?;
+            let valid = answer.get("valid").and_then(Value::as_bool).context("`configure` answered without `valid`")?;
+            let message = (!valid).then(|| {
+                answer
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            });
+            let warnings: Vec<String> = answer
+                .get("warnings")
+                .and_then(Value::as_array)
+                .map(|w| w.iter().map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string)).collect())
+                .unwrap_or_default();
+            Ok(report_check(&bundle, count, message, &warnings))
+        }
+        Command::Bench { bundle, reviews, context, iterations, warmup, format, kubewarden } => {
+            let bundle_value = documents::read_bundle(&bundle)?;
+            let context = read_context(context.as_deref())?;
+            let opts = bench::Options { iterations, warmup };
+            if kubewarden {
+                let reviews: Vec<Value> = reviews
+                    .iter()
+                    .map(|p| documents::read_document(p))
+                    .collect::<Result<_>>()?;
+                let path = module.map_or_else(|| artifacts::artifact(artifacts::KUBEWARDEN), Path::to_path_buf);
+                let report = bench_kubewarden(&path, &bundle_value, &reviews, context.as_ref(), &opts)?;
+                match format {
+                    FormatArg::Json => print!("{}", bench::render_json(&report)),
+                    _ => print!("{}", bench::render_text(&report)),
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            let path = module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);
+            let scan = artifacts::artifact(artifacts::FLOOR_SCAN);
+            let dom = artifacts::artifact(artifacts::FLOOR_DOM);
+            let inputs: Vec<Vec<u8>> = reviews
+                .iter()
+                .map(|p| bench::input_for(p, context.as_ref()))
+                .collect::<Result<_>>()?;
+            let report = bench::run(&path, [&scan, &dom], &bundle_value, &inputs, &opts)?;
+            match format {
+                FormatArg::Json => print!("{}", bench::render_json(&report)),
+                _ => print!("{}", bench::render_text(&report)),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Annotate { wasm, metadata, usage, output } => {
+            palisade_harness::annotate::annotate_paths(&wasm, &metadata, usage.as_deref(), &output)?;
+            println!("annotated `{}` with `{}` into `{}`", wasm.display(), metadata.display(), output.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Scaffold { what: Scaffold::Review { manifest, operation, old, namespace, user, groups, dry_run, subresource } } => {
+            let docs = documents::read_documents(&manifest)?;
+            let old_object = old.as_deref().map(documents::read_document).transpose()?;
+            let mut opts = scaffold::Options {
+                operation,
+                old_object,
+                username: user,
+                namespace,
+                dry_run,
+                subresource,
+                ..scaffold::Options::default()
+            };
+            if !groups.is_empty() {
+                opts.groups = groups;
+            }
+            for doc in &docs {
+                let review = scaffold::review(doc, &opts)?;
+                println!("{}", serde_json::to_string_pretty(&review)?);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn report_check(bundle: &Path, count: usize, problem: Option<String>, warnings: &[String]) -> ExitCode {
+    for w in warnings {
+        println!("warning: {w}");
+    }
+    match problem {
+        None => {
+            println!("ok: `{}` compiles ({count} documents)", bundle.display());
+            ExitCode::SUCCESS
+        }
+        Some(message) => {
+            println!("error: `{}` does not compile:", bundle.display());
+            for line in message.split('\n') {
+                println!("  {line}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `bench --kubewarden`: palisade-kubewarden.wasm next to the waPC floor, interleaved, both
+/// modes (fresh instance per request as policy-server; one instance as kwctl bench).
+fn bench_kubewarden(
+    path: &Path,
+    bundle: &Value,
+    reviews: &[Value],
+    context: Option<&Value>,
+    opts: &bench::Options,
+) -> Result<bench::BenchReport> {
+    let floor_path = artifacts::artifact(artifacts::FLOOR_WAPC);
+    let palisade = KubewardenBackend::load(path)?;
+    let floor = KubewardenBackend::load_unannotated(&floor_path)?;
+    if let Some(message) = palisade.check(bundle)? {
+        anyhow::bail!("the bundle was rejected: {message}");
+    }
+    let payloads: Vec<Vec<u8>> = reviews
+        .iter()
+        .map(|r| kubewarden::validation_payload(bundle, r))
+        .collect::<Result<_, _>>()?;
+    let samples = kubewarden::bench_samples(&[&palisade, &floor], &payloads, context, opts.warmup, opts.iterations)?;
+    let mut modules = Vec::new();
+    for ((label, backend), s) in [("palisade", &palisade), ("waPC floor", &floor)].into_iter().zip(samples) {
+        let bytes = std::fs::read(backend.path())?;
+        modules.push(bench::ModuleFigures {
+            label: label.into(),
+            path: backend.path().to_path_buf(),
+            raw_size: bytes.len() as u64,
+            gzip_size: bench::gzip9_len(&bytes)?,
+            compile_time: backend.compile_time(),
+            reused: Some(bench::Stats::from_samples(s.reused)),
+            fresh: bench::Stats::from_samples(s.fresh),
+        });
+    }
+    Ok(bench::BenchReport {
+        reviews: reviews.len(),
+        review_bytes: payloads.iter().map(Vec::len).collect(),
+        iterations: opts.iterations,
+        modules,
+        sample_answer: None,
+    })
+}

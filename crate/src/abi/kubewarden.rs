@@ -169,11 +169,12 @@ fn read_validation_request(payload: &[u8]) -> Result<(AdmissionRequest, Value), 
         if inner.is_syntax() || inner.is_eof() || path == "." {
             format!("the validation request is not valid JSON: {inner}")
         } else {
-            format!("the validation request has a wrong field: {path}: {inner}")
+            // `request` is the AdmissionReview's request, so the path and wording are those the C ABI gives.
+            format!("the AdmissionReview has a wrong field: {path}: {inner}")
         }
     })?;
     de.end().map_err(|e| format!("the validation request is not valid JSON: {e}"))?;
-    let request = parsed.request.ok_or_else(|| "the validation request has no `request`".to_owned())?;
+    let request = parsed.request.ok_or_else(|| "the AdmissionReview has no `request`".to_owned())?;
     Ok((request, or_empty_bundle(parsed.settings)))
 }
 
@@ -379,8 +380,9 @@ mod tests {
             (b"\xff\xfe", "not valid UTF-8"),
             (b"[1]", "must be a JSON object, not a list"),
             (b"", "the validation request is not valid JSON"),
-            (br#"{"settings":{}}"#, "the validation request has no `request`"),
-            (br#"{"request":{"uid":"x","operation":5},"settings":{}}"#, "wrong field: request.operation"),
+            (br#"{"settings":{}}"#, "the AdmissionReview has no `request`"),
+            (br#"{"request":null,"settings":{}}"#, "the AdmissionReview has no `request`"),
+            (br#"{"request":{"uid":"x","operation":5},"settings":{}}"#, "the AdmissionReview has a wrong field: request.operation: "),
             (br#"{"request":{"uid":"x"},"settings":{}} trailing"#, "not valid JSON"),
         ] {
             let response = validate(payload, &no_host());

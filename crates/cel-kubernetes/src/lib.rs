@@ -12,8 +12,35 @@
 //! | [`authz`] | `authz.go` |
 //!
 //! Nothing here panics on any input, and nothing grows without bound.
+//!
+//! ```
+//! use palisade_cel_kubernetes::quantity::Quantity;
+//! use palisade_cel_kubernetes::cidr::Cidr;
+//! use palisade_cel_kubernetes::format::Format;
+//!
+//! // quantity("1.5Gi").isGreaterThan(quantity("1500M"))
+//! let a = Quantity::parse("1.5Gi")?;
+//! assert!(a.is_greater_than(&Quantity::parse("1500M")?));
+//! assert_eq!(a.add_int(1)?.to_string(), "1610612737");
+//!
+//! // cidr("10.0.0.0/8").containsIP("10.1.2.3")
+//! assert!(Cidr::parse("10.0.0.0/8")?.contains_ip_str("10.1.2.3")?);
+//!
+//! // format.dns1123Label().validate("Not_A_Label") is non-empty
+//! assert!(!Format::Dns1123Label.validate("Not_A_Label").is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod bigint;
 mod goquote;
 
+pub mod authz;
+pub mod cidr;
+pub mod format;
+pub mod ip;
+pub mod lists;
 pub mod quantity;
+pub mod regex;
+pub mod semver;
+pub mod sets;
+pub mod url;

@@ -335,9 +335,7 @@ impl Quantity {
                     let keep = match format {
                         Format::BinarySI => exponent % 10 == 0 && (value & 0x07) != 0,
                         _ => {
-                            scale % 3 == 0
-                                && !shifted.ends_with("000")
-                                && !shifted.starts_with('0')
+                            scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0')
                         }
                     };
                     return Ok(Self {
@@ -359,7 +357,10 @@ impl Quantity {
         } else {
             let mut mag = amount.unscaled.mag().clone();
             mag.shl_small(exponent.clamp(0, 63) as u32);
-            amount = Dec::new(BigInt::from_parts(amount.unscaled.is_neg(), mag), amount.scale);
+            amount = Dec::new(
+                BigInt::from_parts(amount.unscaled.is_neg(), mag),
+                amount.scale,
+            );
         }
         let negative = amount.sign() < 0;
         if negative {
@@ -446,8 +447,16 @@ impl Quantity {
     pub fn add(&self, other: &Self) -> Result<Self, QuantityError> {
         let mut out = self.clone();
         out.cached = None;
-        if let (Amount::Int { value: av, scale: ascale }, Amount::Int { value: bv, scale: bscale }) =
-            (&self.amount, &other.amount)
+        if let (
+            Amount::Int {
+                value: av,
+                scale: ascale,
+            },
+            Amount::Int {
+                value: bv,
+                scale: bscale,
+            },
+        ) = (&self.amount, &other.amount)
         {
             if *av == 0 {
                 out.format = other.format;
@@ -470,8 +479,16 @@ impl Quantity {
         if self.is_zero() {
             out.format = other.format;
         }
-        if let (Amount::Int { value: av, scale: ascale }, Amount::Int { value: bv, scale: bscale }) =
-            (&self.amount, &other.amount)
+        if let (
+            Amount::Int {
+                value: av,
+                scale: ascale,
+            },
+            Amount::Int {
+                value: bv,
+                scale: bscale,
+            },
+        ) = (&self.amount, &other.amount)
             && let Some(neg) = bv.checked_neg()
             && let Some((value, scale)) = int_add(*av, *ascale, neg, *bscale)
         {
@@ -680,7 +697,11 @@ fn negative_scale(base: i64, scale: i64) -> (i64, bool) {
 /// `removeInt64Factors`.
 fn remove_int_factors(value: i64, base: i64) -> (i64, i64) {
     let negative = value < 0;
-    let mut result = if negative { value.wrapping_neg() } else { value };
+    let mut result = if negative {
+        value.wrapping_neg()
+    } else {
+        value
+    };
     let mut times = 0;
     while result >= base && result % base == 0 {
         times += 1;
@@ -712,7 +733,8 @@ fn canonical_base10(amount: &Amount) -> (String, i64) {
         Amount::Int { value, scale } => {
             let (mut number, times) = remove_int_factors(*value, 10);
             let mut exponent = i64::from(*scale) + times;
-            let fallback = || canonical_base10_dec(&Dec::new(BigInt::from_i64(*value), -i64::from(*scale)));
+            let fallback =
+                || canonical_base10_dec(&Dec::new(BigInt::from_i64(*value), -i64::from(*scale)));
             match exponent % 3 {
                 1 | -2 => match number.checked_mul(10) {
                     Some(n) => {
@@ -790,7 +812,10 @@ fn go_pow10(n: i64) -> f64 {
         1e-00, 1e-32, 1e-64, 1e-96, 1e-128, 1e-160, 1e-192, 1e-224, 1e-256, 1e-288, 1e-320,
     ];
     if (0..=308).contains(&n) {
-        let hi = POS32.get((n / 32) as usize).copied().unwrap_or(f64::INFINITY);
+        let hi = POS32
+            .get((n / 32) as usize)
+            .copied()
+            .unwrap_or(f64::INFINITY);
         let lo = TAB.get((n % 32) as usize).copied().unwrap_or(1.0);
         return hi * lo;
     }

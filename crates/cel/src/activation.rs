@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use serde_json::Value as Json;
 
-use crate::authz::{AuthzCheck, AuthzValue, Authorizer};
+use crate::authz::{Authorizer, AuthzCheck, AuthzValue};
 use crate::error::EvalError;
 use crate::eval::{self, Budget, MAX_EVAL_DEPTH};
 use crate::value::Value;
@@ -25,14 +25,19 @@ pub struct Variables {
 
 impl std::fmt::Debug for Variables {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Variables").field("names", &self.names).finish()
+        f.debug_struct("Variables")
+            .field("names", &self.names)
+            .finish()
     }
 }
 
 impl Variables {
     /// Compiles variables in order; each may use the ones before it as `variables.<name>`.
     /// On failure returns the index of the failing variable and its error.
-    pub fn compile(env: &Env, vars: &[(&str, &str)]) -> Result<Variables, (usize, crate::CompileError)> {
+    pub fn compile(
+        env: &Env,
+        vars: &[(&str, &str)],
+    ) -> Result<Variables, (usize, crate::CompileError)> {
         let mut cur = env.clone();
         let mut names = Vec::with_capacity(vars.len());
         let mut programs = Vec::with_capacity(vars.len());
@@ -212,7 +217,12 @@ impl<'a> Activation<'a> {
         c
     }
 
-    fn variable(&self, name: &str, budget: &mut Budget, depth: u32) -> Result<Value<'a>, EvalError> {
+    fn variable(
+        &self,
+        name: &str,
+        budget: &mut Budget,
+        depth: u32,
+    ) -> Result<Value<'a>, EvalError> {
         let Some(vars) = self.variables else {
             return Err(EvalError::new(format!(
                 "no such attribute(s): variables.{name}"

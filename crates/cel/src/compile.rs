@@ -1,6 +1,6 @@
 //! Parse + check through cel-core, with depth guards and cel-go's error formatting.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use cel_core::{CelType, CheckError, CheckErrorKind, Expr, SpannedExpr};
@@ -55,11 +55,17 @@ pub(crate) fn compile(
         let msgs: Vec<String> = parsed
             .errors
             .iter()
-            .map(|e| format_issue(source, e.span.start, &format!("Syntax error: {}", e.message)))
+            .map(|e| {
+                format_issue(
+                    source,
+                    e.span.start,
+                    &format!("Syntax error: {}", e.message),
+                )
+            })
             .collect();
         return Err(CompileError::Invalid(msgs.join("\n")));
     }
-    let Some(expr) = parsed.ast else {
+    let Some(mut expr) = parsed.ast else {
         return Err(CompileError::Invalid(format_issue(
             source,
             0,
@@ -73,8 +79,32 @@ pub(crate) fn compile(
             "max recursion depth exceeded",
         )));
     }
+    if let Some(offset) = user_written_accumulator(&expr, source) {
+        return Err(CompileError::Invalid(format_issue(
+            source,
+            offset,
+            "undeclared reference to '__result__' (in container '')",
+        )));
+    }
+    if flavor == Flavor::Admission {
+        rewrite_request_resource(&mut expr);
+    }
+    let mut synthetic = HashSet::new();
     let (refs, result_type) = if check {
-        let checked = env.check(&expr);
+        let mut checked = env.check(&expr);
+        if !checked.errors.is_empty() {
+            // cel-core types `dyn_value[i]` as an unbound type parameter and then rejects a
+            // field selection on it; retry with every index wrapped in `dyn(…)`.
+            let mut next_id = max_id(&expr) + 1;
+            let wrapped = wrap_indexes(expr.clone(), &mut next_id, &mut synthetic);
+            let second = env.check(&wrapped);
+            if second.errors.is_empty() {
+                expr = wrapped;
+                checked = second;
+            } else {
+                synthetic.clear();
+            }
+        }
         if !checked.errors.is_empty() {
             let msgs: Vec<String> = checked
                 .errors
@@ -102,6 +132,8 @@ pub(crate) fn compile(
                 expr,
                 refs,
                 regexes,
+                synthetic,
+                container: env.container().to_string(),
             },
             result_type,
         }),
@@ -109,7 +141,10 @@ pub(crate) fn compile(
 }
 
 fn is_dynish(t: &CelType) -> bool {
-    matches!(t, CelType::Dyn | CelType::TypeParam(_) | CelType::TypeVar(_))
+    matches!(
+        t,
+        CelType::Dyn | CelType::TypeParam(_) | CelType::TypeVar(_)
+    )
 }
 
 fn type_name(t: &CelType) -> String {
@@ -206,11 +241,9 @@ fn nesting_exceeded(source: &str) -> Option<usize> {
                 frames.push(0);
                 score += 8;
             }
-            b')' | b']' | b'}' => {
-                if frames.len() > 1 {
-                    let ops = frames.pop().unwrap_or(0);
-                    score = score.saturating_sub(8 + ops);
-                }
+            b')' | b']' | b'}' if frames.len() > 1 => {
+                let ops = frames.pop().unwrap_or(0);
+                score = score.saturating_sub(8 + ops);
             }
             b',' => {
                 if let Some(f) = frames.last_mut() {
@@ -322,7 +355,9 @@ fn collect_regexes(
     while let Some(e) = stack.pop() {
         if let Expr::Call { expr, args } = &e.node {
             let pattern = match &expr.node {
-                Expr::Member { field, .. } if matches!(field.as_str(), "matches" | "find" | "findAll") => {
+                Expr::Member { field, .. }
+                    if matches!(field.as_str(), "matches" | "find" | "findAll") =>
+                {
                     args.first()
                 }
                 Expr::Ident(n) if n == "matches" => args.get(1),
@@ -334,9 +369,8 @@ fn collect_regexes(
                 ..
             }) = pattern
             {
-                let re = crate::functions::build_regex(p).map_err(|msg| {
-                    CompileError::Invalid(format_issue(source, span.start, &msg))
-                })?;
+                let re = crate::functions::build_regex(p)
+                    .map_err(|msg| CompileError::Invalid(format_issue(source, span.start, &msg)))?;
                 out.insert(e.id, re);
             }
         }
@@ -345,6 +379,206 @@ fn collect_regexes(
     Ok(())
 }
 
-pub(crate) fn _unused() -> Option<Arc<str>> {
+fn max_id(root: &SpannedExpr) -> i64 {
+    let mut max = root.id;
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        max = max.max(e.id);
+        stack.extend(children(e));
+    }
+    max
+}
+
+/// Wraps every index expression in a synthetic `dyn(…)` call (depth is already bounded).
+fn wrap_indexes(e: SpannedExpr, next_id: &mut i64, synthetic: &mut HashSet<i64>) -> SpannedExpr {
+    let SpannedExpr { id, node, span } = e;
+    let w =
+        |x: Box<SpannedExpr>, n: &mut i64, s: &mut HashSet<i64>| Box::new(wrap_indexes(*x, n, s));
+    let node = match node {
+        Expr::List(items) => Expr::List(
+            items
+                .into_iter()
+                .map(|mut i| {
+                    i.expr = wrap_indexes(i.expr, next_id, synthetic);
+                    i
+                })
+                .collect(),
+        ),
+        Expr::Map(entries) => Expr::Map(
+            entries
+                .into_iter()
+                .map(|mut m| {
+                    m.key = wrap_indexes(m.key, next_id, synthetic);
+                    m.value = wrap_indexes(m.value, next_id, synthetic);
+                    m
+                })
+                .collect(),
+        ),
+        Expr::Unary { op, expr } => Expr::Unary {
+            op,
+            expr: w(expr, next_id, synthetic),
+        },
+        Expr::Binary { op, left, right } => Expr::Binary {
+            op,
+            left: w(left, next_id, synthetic),
+            right: w(right, next_id, synthetic),
+        },
+        Expr::Ternary {
+            cond,
+            then_expr,
+            else_expr,
+        } => Expr::Ternary {
+            cond: w(cond, next_id, synthetic),
+            then_expr: w(then_expr, next_id, synthetic),
+            else_expr: w(else_expr, next_id, synthetic),
+        },
+        Expr::Member {
+            expr,
+            field,
+            optional,
+        } => Expr::Member {
+            expr: w(expr, next_id, synthetic),
+            field,
+            optional,
+        },
+        Expr::MemberTestOnly { expr, field } => Expr::MemberTestOnly {
+            expr: w(expr, next_id, synthetic),
+            field,
+        },
+        Expr::Index {
+            expr,
+            index,
+            optional,
+        } => {
+            let inner = SpannedExpr {
+                id,
+                node: Expr::Index {
+                    expr: w(expr, next_id, synthetic),
+                    index: w(index, next_id, synthetic),
+                    optional,
+                },
+                span: span.clone(),
+            };
+            let callee_id = *next_id;
+            let call_id = *next_id + 1;
+            *next_id += 2;
+            synthetic.insert(call_id);
+            return SpannedExpr {
+                id: call_id,
+                node: Expr::Call {
+                    expr: Box::new(SpannedExpr {
+                        id: callee_id,
+                        node: Expr::Ident("dyn".to_string()),
+                        span: span.clone(),
+                    }),
+                    args: vec![inner],
+                },
+                span,
+            };
+        }
+        Expr::Call { expr, args } => Expr::Call {
+            expr: w(expr, next_id, synthetic),
+            args: args
+                .into_iter()
+                .map(|a| wrap_indexes(a, next_id, synthetic))
+                .collect(),
+        },
+        Expr::Comprehension(mut c) => {
+            c.iter_range = w(c.iter_range, next_id, synthetic);
+            c.accu_init = w(c.accu_init, next_id, synthetic);
+            c.loop_condition = w(c.loop_condition, next_id, synthetic);
+            c.loop_step = w(c.loop_step, next_id, synthetic);
+            c.result = w(c.result, next_id, synthetic);
+            Expr::Comprehension(c)
+        }
+        Expr::Bind {
+            var_name,
+            init,
+            body,
+        } => Expr::Bind {
+            var_name,
+            init: w(init, next_id, synthetic),
+            body: w(body, next_id, synthetic),
+        },
+        other => other,
+    };
+    SpannedExpr { id, node, span }
+}
+
+/// `authorizer.requestResource` is its own variable, but cel-core resolves `authorizer` first
+/// and then rejects the field: turn the selection into the qualified identifier.
+fn rewrite_request_resource(e: &mut SpannedExpr) {
+    if let Expr::Member {
+        expr,
+        field,
+        optional: false,
+    } = &e.node
+        && field == "requestResource"
+        && matches!(&expr.node, Expr::Ident(n) if n == "authorizer")
+    {
+        e.node = Expr::Ident("authorizer.requestResource".to_string());
+        return;
+    }
+    match &mut e.node {
+        Expr::List(items) => items
+            .iter_mut()
+            .for_each(|i| rewrite_request_resource(&mut i.expr)),
+        Expr::Map(entries) => entries.iter_mut().for_each(|m| {
+            rewrite_request_resource(&mut m.key);
+            rewrite_request_resource(&mut m.value);
+        }),
+        Expr::Unary { expr, .. }
+        | Expr::Member { expr, .. }
+        | Expr::MemberTestOnly { expr, .. } => rewrite_request_resource(expr),
+        Expr::Binary { left, right, .. } => {
+            rewrite_request_resource(left);
+            rewrite_request_resource(right);
+        }
+        Expr::Ternary {
+            cond,
+            then_expr,
+            else_expr,
+        } => {
+            rewrite_request_resource(cond);
+            rewrite_request_resource(then_expr);
+            rewrite_request_resource(else_expr);
+        }
+        Expr::Index { expr, index, .. } => {
+            rewrite_request_resource(expr);
+            rewrite_request_resource(index);
+        }
+        Expr::Call { expr, args } => {
+            rewrite_request_resource(expr);
+            args.iter_mut().for_each(rewrite_request_resource);
+        }
+        Expr::Comprehension(c) => {
+            rewrite_request_resource(&mut c.iter_range);
+            rewrite_request_resource(&mut c.accu_init);
+            rewrite_request_resource(&mut c.loop_condition);
+            rewrite_request_resource(&mut c.loop_step);
+            rewrite_request_resource(&mut c.result);
+        }
+        Expr::Bind { init, body, .. } => {
+            rewrite_request_resource(init);
+            rewrite_request_resource(body);
+        }
+        _ => {}
+    }
+}
+
+/// cel-core names the macro accumulator `__result__`, which a user could also type and use to
+/// build unboundedly nested values; only macro-generated references (whose span is the whole
+/// macro call) are allowed.
+fn user_written_accumulator(root: &SpannedExpr, source: &str) -> Option<usize> {
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        if let Expr::Ident(n) = &e.node
+            && n == "__result__"
+            && source.get(e.span.clone()) == Some("__result__")
+        {
+            return Some(e.span.start);
+        }
+        stack.extend(children(e));
+    }
     None
 }

@@ -1,6 +1,6 @@
 //! The tree-walking evaluator over cel-core's checked AST, with cel-go's runtime cost model.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use cel_core::{BinaryOp, ComprehensionData, Expr, ReferenceInfo, SpannedExpr, UnaryOp};
@@ -77,6 +77,10 @@ pub(crate) struct Compiled {
     pub expr: SpannedExpr,
     pub refs: HashMap<i64, ReferenceInfo>,
     pub regexes: HashMap<i64, Regex>,
+    /// Ids of the `dyn(…)` calls the compiler inserted (free, unlike a written `dyn`).
+    pub synthetic: HashSet<i64>,
+    /// The container, for name resolution in unchecked programs.
+    pub container: String,
 }
 
 type Slot<'a> = Result<Value<'a>, EvalError>;
@@ -110,10 +114,6 @@ fn is_accu(name: &str) -> bool {
 }
 
 impl<'p, 'a> Ctx<'p, 'a, '_> {
-    pub fn depth(&self) -> u32 {
-        self.depth
-    }
-
     fn local(&self, name: &str) -> Option<&Slot<'a>> {
         self.locals
             .iter()
@@ -147,13 +147,23 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 if let Some(v) = self.local(name) {
                     return v.clone();
                 }
-                let resolved = self
-                    .prog
-                    .refs
-                    .get(&e.id)
-                    .map(|r| r.name.as_str())
-                    .unwrap_or(name.as_str());
-                self.global(resolved)
+                if let Some(r) = self.prog.refs.get(&e.id) {
+                    return self.global(&r.name);
+                }
+                if !self.prog.container.is_empty() {
+                    let mut prefix = self.prog.container.as_str();
+                    loop {
+                        let candidate = format!("{prefix}.{name}");
+                        if self.act.has(&candidate) {
+                            return self.global(&candidate);
+                        }
+                        match prefix.rsplit_once('.') {
+                            Some((p, _)) => prefix = p,
+                            None => break,
+                        }
+                    }
+                }
+                self.global(name)
             }
             Expr::RootIdent(name) => {
                 self.budget.charge(1)?;
@@ -177,7 +187,7 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 Ok(Value::list(out))
             }
             Expr::Map(entries) => {
-                let mut out: Vec<(Value<'a>, Value<'a>)> = Vec::with_capacity(entries.len());
+                let mut out = OwnedMap::default();
                 for en in entries {
                     let k = self.eval(&en.key)?;
                     check_key(&k)?;
@@ -191,18 +201,15 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                     } else {
                         v
                     };
-                    for (ek, _) in &out {
-                        if ek.equals(&k)? {
-                            return Err(EvalError::new(format!(
-                                "Failed with repeated key: {}",
-                                key_display(&k)
-                            )));
-                        }
+                    if let Err(k) = out.insert(k, v) {
+                        return Err(EvalError::new(format!(
+                            "Failed with repeated key: {}",
+                            key_display(&k)
+                        )));
                     }
-                    out.push((k, v));
                 }
                 self.budget.charge(MAP_CREATE_COST)?;
-                Ok(Value::map(out))
+                Ok(Value::Map(Map::Owned(Rc::new(out))))
             }
             Expr::Unary { op, expr } => {
                 let v = self.eval(expr)?;
@@ -230,21 +237,21 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 field,
                 optional,
             } => {
-                if let Some(r) = self.prog.refs.get(&e.id) {
-                    if r.overload_ids.is_empty() && r.value.is_none() {
-                        self.budget.charge(1)?;
-                        return self.global(&r.name);
-                    }
+                if let Some(r) = self.prog.refs.get(&e.id)
+                    && r.overload_ids.is_empty()
+                    && r.value.is_none()
+                {
+                    self.budget.charge(1)?;
+                    return self.global(&r.name);
                 }
-                if self.prog.refs.is_empty() && !*optional {
-                    if let Some(q) = qualified_name(e) {
-                        if self.leftmost_unbound(e) {
-                            if let Some(v) = self.act.lookup_qualified(&q) {
-                                self.budget.charge(1)?;
-                                return v;
-                            }
-                        }
-                    }
+                if self.prog.refs.is_empty()
+                    && !*optional
+                    && let Some(q) = qualified_name(e)
+                    && self.leftmost_unbound(e)
+                    && let Some(v) = self.act.lookup_qualified(&q)
+                {
+                    self.budget.charge(1)?;
+                    return v;
                 }
                 let target = self.eval(expr)?;
                 self.budget.charge(1)?;
@@ -279,7 +286,14 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                     _ => Err(EvalError::no_such_overload()),
                 }
             }
-            Expr::Call { expr, args } => self.call(e, expr, args),
+            Expr::Call { expr, args } => {
+                if self.prog.synthetic.contains(&e.id)
+                    && let Some(a) = args.first()
+                {
+                    return self.eval(a);
+                }
+                self.call(e, expr, args)
+            }
             Expr::Struct { type_name, .. } => Err(EvalError::new(format!(
                 "unknown type: {}",
                 qualified_name(type_name).unwrap_or_default()
@@ -291,10 +305,10 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 body,
             } => {
                 let v = self.eval(init);
-                if let Err(err) = &v {
-                    if err.is_fatal() {
-                        return v;
-                    }
+                if let Err(err) = &v
+                    && err.is_fatal()
+                {
+                    return v;
                 }
                 self.locals.push((var_name.as_str(), v));
                 let r = self.eval(body);
@@ -318,10 +332,10 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
     }
 
     fn global(&mut self, name: &str) -> Result<Value<'a>, EvalError> {
-        if let Some(t) = Type::from_name(name) {
-            if !self.act.has(name) {
-                return Ok(Value::Type(t));
-            }
+        if let Some(t) = Type::from_name(name)
+            && !self.act.has(name)
+        {
+            return Ok(Value::Type(t));
         }
         let depth = self.depth;
         self.act.resolve(name, self.budget, depth)
@@ -378,14 +392,14 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 if r.name.contains('.') && qualified_name(callee).as_deref() == Some(&r.name) {
                     namespaced = Some(r.name.clone());
                 }
-            } else if let Some(q) = qualified_name(callee) {
-                if functions::is_namespaced(&q) && self.leftmost_unbound(callee) {
-                    namespaced = Some(q);
-                }
+            } else if let Some(q) = qualified_name(callee)
+                && functions::is_namespaced(&q)
+                && self.leftmost_unbound(callee)
+            {
+                namespaced = Some(q);
             }
         }
-        let (name, receiver): (&str, Option<&'p SpannedExpr>) = match (&namespaced, &callee.node)
-        {
+        let (name, receiver): (&str, Option<&'p SpannedExpr>) = match (&namespaced, &callee.node) {
             (Some(q), _) => (q.as_str(), None),
             (None, Expr::Member { expr, field, .. }) => (field.as_str(), Some(&**expr)),
             (None, Expr::Ident(n)) | (None, Expr::RootIdent(n)) => (n.as_str(), None),
@@ -397,15 +411,15 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
             None => None,
         };
         // Calls whose arguments are lazily evaluated.
-        if name == "or" || name == "orValue" {
-            if let Some(Value::Optional(Some(v))) = &recv {
-                self.budget.charge(1)?;
-                return Ok(if name == "or" {
-                    Value::Optional(Some(v.clone()))
-                } else {
-                    (**v).clone()
-                });
-            }
+        if (name == "or" || name == "orValue")
+            && let Some(Value::Optional(Some(v))) = &recv
+        {
+            self.budget.charge(1)?;
+            return Ok(if name == "or" {
+                Value::Optional(Some(v.clone()))
+            } else {
+                (**v).clone()
+            });
         }
         let mut vals = Vec::with_capacity(args.len());
         for a in args {
@@ -443,10 +457,10 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
         if let Some(slot) = self.locals.get_mut(accu_idx + 1) {
             slot.1 = Ok(first);
         }
-        if let Some(s) = second {
-            if let Some(slot) = self.locals.get_mut(accu_idx + 2) {
-                slot.1 = Ok(s);
-            }
+        if let Some(s) = second
+            && let Some(slot) = self.locals.get_mut(accu_idx + 2)
+        {
+            slot.1 = Ok(s);
         }
     }
 
@@ -498,10 +512,10 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
             _ => {}
         }
         let next = self.step(&c.loop_step, accu_idx);
-        if let Err(e) = &next {
-            if e.is_fatal() {
-                return Err(e.clone());
-            }
+        if let Err(e) = &next
+            && e.is_fatal()
+        {
+            return Err(e.clone());
         }
         if let Some(slot) = self.locals.get_mut(accu_idx) {
             slot.1 = next;
@@ -544,7 +558,11 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
         }
     }
 
-    fn append_step(&mut self, right: &'p SpannedExpr, accu_idx: usize) -> Result<Value<'a>, EvalError> {
+    fn append_step(
+        &mut self,
+        right: &'p SpannedExpr,
+        accu_idx: usize,
+    ) -> Result<Value<'a>, EvalError> {
         let r = self.eval(right)?;
         self.budget.charge(2)?;
         let acc = self.take_accu(accu_idx)?;
@@ -557,15 +575,12 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
             (Value::Map(Map::Owned(mut m)), Value::Map(add)) => {
                 let mm: &mut OwnedMap<'a> = Rc::make_mut(&mut m);
                 for (k, v) in add.entries() {
-                    for (ek, _) in &mm.entries {
-                        if ek.equals(&k)? {
-                            return Err(EvalError::new(format!(
-                                "insert failed: key {} already exists",
-                                key_display(&k)
-                            )));
-                        }
+                    if let Err(k) = mm.insert(k, v) {
+                        return Err(EvalError::new(format!(
+                            "insert failed: key {} already exists",
+                            key_display(&k)
+                        )));
                     }
-                    mm.entries.push((k, v));
                 }
                 Ok(Value::Map(Map::Owned(m)))
             }
@@ -604,7 +619,11 @@ pub(crate) fn key_display(k: &Value<'_>) -> String {
 /// `target.field`
 pub(crate) fn select<'a>(target: &Value<'a>, field: &str) -> Result<Value<'a>, EvalError> {
     match target {
-        Value::Map(m) => m.get_str(field).ok_or_else(|| EvalError::no_such_key(field)),
+        Value::Map(m) => m
+            .get_str(field)
+            .ok_or_else(|| EvalError::no_such_key(field)),
+        // selecting on an optional keeps the result optional
+        Value::Optional(_) => select_optional(target.clone(), field),
         _ => Err(EvalError::no_such_overload()),
     }
 }
@@ -642,6 +661,7 @@ fn list_index(l: &List<'_>, idx: &Value<'_>) -> Result<usize, EvalError> {
 /// `target[idx]`
 pub(crate) fn index_value<'a>(target: &Value<'a>, idx: &Value<'_>) -> Result<Value<'a>, EvalError> {
     match target {
+        Value::Optional(_) => index_optional(target.clone(), idx),
         Value::List(l) => {
             let i = list_index(l, idx)?;
             l.get(i)
@@ -674,9 +694,7 @@ fn index_optional<'a>(target: Value<'a>, idx: &Value<'_>) -> Result<Value<'a>, E
     match &inner {
         Value::List(l) => match list_index(l, idx) {
             Ok(i) => Ok(Value::Optional(l.get(i).map(Rc::new))),
-            Err(e) if e.message().starts_with("index out of bounds") => {
-                Ok(Value::Optional(None))
-            }
+            Err(e) if e.message().starts_with("index out of bounds") => Ok(Value::Optional(None)),
             Err(e) => Err(e),
         },
         Value::Map(m) => {

@@ -21,6 +21,7 @@ mod decls;
 mod error;
 mod eval;
 mod functions;
+mod kube;
 mod strings;
 mod time;
 mod value;
@@ -28,10 +29,13 @@ mod value;
 use std::sync::Arc;
 
 pub use activation::{Activation, NamespaceFn, Variables};
-pub use authz::{AuthzCheck, AuthzDecision, Authorizer};
+pub use authz::{Authorizer, AuthzCheck, AuthzDecision};
+/// The checker's types, for [`Env::with_variable`].
+pub use cel_core::CelType;
 pub use compile::CompileError;
 pub use error::{EvalError, EvalErrorKind};
 pub use eval::Budget;
+pub use kube::KubeValue;
 pub use time::{Duration, Timestamp};
 pub use value::{List, Map, Str, Type, Value};
 
@@ -158,7 +162,11 @@ impl Program {
 
     /// Evaluates against `act`, charging `budget`. The per-expression limit applies to this
     /// call; the total accumulates over every call made with the same budget.
-    pub fn eval<'a>(&self, act: &Activation<'a>, budget: &mut Budget) -> Result<Value<'a>, EvalError> {
+    pub fn eval<'a>(
+        &self,
+        act: &Activation<'a>,
+        budget: &mut Budget,
+    ) -> Result<Value<'a>, EvalError> {
         budget.start_call();
         eval::run(&self.inner.compiled, act, budget, 0)
     }

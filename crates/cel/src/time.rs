@@ -11,8 +11,6 @@ const NANOS: i128 = 1_000_000_000;
 const MIN_TS_SECS: i128 = -62_135_596_800;
 /// 9999-12-31T23:59:59Z
 const MAX_TS_SECS: i128 = 253_402_300_799;
-/// ±10000 years, as cel-go bounds durations
-const MAX_DUR_SECS: i128 = 315_576_000_000;
 
 /// A point in time, nanoseconds since the Unix epoch (UTC).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -103,12 +101,12 @@ fn parse_zone(z: &str) -> Result<i32, EvalError> {
         return Ok(0);
     }
     let bytes = z.as_bytes();
-    let sign = match bytes.first() {
-        Some(b'+') => 1,
-        Some(b'-') => -1,
+    let (sign, rest) = match bytes.first() {
+        Some(b'+') => (1, z.get(1..).unwrap_or("")),
+        Some(b'-') => (-1, z.get(1..).unwrap_or("")),
+        Some(b'0'..=b'9') if z.contains(':') => (1, z),
         _ => return Err(EvalError::new(format!("unknown time zone {z}"))),
     };
-    let rest = z.get(1..).unwrap_or("");
     let (h, m) = rest.split_once(':').unwrap_or((rest, "0"));
     let h: i32 = h
         .parse()
@@ -149,7 +147,8 @@ impl fmt::Display for Timestamp {
 
 impl Duration {
     pub fn from_nanos(nanos: i128) -> Result<Self, EvalError> {
-        if nanos.abs() > MAX_DUR_SECS * NANOS + (NANOS - 1) {
+        // cel-go durations are Go `time.Duration`s: int64 nanoseconds
+        if nanos < i128::from(i64::MIN) || nanos > i128::from(i64::MAX) {
             return Err(EvalError::new("duration out of range"));
         }
         Ok(Duration { nanos })
@@ -219,7 +218,7 @@ impl Duration {
                 v += fp * scale / denom;
             }
             total = total.checked_add(v).ok_or_else(err)?;
-            if total > MAX_DUR_SECS * NANOS * 2 {
+            if total > i128::from(i64::MAX) + 1 {
                 return Err(err());
             }
             rest = tail2;

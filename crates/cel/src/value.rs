@@ -2,6 +2,8 @@
 //! copied; values built by the expression are reference-counted.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::fmt;
 use std::rc::Rc;
 
@@ -9,7 +11,11 @@ use serde_json::Value as Json;
 
 use crate::authz::AuthzValue;
 use crate::error::EvalError;
+use crate::kube::KubeValue;
 use crate::time::{Duration, Timestamp};
+
+/// How deep nested values are compared, converted and printed.
+pub(crate) const MAX_VALUE_DEPTH: usize = 200;
 
 /// A CEL value. `'a` is the lifetime of the request JSON it may borrow from.
 #[derive(Clone, Debug)]
@@ -29,6 +35,8 @@ pub enum Value<'a> {
     Optional(Option<Rc<Value<'a>>>),
     /// Values of the Kubernetes authorizer library.
     Authz(Rc<AuthzValue<'a>>),
+    /// Quantity, Semver, IP, CIDR, URL, named format.
+    Kube(Rc<KubeValue>),
 }
 
 /// A string that is either borrowed from the request or owned.
@@ -92,10 +100,85 @@ impl<'a> Iterator for ListIter<'_, 'a> {
     }
 }
 
-/// An owned map keeps insertion order; lookups scan (policy maps are small).
+/// An owned map: entries in insertion order plus a hash index over normalised keys
+/// (`1`, `1u` and `1.0` are the same key).
 #[derive(Clone, Debug, Default)]
 pub struct OwnedMap<'a> {
-    pub entries: Vec<(Value<'a>, Value<'a>)>,
+    entries: Vec<(Value<'a>, Value<'a>)>,
+    index: HashMap<u64, Vec<usize>>,
+}
+
+fn key_hash(k: &Value<'_>) -> Option<u64> {
+    let mut h = DefaultHasher::new();
+    match k {
+        Value::String(s) => {
+            0u8.hash(&mut h);
+            s.as_str().hash(&mut h);
+        }
+        Value::Bool(b) => {
+            1u8.hash(&mut h);
+            b.hash(&mut h);
+        }
+        Value::Int(i) => {
+            2u8.hash(&mut h);
+            i128::from(*i).hash(&mut h);
+        }
+        Value::Uint(u) => {
+            2u8.hash(&mut h);
+            i128::from(*u).hash(&mut h);
+        }
+        Value::Double(d) if d.fract() == 0.0 && d.abs() < 1.8e19 => {
+            2u8.hash(&mut h);
+            (*d as i128).hash(&mut h);
+        }
+        _ => return None,
+    }
+    Some(h.finish())
+}
+
+impl<'a> OwnedMap<'a> {
+    /// Builds a map; a repeated key is an error.
+    pub fn from_entries(entries: Vec<(Value<'a>, Value<'a>)>) -> Result<Self, Value<'a>> {
+        let mut m = OwnedMap {
+            entries: Vec::with_capacity(entries.len()),
+            index: HashMap::with_capacity(entries.len()),
+        };
+        for (k, v) in entries {
+            if let Err(dup) = m.insert(k, v) {
+                return Err(dup);
+            }
+        }
+        Ok(m)
+    }
+    /// Inserts a new key; returns the key back when it is already present.
+    pub fn insert(&mut self, k: Value<'a>, v: Value<'a>) -> Result<(), Value<'a>> {
+        if self.get(&k).is_some() {
+            return Err(k);
+        }
+        if let Some(h) = key_hash(&k) {
+            self.index.entry(h).or_default().push(self.entries.len());
+        }
+        self.entries.push((k, v));
+        Ok(())
+    }
+    pub fn get(&self, key: &Value<'_>) -> Option<&Value<'a>> {
+        let h = key_hash(key)?;
+        let bucket = self.index.get(&h)?;
+        bucket
+            .iter()
+            .filter_map(|i| self.entries.get(*i))
+            .find(|(k, _)| key_eq(k, key))
+            .map(|(_, v)| v)
+    }
+    pub fn entries(&self) -> &[(Value<'a>, Value<'a>)] {
+        &self.entries
+    }
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
 }
 
 /// A map: a borrowed JSON object (null fields are absent) or an owned map.
@@ -109,7 +192,7 @@ impl<'a> Map<'a> {
     pub fn len(&self) -> usize {
         match self {
             Map::Json(m) => m.values().filter(|v| !v.is_null()).count(),
-            Map::Owned(m) => m.entries.len(),
+            Map::Owned(m) => m.len(),
         }
     }
     pub fn is_empty(&self) -> bool {
@@ -125,21 +208,13 @@ impl<'a> Map<'a> {
                     .map(Value::from_json),
                 _ => None,
             },
-            Map::Owned(m) => m
-                .entries
-                .iter()
-                .find(|(k, _)| key_eq(k, key))
-                .map(|(_, v)| v.clone()),
+            Map::Owned(m) => m.get(key).cloned(),
         }
     }
     pub fn get_str(&self, key: &str) -> Option<Value<'a>> {
         match self {
             Map::Json(m) => m.get(key).filter(|v| !v.is_null()).map(Value::from_json),
-            Map::Owned(m) => m
-                .entries
-                .iter()
-                .find(|(k, _)| matches!(k, Value::String(s) if s.as_str() == key))
-                .map(|(_, v)| v.clone()),
+            Map::Owned(m) => m.get(&Value::String(Str::Borrowed(key))).cloned(),
         }
     }
     pub fn contains_key(&self, key: &Value<'_>) -> bool {
@@ -151,9 +226,14 @@ impl<'a> Map<'a> {
             Map::Json(m) => m
                 .iter()
                 .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (Value::String(Str::Borrowed(k.as_str())), Value::from_json(v)))
+                .map(|(k, v)| {
+                    (
+                        Value::String(Str::Borrowed(k.as_str())),
+                        Value::from_json(v),
+                    )
+                })
                 .collect(),
-            Map::Owned(m) => m.entries.clone(),
+            Map::Owned(m) => m.entries().to_vec(),
         }
     }
     pub fn keys(&self) -> Vec<Value<'a>> {
@@ -163,7 +243,7 @@ impl<'a> Map<'a> {
                 .filter(|(_, v)| !v.is_null())
                 .map(|(k, _)| Value::String(Str::Borrowed(k.as_str())))
                 .collect(),
-            Map::Owned(m) => m.entries.iter().map(|(k, _)| k.clone()).collect(),
+            Map::Owned(m) => m.entries().iter().map(|(k, _)| k.clone()).collect(),
         }
     }
 }
@@ -275,41 +355,13 @@ fn cmp_i_u(a: i64, b: u64) -> Ordering {
     }
 }
 
+/// cel-go compares an integer with a double by converting the integer to a double.
 fn cmp_i_d(a: i64, b: f64) -> Option<Ordering> {
-    if b.is_nan() {
-        return None;
-    }
-    // i64 range in doubles: [-2^63, 2^63)
-    if b >= 9_223_372_036_854_775_808.0 {
-        return Some(Ordering::Less);
-    }
-    if b < -9_223_372_036_854_775_808.0 {
-        return Some(Ordering::Greater);
-    }
-    let t = b.trunc();
-    let ti = t as i64;
-    match a.cmp(&ti) {
-        Ordering::Equal => 0.0f64.partial_cmp(&(b - t)),
-        o => Some(o),
-    }
+    (a as f64).partial_cmp(&b)
 }
 
 fn cmp_u_d(a: u64, b: f64) -> Option<Ordering> {
-    if b.is_nan() {
-        return None;
-    }
-    if b >= 18_446_744_073_709_551_616.0 {
-        return Some(Ordering::Less);
-    }
-    if b < 0.0 {
-        return Some(Ordering::Greater);
-    }
-    let t = b.trunc();
-    let tu = t as u64;
-    match a.cmp(&tu) {
-        Ordering::Equal => 0.0f64.partial_cmp(&(b - t)),
-        o => Some(o),
-    }
+    (a as f64).partial_cmp(&b)
 }
 
 impl<'a> Value<'a> {
@@ -339,8 +391,13 @@ impl<'a> Value<'a> {
         Value::List(List::Owned(Rc::new(v)))
     }
 
+    /// An owned map; on a repeated key the later entry is dropped.
     pub fn map(entries: Vec<(Value<'a>, Value<'a>)>) -> Value<'a> {
-        Value::Map(Map::Owned(Rc::new(OwnedMap { entries })))
+        let mut m = OwnedMap::default();
+        for (k, v) in entries {
+            let _ = m.insert(k, v);
+        }
+        Value::Map(Map::Owned(Rc::new(m)))
     }
 
     pub fn as_bool(&self) -> Option<bool> {
@@ -386,12 +443,20 @@ impl<'a> Value<'a> {
             Value::Type(_) => Type::Type,
             Value::Optional(_) => Type::Optional,
             Value::Authz(a) => Type::Named(Rc::from(a.type_name())),
+            Value::Kube(k) => Type::Named(Rc::from(k.type_name())),
         }
     }
 
     /// Converts to JSON (strings, numbers, lists, maps with string keys, null). Timestamps and
     /// durations become their string forms; other values have no JSON form.
     pub fn to_json(&self) -> Option<Json> {
+        self.to_json_at(0)
+    }
+
+    fn to_json_at(&self, depth: usize) -> Option<Json> {
+        if depth > MAX_VALUE_DEPTH {
+            return None;
+        }
         Some(match self {
             Value::Null => Json::Null,
             Value::Bool(b) => Json::Bool(*b),
@@ -403,7 +468,7 @@ impl<'a> Value<'a> {
             Value::List(l) => {
                 let mut out = Vec::with_capacity(l.len());
                 for v in l.iter() {
-                    out.push(v.to_json()?);
+                    out.push(v.to_json_at(depth + 1)?);
                 }
                 Json::Array(out)
             }
@@ -413,19 +478,26 @@ impl<'a> Value<'a> {
                 }
                 let mut out = serde_json::Map::new();
                 for (k, v) in m.entries() {
-                    out.insert(k.as_str()?.to_string(), v.to_json()?);
+                    out.insert(k.as_str()?.to_string(), v.to_json_at(depth + 1)?);
                 }
                 Json::Object(out)
             }
             Value::Timestamp(t) => Json::String(t.to_string()),
             Value::Duration(d) => Json::String(d.to_string()),
             Value::Type(t) => Json::String(t.name().to_string()),
-            Value::Optional(_) | Value::Authz(_) => return None,
+            Value::Optional(_) | Value::Authz(_) | Value::Kube(_) => return None,
         })
     }
 
     /// CEL equality (`==`): heterogeneous numbers compare by value; different kinds are unequal.
     pub fn equals(&self, other: &Value<'_>) -> Result<bool, EvalError> {
+        self.equals_at(other, 0)
+    }
+
+    fn equals_at(&self, other: &Value<'_>, depth: usize) -> Result<bool, EvalError> {
+        if depth > MAX_VALUE_DEPTH {
+            return Err(EvalError::depth());
+        }
         Ok(match (self, other) {
             (Value::Null, Value::Null) => true,
             (Value::Bool(a), Value::Bool(b)) => a == b,
@@ -436,7 +508,7 @@ impl<'a> Value<'a> {
             (Value::Type(a), Value::Type(b)) => a == b,
             (Value::Optional(a), Value::Optional(b)) => match (a, b) {
                 (None, None) => true,
-                (Some(x), Some(y)) => x.equals(y)?,
+                (Some(x), Some(y)) => x.equals_at(y, depth + 1)?,
                 _ => false,
             },
             (Value::List(a), Value::List(b)) => {
@@ -444,7 +516,7 @@ impl<'a> Value<'a> {
                     return Ok(false);
                 }
                 for (x, y) in a.iter().zip(b.iter()) {
-                    if !x.equals(&y)? {
+                    if !x.equals_at(&y, depth + 1)? {
                         return Ok(false);
                     }
                 }
@@ -457,7 +529,7 @@ impl<'a> Value<'a> {
                 for (k, v) in a.entries() {
                     match b.get(&k) {
                         Some(w) => {
-                            if !v.equals(&w)? {
+                            if !v.equals_at(&w, depth + 1)? {
                                 return Ok(false);
                             }
                         }
@@ -467,6 +539,7 @@ impl<'a> Value<'a> {
                 true
             }
             (Value::Authz(_), Value::Authz(_)) => false,
+            (Value::Kube(a), Value::Kube(b)) => a.equals(b),
             _ => match (self.as_number(), other.as_number()) {
                 (Some(a), Some(b)) => a.cmp_num(&b) == Some(Ordering::Equal),
                 _ => false,
@@ -505,6 +578,15 @@ impl<'a> Value<'a> {
 impl fmt::Display for Value<'_> {
     /// A debug-ish rendering used in error messages.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.render(f, 0)
+    }
+}
+
+impl Value<'_> {
+    fn render(&self, f: &mut fmt::Formatter<'_>, depth: usize) -> fmt::Result {
+        if depth > MAX_VALUE_DEPTH {
+            return f.write_str("…");
+        }
         match self {
             Value::Null => f.write_str("null"),
             Value::Bool(b) => write!(f, "{b}"),
@@ -519,7 +601,7 @@ impl fmt::Display for Value<'_> {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    write!(f, "{v}")?;
+                    v.render(f, depth + 1)?;
                 }
                 f.write_str("]")
             }
@@ -529,7 +611,9 @@ impl fmt::Display for Value<'_> {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    write!(f, "{k}: {v}")?;
+                    k.render(f, depth + 1)?;
+                    f.write_str(": ")?;
+                    v.render(f, depth + 1)?;
                 }
                 f.write_str("}")
             }
@@ -537,8 +621,13 @@ impl fmt::Display for Value<'_> {
             Value::Duration(d) => write!(f, "duration({:?})", d.to_string()),
             Value::Type(t) => f.write_str(t.name()),
             Value::Optional(None) => f.write_str("optional.none()"),
-            Value::Optional(Some(v)) => write!(f, "optional.of({v})"),
+            Value::Optional(Some(v)) => {
+                f.write_str("optional.of(")?;
+                v.render(f, depth + 1)?;
+                f.write_str(")")
+            }
             Value::Authz(a) => f.write_str(a.type_name()),
+            Value::Kube(k) => write!(f, "{k}"),
         }
     }
 }

@@ -54,7 +54,9 @@ pub(crate) fn read_tlv(data: &[u8]) -> Result<(Tlv<'_>, &[u8]), String> {
         tag = 0;
         let mut n = 0;
         loop {
-            let b = *data.get(pos).ok_or_else(|| syntax("truncated tag or length"))?;
+            let b = *data
+                .get(pos)
+                .ok_or_else(|| syntax("truncated tag or length"))?;
             pos += 1;
             if n == 0 && b == 0x80 {
                 return Err(structural("base 128 integer not minimally-encoded"));
@@ -75,7 +77,9 @@ pub(crate) fn read_tlv(data: &[u8]) -> Result<(Tlv<'_>, &[u8]), String> {
             return Err(syntax("non-minimal tag"));
         }
     }
-    let lb = *data.get(pos).ok_or_else(|| syntax("truncated tag or length"))?;
+    let lb = *data
+        .get(pos)
+        .ok_or_else(|| syntax("truncated tag or length"))?;
     pos += 1;
     let len: usize = if lb & 0x80 == 0 {
         usize::from(lb)
@@ -86,7 +90,9 @@ pub(crate) fn read_tlv(data: &[u8]) -> Result<(Tlv<'_>, &[u8]), String> {
         }
         let mut l: usize = 0;
         for i in 0..n {
-            let b = *data.get(pos).ok_or_else(|| syntax("truncated tag or length"))?;
+            let b = *data
+                .get(pos)
+                .ok_or_else(|| syntax("truncated tag or length"))?;
             pos += 1;
             if i == 0 && b == 0 {
                 return Err(structural("superfluous leading zeros in length"));
@@ -101,11 +107,22 @@ pub(crate) fn read_tlv(data: &[u8]) -> Result<(Tlv<'_>, &[u8]), String> {
         }
         l
     };
-    let end = pos.checked_add(len).ok_or_else(|| syntax("data truncated"))?;
+    let end = pos
+        .checked_add(len)
+        .ok_or_else(|| syntax("data truncated"))?;
     let content = data.get(pos..end).ok_or_else(|| syntax("data truncated"))?;
     let full = data.get(..end).ok_or_else(|| syntax("data truncated"))?;
     let rest = data.get(end..).unwrap_or_default();
-    Ok((Tlv { class, constructed, tag, content, full }, rest))
+    Ok((
+        Tlv {
+            class,
+            constructed,
+            tag,
+            content,
+            full,
+        },
+        rest,
+    ))
 }
 
 impl<'a> Tlv<'a> {
@@ -138,42 +155,54 @@ impl<'a> Tlv<'a> {
     }
 }
 
-/// An OBJECT IDENTIFIER's content, as Go's dotted `ObjectIdentifier.String()`.
+/// An OBJECT IDENTIFIER's content, as Go's dotted `ObjectIdentifier.String()`; arcs are
+/// limited as `encoding/asn1`'s `parseBase128Int` limits them (at most 5 bytes, 31 bits).
 pub(crate) fn parse_oid(content: &[u8]) -> Result<String, String> {
     if content.is_empty() {
         return Err(syntax("zero length OBJECT IDENTIFIER"));
     }
     let mut arcs: Vec<u64> = Vec::new();
-    let mut v: u64 = 0;
-    let mut started = false;
-    for (i, &b) in content.iter().enumerate() {
-        if !started && b == 0x80 {
-            return Err(structural("base 128 integer not minimally-encoded"));
+    let mut rest = content;
+    while !rest.is_empty() {
+        let mut v: u64 = 0;
+        let mut n = 0usize;
+        loop {
+            let Some((&b, r)) = rest.split_first() else {
+                return Err(syntax("truncated base 128 integer"));
+            };
+            rest = r;
+            if n == 5 {
+                return Err(structural("base 128 integer too large"));
+            }
+            if n == 0 && b == 0x80 {
+                return Err(syntax("integer is not minimally encoded"));
+            }
+            n += 1;
+            v = (v << 7) | u64::from(b & 0x7f);
+            if b & 0x80 == 0 {
+                break;
+            }
         }
-        started = true;
-        if v > (i64::MAX as u64) >> 7 {
+        if v > i32::MAX as u64 {
             return Err(structural("base 128 integer too large"));
         }
-        v = (v << 7) | u64::from(b & 0x7f);
-        if b & 0x80 == 0 {
-            if arcs.is_empty() {
-                if v < 80 {
-                    arcs.push(v / 40);
-                    arcs.push(v % 40);
-                } else {
-                    arcs.push(2);
-                    arcs.push(v - 80);
-                }
+        if arcs.is_empty() {
+            if v < 80 {
+                arcs.push(v / 40);
+                arcs.push(v % 40);
             } else {
-                arcs.push(v);
+                arcs.push(2);
+                arcs.push(v - 80);
             }
-            v = 0;
-            started = false;
-        } else if i + 1 == content.len() {
-            return Err(syntax("truncated base 128 integer"));
+        } else {
+            arcs.push(v);
         }
     }
-    Ok(arcs.iter().map(u64::to_string).collect::<Vec<_>>().join("."))
+    Ok(arcs
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join("."))
 }
 
 /// Checks an INTEGER is minimally encoded (Go's `checkInteger`).
@@ -199,7 +228,9 @@ pub(crate) fn positive_bit_len(content: &[u8]) -> Option<usize> {
 
 /// Go's `parseBitString` checks; returns the right-aligned bytes.
 pub(crate) fn bit_string_bytes(content: &[u8]) -> Result<&[u8], String> {
-    let (&pad, bytes) = content.split_first().ok_or_else(|| syntax("zero length BIT STRING"))?;
+    let (&pad, bytes) = content
+        .split_first()
+        .ok_or_else(|| syntax("zero length BIT STRING"))?;
     let last_ok = match bytes.last() {
         None => pad == 0,
         Some(&l) => pad <= 7 && (pad == 0 || l & ((1u8 << pad) - 1) == 0),

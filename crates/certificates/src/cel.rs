@@ -47,19 +47,35 @@ mod backend {
     pub(super) type Program = palisade_cel::Program;
 
     pub(super) fn compile(rule: &str) -> Result<Program, String> {
-        Env::certificate_request().compile(rule, Expect::Bool).map_err(|e| e.to_string())
+        Env::certificate_request()
+            .compile(rule, Expect::Bool)
+            .map_err(|e| e.to_string())
     }
 
     pub(super) fn eval(p: &Program, value: &str, cr: &CrVars) -> Result<bool, String> {
-        let groups = cr.groups.iter().map(|g| Value::string(g.as_str())).collect();
+        let groups = cr
+            .groups
+            .iter()
+            .map(|g| Value::string(g.as_str()))
+            .collect();
         let cr_value = Value::map(vec![
             (Value::string("name"), Value::string(cr.name.as_str())),
-            (Value::string("namespace"), Value::string(cr.namespace.as_str())),
-            (Value::string("username"), Value::string(cr.username.as_str())),
+            (
+                Value::string("namespace"),
+                Value::string(cr.namespace.as_str()),
+            ),
+            (
+                Value::string("username"),
+                Value::string(cr.username.as_str()),
+            ),
             (Value::string("groups"), Value::list(groups)),
         ]);
-        let act = Activation::new().bind("self", Value::string(value)).bind("cr", cr_value);
-        let out = p.eval(&act, &mut Budget::kubernetes()).map_err(|e| e.to_string())?;
+        let act = Activation::new()
+            .bind("self", Value::string(value))
+            .bind("cr", cr_value);
+        let out = p
+            .eval(&act, &mut Budget::kubernetes())
+            .map_err(|e| e.to_string())?;
         out.as_bool().ok_or_else(|| "no such overload".to_owned())
     }
 }

@@ -9,9 +9,9 @@
 use base64::Engine as _;
 
 use crate::asn1::{
-    self, CONTEXT, TAG_BIT_STRING, TAG_BMP, TAG_BOOLEAN, TAG_GENERALIZED_TIME, TAG_IA5, TAG_INTEGER,
-    TAG_NULL, TAG_NUMERIC, TAG_OCTET_STRING, TAG_OID, TAG_PRINTABLE, TAG_SEQUENCE, TAG_SET, TAG_T61,
-    TAG_UTC_TIME, TAG_UTF8, Tlv, UNIVERSAL, read_tlv,
+    self, CONTEXT, TAG_BIT_STRING, TAG_BMP, TAG_BOOLEAN, TAG_GENERALIZED_TIME, TAG_IA5,
+    TAG_INTEGER, TAG_NULL, TAG_NUMERIC, TAG_OCTET_STRING, TAG_OID, TAG_PRINTABLE, TAG_SEQUENCE,
+    TAG_SET, TAG_T61, TAG_UTC_TIME, TAG_UTF8, Tlv, UNIVERSAL, read_tlv,
 };
 use crate::gofmt::{go_ip_string, go_quote};
 use crate::gourl;
@@ -24,7 +24,6 @@ pub(crate) const OID_SAN: &str = "2.5.29.17";
 const OID_RSA: &str = "1.2.840.113549.1.1.1";
 const OID_ECDSA: &str = "1.2.840.10045.2.1";
 const OID_ED25519: &str = "1.3.101.112";
-const OID_X25519: &str = "1.3.101.110";
 const OID_DSA: &str = "1.2.840.10040.4.1";
 
 /// A subject attribute value: a Go `string`, or anything else (`atv.Value.(string)` fails).
@@ -107,7 +106,8 @@ pub(crate) fn go_base64_decode(s: &str) -> Result<Vec<u8>, String> {
     );
     engine.decode(&cleaned).map_err(|e| {
         let at = match e {
-            base64::DecodeError::InvalidByte(i, _) | base64::DecodeError::InvalidLastSymbol(i, _) => i,
+            base64::DecodeError::InvalidByte(i, _)
+            | base64::DecodeError::InvalidLastSymbol(i, _) => i,
             base64::DecodeError::InvalidLength(n) => n,
             base64::DecodeError::InvalidPadding => cleaned.len(),
         };
@@ -124,7 +124,8 @@ pub(crate) fn decode_pem_csr(data: &[u8]) -> Result<Csr, String> {
     }
     let Some(der) = pem_decode(data) else {
         return Err(
-            "error decoding certificate request PEM block: no PEM data was found in given input".to_owned(),
+            "error decoding certificate request PEM block: no PEM data was found in given input"
+                .to_owned(),
         );
     };
     parse_certificate_request(&der)
@@ -132,8 +133,11 @@ pub(crate) fn decode_pem_csr(data: &[u8]) -> Result<Csr, String> {
 
 fn get_line(data: &[u8]) -> (&[u8], &[u8]) {
     let (line, rest) = match data.iter().position(|b| *b == b'\n') {
-        Some(i) => (data.get(..i).unwrap_or_default(), data.get(i + 1..).unwrap_or_default()),
-        None => (data, &data[data.len()..]),
+        Some(i) => (
+            data.get(..i).unwrap_or_default(),
+            data.get(i + 1..).unwrap_or_default(),
+        ),
+        None => (data, &[][..]),
     };
     let mut end = line.len();
     while end > 0 && matches!(line.get(end - 1), Some(b' ' | b'\t' | b'\r')) {
@@ -186,7 +190,9 @@ pub(crate) fn pem_decode(data: &[u8]) -> Option<Vec<u8>> {
                 None => continue,
             }
         };
-        let Some(end_trailer) = rest.get(trailer_index..) else { continue };
+        let Some(end_trailer) = rest.get(trailer_index..) else {
+            continue;
+        };
         let trailer_len = type_name.len() + 5;
         if end_trailer.len() < trailer_len {
             continue;
@@ -205,7 +211,9 @@ pub(crate) fn pem_decode(data: &[u8]) -> Option<Vec<u8>> {
             .copied()
             .filter(|b| *b != b' ' && *b != b'\t')
             .collect();
-        let Ok(text) = std::str::from_utf8(&body) else { continue };
+        let Ok(text) = std::str::from_utf8(&body) else {
+            continue;
+        };
         match go_base64_decode(text) {
             Ok(bytes) => return Some(bytes),
             Err(_) => continue,
@@ -214,7 +222,9 @@ pub(crate) fn pem_decode(data: &[u8]) -> Option<Vec<u8>> {
 }
 
 fn nth<'a>(children: &'a [Tlv<'a>], i: usize) -> Result<&'a Tlv<'a>, String> {
-    children.get(i).ok_or_else(|| asn1::syntax("sequence truncated"))
+    children
+        .get(i)
+        .ok_or_else(|| asn1::syntax("sequence truncated"))
 }
 
 /// Go's `x509.ParseCertificateRequest` (as far as approver-policy depends on it).
@@ -307,11 +317,16 @@ fn parse_public_key(oid: &str, params: Option<Tlv<'_>>, key: &[u8]) -> Result<Pu
             if !seq.is(UNIVERSAL, TAG_SEQUENCE) || !seq.constructed {
                 return Err("x509: invalid RSA public key".to_owned());
             }
-            let (n, rest) = read_tlv(seq.content).map_err(|_| "x509: invalid RSA modulus".to_owned())?;
-            if !n.is(UNIVERSAL, TAG_INTEGER) || n.constructed || asn1::check_integer(n.content).is_err() {
+            let (n, rest) =
+                read_tlv(seq.content).map_err(|_| "x509: invalid RSA modulus".to_owned())?;
+            if !n.is(UNIVERSAL, TAG_INTEGER)
+                || n.constructed
+                || asn1::check_integer(n.content).is_err()
+            {
                 return Err("x509: invalid RSA modulus".to_owned());
             }
-            let (e, _) = read_tlv(rest).map_err(|_| "x509: invalid RSA public exponent".to_owned())?;
+            let (e, _) =
+                read_tlv(rest).map_err(|_| "x509: invalid RSA public exponent".to_owned())?;
             if !e.is(UNIVERSAL, TAG_INTEGER)
                 || e.constructed
                 || asn1::check_integer(e.content).is_err()
@@ -332,7 +347,7 @@ fn parse_public_key(oid: &str, params: Option<Tlv<'_>>, key: &[u8]) -> Result<Pu
                 .filter(|p| p.is(UNIVERSAL, TAG_OID) && !p.constructed)
                 .and_then(|p| asn1::parse_oid(p.content).ok())
                 .ok_or_else(|| "x509: invalid ECDSA parameters".to_owned())?;
-            let bits = match curve.as_str() {
+            let bits: usize = match curve.as_str() {
                 "1.3.132.0.33" => 224,
                 "1.2.840.10045.3.1.7" => 256,
                 "1.3.132.0.34" => 384,
@@ -354,16 +369,9 @@ fn parse_public_key(oid: &str, params: Option<Tlv<'_>>, key: &[u8]) -> Result<Pu
             }
             Ok(PublicKey::Ed25519)
         }
-        OID_X25519 => {
-            if params.is_some() {
-                return Err("x509: X25519 key encoded with illegal parameters".to_owned());
-            }
-            if key.len() != 32 {
-                return Err("x509: failed to parse X25519 public key".to_owned());
-            }
-            Ok(PublicKey::Other("*ecdh.PublicKey"))
-        }
+        // DSA parameters are not validated here (Go would reject malformed ones)
         OID_DSA => Ok(PublicKey::Other("*dsa.PublicKey")),
+        // Go leaves the key nil for algorithms it does not know (X25519 included)
         _ => Ok(PublicKey::Other("<nil>")),
     }
 }
@@ -382,7 +390,10 @@ pub(crate) fn parse_rdn_sequence(t: &Tlv<'_>) -> Result<Vec<Vec<Atv>>, String> {
             oid.expect(TAG_OID, false, "Type")?;
             let oid = asn1::parse_oid(oid.content)?;
             let value = nth(&parts, 1)?;
-            rdn.push(Atv { oid, value: decode_any(value)? });
+            rdn.push(Atv {
+                oid,
+                value: decode_any(value)?,
+            });
         }
         rdns.push(rdn);
     }
@@ -391,7 +402,22 @@ pub(crate) fn parse_rdn_sequence(t: &Tlv<'_>) -> Result<Vec<Vec<Atv>>, String> {
 
 fn is_printable(b: u8) -> bool {
     b.is_ascii_alphanumeric()
-        || matches!(b, b' ' | b'\'' | b'(' | b')' | b'+' | b',' | b'-' | b'.' | b'/' | b':' | b'=' | b'?' | b'*' | b'&')
+        || matches!(
+            b,
+            b' ' | b'\''
+                | b'('
+                | b')'
+                | b'+'
+                | b','
+                | b'-'
+                | b'.'
+                | b'/'
+                | b':'
+                | b'='
+                | b'?'
+                | b'*'
+                | b'&'
+        )
 }
 
 /// encoding/asn1 decoding of a value into `interface{}`.
@@ -426,14 +452,20 @@ fn decode_any(t: &Tlv<'_>) -> Result<AttrValue, String> {
             Err(_) => return Err(asn1::syntax("invalid UTF-8 string")),
         },
         TAG_BMP => {
-            if c.len() % 2 != 0 {
+            if !c.len().is_multiple_of(2) {
                 return Err("pkcs12: odd-length BMP string".to_owned());
             }
             let mut c = c;
             if c.len() >= 2 && c.ends_with(&[0, 0]) {
                 c = c.get(..c.len() - 2).unwrap_or_default();
             }
-            let units: Vec<u16> = c.chunks_exact(2).map(|p| u16::from_be_bytes([p[0], p[1]])).collect();
+            let units: Vec<u16> = c
+                .chunks_exact(2)
+                .map(|p| match p {
+                    [a, b] => u16::from_be_bytes([*a, *b]),
+                    _ => 0xfffd,
+                })
+                .collect();
             AttrValue::Str(String::from_utf16_lossy(&units))
         }
         TAG_INTEGER => {
@@ -451,7 +483,9 @@ fn decode_any(t: &Tlv<'_>) -> Result<AttrValue, String> {
             asn1::parse_oid(c)?;
             AttrValue::NonString
         }
-        TAG_OCTET_STRING | TAG_UTC_TIME | TAG_GENERALIZED_TIME | TAG_BOOLEAN | TAG_NULL => AttrValue::NonString,
+        TAG_OCTET_STRING | TAG_UTC_TIME | TAG_GENERALIZED_TIME | TAG_BOOLEAN | TAG_NULL => {
+            AttrValue::NonString
+        }
         _ => AttrValue::NonString,
     })
 }
@@ -505,7 +539,9 @@ fn parse_csr_extensions(attrs: &[Tlv<'_>]) -> Result<Vec<(String, Vec<u8>)>, Str
             let value = nth(&parts, idx)?;
             value.expect(TAG_OCTET_STRING, false, "Value")?;
             if out.iter().any(|(o, _)| *o == oid) {
-                return Err("x509: certificate request contains duplicate requested extensions".to_owned());
+                return Err(
+                    "x509: certificate request contains duplicate requested extensions".to_owned(),
+                );
             }
             out.push((oid, value.content.to_vec()));
         }
@@ -517,14 +553,16 @@ type SanLists = (Vec<String>, Vec<String>, Vec<String>, Vec<String>);
 
 /// crypto/x509's `parseSANExtension` (tags 1, 2, 6, 7; others skipped).
 fn parse_san_extension(value: &[u8]) -> Result<SanLists, String> {
-    let (seq, _) = read_tlv(value).map_err(|_| "x509: invalid subject alternative names".to_owned())?;
+    let (seq, _) =
+        read_tlv(value).map_err(|_| "x509: invalid subject alternative names".to_owned())?;
     if !seq.is(UNIVERSAL, TAG_SEQUENCE) || !seq.constructed {
         return Err("x509: invalid subject alternative names".to_owned());
     }
     let (mut dns, mut emails, mut ips, mut uris) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut rest = seq.content;
     while !rest.is_empty() {
-        let (gn, r) = read_tlv(rest).map_err(|_| "x509: invalid subject alternative name".to_owned())?;
+        let (gn, r) =
+            read_tlv(rest).map_err(|_| "x509: invalid subject alternative name".to_owned())?;
         rest = r;
         // Go compares the raw tag byte with 0x80|n: context-specific, primitive, low tag number
         if gn.class != CONTEXT || gn.constructed {
@@ -549,16 +587,24 @@ fn parse_san_extension(value: &[u8]) -> Result<SanLists, String> {
                     return Err("x509: SAN uniformResourceIdentifier is malformed".to_owned());
                 }
                 let s = String::from_utf8_lossy(data).into_owned();
-                let parsed =
-                    gourl::parse(&s).map_err(|e| format!("x509: cannot parse URI {}: {e}", go_quote(&s)))?;
+                let parsed = gourl::parse(&s)
+                    .map_err(|e| format!("x509: cannot parse URI {}: {e}", go_quote(&s)))?;
                 if !parsed.host.is_empty() && !gourl::valid_domain(&parsed.host) {
-                    return Err(format!("x509: cannot parse URI {}: invalid domain", go_quote(&s)));
+                    return Err(format!(
+                        "x509: cannot parse URI {}: invalid domain",
+                        go_quote(&s)
+                    ));
                 }
                 uris.push(parsed.string);
             }
             7 => match go_ip_string(data) {
                 Some(ip) => ips.push(ip),
-                None => return Err(format!("x509: cannot parse IP address of length {}", data.len())),
+                None => {
+                    return Err(format!(
+                        "x509: cannot parse IP address of length {}",
+                        data.len()
+                    ));
+                }
             },
             _ => {}
         }
@@ -630,7 +676,10 @@ pub(crate) fn unmarshal_sans(value: &[u8]) -> Result<RawSans, String> {
                 }
                 let parts = gn.children()?;
                 let mut idx = 0;
-                if parts.first().is_some_and(|p| p.class == CONTEXT && p.tag == 0) {
+                if parts
+                    .first()
+                    .is_some_and(|p| p.class == CONTEXT && p.tag == 0)
+                {
                     idx = 1;
                 }
                 let party = nth(&parts, idx)?;
@@ -641,7 +690,10 @@ pub(crate) fn unmarshal_sans(value: &[u8]) -> Result<RawSans, String> {
             }
             7 => {
                 if gn.content.len() != 4 && gn.content.len() != 16 {
-                    return Err(format!("x509: cannot parse IP address of length {}", gn.content.len()));
+                    return Err(format!(
+                        "x509: cannot parse IP address of length {}",
+                        gn.content.len()
+                    ));
                 }
             }
             8 => {
@@ -664,7 +716,10 @@ fn other_name_value_string(wrapper: &Tlv<'_>) -> String {
     if let Ok((inner, _)) = read_tlv(wrapper.content) {
         v = inner;
     }
-    if v.class == UNIVERSAL && !v.constructed && matches!(v.tag, TAG_UTF8 | TAG_PRINTABLE | TAG_IA5 | TAG_T61) {
+    if v.class == UNIVERSAL
+        && !v.constructed
+        && matches!(v.tag, TAG_UTF8 | TAG_PRINTABLE | TAG_IA5 | TAG_T61)
+    {
         return String::from_utf8_lossy(v.content).into_owned();
     }
     v.full.iter().map(|b| format!("{b:02x}")).collect()

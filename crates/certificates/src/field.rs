@@ -67,16 +67,36 @@ pub(crate) struct FieldErr {
 
 impl FieldErr {
     pub(crate) fn invalid(path: Path, value: BadValue, detail: impl Into<String>) -> Self {
-        FieldErr { kind: Kind::Invalid, path, value, detail: detail.into() }
+        FieldErr {
+            kind: Kind::Invalid,
+            path,
+            value,
+            detail: detail.into(),
+        }
     }
     pub(crate) fn required(path: Path, detail: impl Into<String>) -> Self {
-        FieldErr { kind: Kind::Required, path, value: BadValue::Str(String::new()), detail: detail.into() }
+        FieldErr {
+            kind: Kind::Required,
+            path,
+            value: BadValue::Str(String::new()),
+            detail: detail.into(),
+        }
     }
     pub(crate) fn internal(path: Path, err: impl Into<String>) -> Self {
-        FieldErr { kind: Kind::Internal, path, value: BadValue::Str(String::new()), detail: err.into() }
+        FieldErr {
+            kind: Kind::Internal,
+            path,
+            value: BadValue::Str(String::new()),
+            detail: err.into(),
+        }
     }
     pub(crate) fn type_invalid(path: Path, value: BadValue, detail: impl Into<String>) -> Self {
-        FieldErr { kind: Kind::TypeInvalid, path, value, detail: detail.into() }
+        FieldErr {
+            kind: Kind::TypeInvalid,
+            path,
+            value,
+            detail: detail.into(),
+        }
     }
     /// `field.NotSupported(path, value, valid)`.
     pub(crate) fn not_supported(path: Path, value: &str, valid: &[&str]) -> Self {
@@ -86,7 +106,12 @@ impl FieldErr {
             let quoted: Vec<String> = valid.iter().map(|v| go_quote(v)).collect();
             format!("supported values: {}", quoted.join(", "))
         };
-        FieldErr { kind: Kind::NotSupported, path, value: BadValue::Str(value.to_owned()), detail }
+        FieldErr {
+            kind: Kind::NotSupported,
+            path,
+            value: BadValue::Str(value.to_owned()),
+            detail,
+        }
     }
 
     fn type_word(&self) -> &'static str {
@@ -101,7 +126,10 @@ impl FieldErr {
     /// `ErrorBody()`: the message without the field path.
     pub(crate) fn body(&self) -> String {
         let mut s = self.type_word().to_owned();
-        if matches!(self.kind, Kind::Invalid | Kind::NotSupported | Kind::TypeInvalid) {
+        if matches!(
+            self.kind,
+            Kind::Invalid | Kind::NotSupported | Kind::TypeInvalid
+        ) {
             s.push_str(": ");
             s.push_str(&render_value(&self.value));
         }

@@ -199,7 +199,12 @@ impl GoDuration {
             }
             v *= unit;
             if f > 0 {
-                #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss, reason = "as Go converts")]
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    clippy::cast_sign_loss,
+                    clippy::cast_precision_loss,
+                    reason = "as Go converts"
+                )]
                 let add = (f as f64 * (unit as f64 / scale)) as u64;
                 v = v.checked_add(add).ok_or_else(invalid)?;
                 if v > 1u64 << 63 {
@@ -212,7 +217,10 @@ impl GoDuration {
             }
         }
         if neg {
-            #[expect(clippy::cast_possible_wrap, reason = "d <= 1<<63, wraps exactly as Go's -int64(d)")]
+            #[expect(
+                clippy::cast_possible_wrap,
+                reason = "d <= 1<<63, wraps exactly as Go's -int64(d)"
+            )]
             return Ok(GoDuration((d as i64).wrapping_neg()));
         }
         i64::try_from(d).map(GoDuration).map_err(|_| invalid())

@@ -17,7 +17,25 @@ fn should_escape(c: u8, mode: Mode) -> bool {
         return false;
     }
     if mode == Mode::Host
-        && matches!(c, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=' | b':' | b'[' | b']' | b'<' | b'>' | b'"')
+        && matches!(
+            c,
+            b'!' | b'$'
+                | b'&'
+                | b'\''
+                | b'('
+                | b')'
+                | b'*'
+                | b'+'
+                | b','
+                | b';'
+                | b'='
+                | b':'
+                | b'['
+                | b']'
+                | b'<'
+                | b'>'
+                | b'"'
+        )
     {
         return false;
     }
@@ -60,7 +78,8 @@ fn unescape(s: &str, mode: Mode) -> Result<String, String> {
             match (h1, h2) {
                 (Some(x), Some(y)) => {
                     if mode == Mode::Host && x < 8 && b.get(i..i + 3) != Some(b"%25") {
-                        let esc = String::from_utf8_lossy(b.get(i..i + 3).unwrap_or_default()).into_owned();
+                        let esc = String::from_utf8_lossy(b.get(i..i + 3).unwrap_or_default())
+                            .into_owned();
                         return Err(format!("invalid URL escape {}", go_quote(&esc)));
                     }
                     out.push(x * 16 + y);
@@ -68,13 +87,17 @@ fn unescape(s: &str, mode: Mode) -> Result<String, String> {
                 }
                 _ => {
                     let end = (i + 3).min(b.len());
-                    let esc = String::from_utf8_lossy(b.get(i..end).unwrap_or_default()).into_owned();
+                    let esc =
+                        String::from_utf8_lossy(b.get(i..end).unwrap_or_default()).into_owned();
                     return Err(format!("invalid URL escape {}", go_quote(&esc)));
                 }
             }
         } else {
             if mode == Mode::Host && c < 0x80 && should_escape(c, Mode::Host) {
-                return Err(format!("invalid character {} in host name", go_quote(&(c as char).to_string())));
+                return Err(format!(
+                    "invalid character {} in host name",
+                    go_quote(&(c as char).to_string())
+                ));
             }
             out.push(c);
             i += 1;
@@ -97,8 +120,24 @@ fn escape(s: &str, mode: Mode) -> String {
 
 fn valid_encoded(s: &str, mode: Mode) -> bool {
     s.bytes().all(|c| {
-        matches!(c, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=' | b':' | b'@' | b'[' | b']' | b'%')
-            || !should_escape(c, mode)
+        matches!(
+            c,
+            b'!' | b'$'
+                | b'&'
+                | b'\''
+                | b'('
+                | b')'
+                | b'*'
+                | b'+'
+                | b','
+                | b';'
+                | b'='
+                | b':'
+                | b'@'
+                | b'['
+                | b']'
+                | b'%'
+        ) || !should_escape(c, mode)
     })
 }
 
@@ -129,7 +168,10 @@ fn get_scheme(raw: &str) -> Result<(String, &str), String> {
                 if i == 0 {
                     return Err("missing protocol scheme".to_owned());
                 }
-                return Ok((raw.get(..i).unwrap_or_default().to_owned(), raw.get(i + 1..).unwrap_or_default()));
+                return Ok((
+                    raw.get(..i).unwrap_or_default().to_owned(),
+                    raw.get(i + 1..).unwrap_or_default(),
+                ));
             }
             _ => return Ok((String::new(), raw)),
         }
@@ -170,7 +212,26 @@ fn parse_host(host: &str) -> Result<String, String> {
 fn valid_userinfo(s: &str) -> bool {
     s.bytes().all(|c| {
         c.is_ascii_alphanumeric()
-            || matches!(c, b'-' | b'.' | b'_' | b':' | b'~' | b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=' | b'%' | b'@')
+            || matches!(
+                c,
+                b'-' | b'.'
+                    | b'_'
+                    | b':'
+                    | b'~'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b'%'
+                    | b'@'
+            )
     })
 }
 
@@ -218,7 +279,10 @@ fn parse_inner(raw: &str) -> Result<Url, String> {
     if (!u.scheme.is_empty() || !rest.starts_with("///")) && rest.starts_with("//") {
         let after = rest.get(2..).unwrap_or_default();
         let (authority, path) = match after.find('/') {
-            Some(i) => (after.get(..i).unwrap_or_default(), after.get(i..).unwrap_or_default()),
+            Some(i) => (
+                after.get(..i).unwrap_or_default(),
+                after.get(i..).unwrap_or_default(),
+            ),
             None => (after, ""),
         };
         match authority.rfind('@') {
@@ -231,7 +295,10 @@ fn parse_inner(raw: &str) -> Result<Url, String> {
                 }
                 u.user = Some(match userinfo.split_once(':') {
                     None => (unescape(userinfo, Mode::UserPassword)?, None),
-                    Some((n, p)) => (unescape(n, Mode::UserPassword)?, Some(unescape(p, Mode::UserPassword)?)),
+                    Some((n, p)) => (
+                        unescape(n, Mode::UserPassword)?,
+                        Some(unescape(p, Mode::UserPassword)?),
+                    ),
                 });
             }
         }
@@ -263,7 +330,8 @@ impl Url {
     fn escaped_fragment(&self) -> String {
         if !self.raw_fragment.is_empty()
             && valid_encoded(&self.raw_fragment, Mode::Fragment)
-            && unescape(&self.raw_fragment, Mode::Fragment).ok().as_deref() == Some(self.fragment.as_str())
+            && unescape(&self.raw_fragment, Mode::Fragment).ok().as_deref()
+                == Some(self.fragment.as_str())
         {
             return self.raw_fragment.clone();
         }
@@ -279,9 +347,10 @@ impl Url {
         if !self.opaque.is_empty() {
             buf.push_str(&self.opaque);
         } else {
-            if (!self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some())
-                && !(self.omit_host && self.host.is_empty() && self.user.is_none())
-            {
+            let has_authority =
+                !self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some();
+            let omitted = self.omit_host && self.host.is_empty() && self.user.is_none();
+            if has_authority && !omitted {
                 if !self.host.is_empty() || !self.path.is_empty() || self.user.is_some() {
                     buf.push_str("//");
                 }
@@ -333,13 +402,17 @@ pub(crate) fn parse(raw: &str) -> Result<ParsedUri, String> {
     };
     let mut u = parse_inner(u_part).map_err(|e| format!("parse {}: {e}", go_quote(u_part)))?;
     if let Some(frag) = frag {
-        let f = unescape(frag, Mode::Fragment).map_err(|e| format!("parse {}: {e}", go_quote(raw)))?;
+        let f =
+            unescape(frag, Mode::Fragment).map_err(|e| format!("parse {}: {e}", go_quote(raw)))?;
         if escape(&f, Mode::Fragment) != frag {
             u.raw_fragment = frag.to_owned();
         }
         u.fragment = f;
     }
-    Ok(ParsedUri { string: u.render(), host: u.host })
+    Ok(ParsedUri {
+        string: u.render(),
+        host: u.host,
+    })
 }
 
 /// crypto/x509's `domainToReverseLabels(host)` succeeded.
@@ -347,5 +420,7 @@ pub(crate) fn valid_domain(domain: &str) -> bool {
     if domain.ends_with('.') {
         return false;
     }
-    domain.split('.').all(|label| !label.is_empty() && label.chars().all(|c| (33..=126).contains(&(c as u32))))
+    domain
+        .split('.')
+        .all(|label| !label.is_empty() && label.chars().all(|c| (33..=126).contains(&(c as u32))))
 }

@@ -1,1 +1,540 @@
+//! cert-manager approver-policy's `CertificateRequestPolicy` evaluated at admission time.
+//!
+//! [`Policies::compile`] reads and validates CertificateRequestPolicy documents as the API
+//! server and approver-policy's webhook would; [`Policies::evaluate`] answers a
+//! CertificateRequest CREATE as approver-policy v0.27's manager would review it: selection by
+//! `issuerRef` and `namespace`, the RBAC `use` check, then the `allowed` and `constraints`
+//! evaluators on every selected policy in name order, the first that nothing denies approving.
+//! Messages are approver-policy's, to the letter.
+//!
+//! Pure: no I/O, no clock; cluster knowledge (namespace labels, authorization answers) comes
+//! from a [`Host`].
 
+mod asn1;
+mod cel;
+mod csr;
+mod evaluate;
+mod field;
+mod gofmt;
+mod gourl;
+mod policy;
+mod wildcard;
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::evaluate::{Outcome, Request};
+use crate::field::FieldErr;
+use crate::gofmt::GoDuration;
+use crate::policy::Policy;
+
+/// What to answer when no CertificateRequestPolicy exists or none selects the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unmatched {
+    /// Deny with approver-policy's "No CertificateRequestPolicies …" message (default).
+    #[default]
+    Deny,
+    /// Let the request through ([`Decision::Unmatched`]).
+    Allow,
+}
+
+/// The bundle's `certificateRequests:` settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    pub unmatched: Unmatched,
+    /// approver-policy's RBAC check that the requester may `use` a policy (default true).
+    pub require_use_permission: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            unmatched: Unmatched::Deny,
+            require_use_permission: true,
+        }
+    }
+}
+
+/// A problem in a CertificateRequestPolicy: `path` relative to the document
+/// (`spec.allowed.dnsNames.values`), `message` in Kubernetes field-error wording without the
+/// path (`Required value: …`, `Invalid value: "x": …`). `Display` joins them with `: `.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    pub path: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+impl From<FieldErr> for FieldError {
+    fn from(e: FieldErr) -> Self {
+        FieldError {
+            path: e.path.as_str().to_owned(),
+            message: e.body(),
+        }
+    }
+}
+
+/// The SubjectAccessReview approver-policy creates for each candidate policy: may
+/// (`user`, `groups`, `uid`, `extra`) `use` `certificaterequestpolicies/<name>` (API group
+/// `policy.cert-manager.io`) in the CertificateRequest's namespace. A single review with the
+/// namespace set, as v0.27's `RBACBound` predicate does: Kubernetes answers it from the
+/// namespace's RoleBindings and from ClusterRoleBindings alike, so a host must consult both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UseCheck {
+    pub user: String,
+    pub groups: Vec<String>,
+    pub uid: String,
+    pub extra: BTreeMap<String, Vec<String>>,
+    /// always `use`
+    pub verb: String,
+    /// always `policy.cert-manager.io`
+    pub api_group: String,
+    /// always `certificaterequestpolicies`
+    pub resource: String,
+    /// the policy's name
+    pub name: String,
+    /// the CertificateRequest's namespace
+    pub namespace: String,
+}
+
+/// What the cluster would know.
+pub trait Host {
+    /// The labels of `namespace`; `Ok(None)` when it does not exist.
+    fn namespace_labels(&self, namespace: &str)
+    -> Result<Option<BTreeMap<String, String>>, String>;
+    /// Answers a SubjectAccessReview; `Err` when the host cannot answer.
+    fn can_use(&self, req: &UseCheck) -> Result<bool, String>;
+}
+
+/// The verdict on one CertificateRequest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Approved by the named policy.
+    Approved { policy: String },
+    /// Denied, with approver-policy's message (including `No CertificateRequestPolicies …`
+    /// under `unmatched: Deny`).
+    Denied { message: String },
+    /// The request could not be evaluated (undecodable CSR, missing namespace, host error…):
+    /// approver-policy would neither approve nor deny. DESIGN.md: deny with code 403.
+    Error { message: String },
+    /// No policy exists or selects the request and the bundle says `unmatched: Allow`;
+    /// the message is approver-policy's reason.
+    Unmatched { message: String },
+}
+
+/// Compiled CertificateRequestPolicies of one bundle.
+#[derive(Debug, Clone)]
+pub struct Policies {
+    /// sorted by name, as the API server lists them
+    policies: Vec<Compiled>,
+    settings: Settings,
+}
+
+#[derive(Debug, Clone)]
+struct Compiled {
+    policy: Policy,
+    labels: Option<palisade_matching::LabelSelector>,
+}
+
+const NO_POLICIES: &str = "No CertificateRequestPolicies exist";
+const NONE_APPLICABLE: &str = "No CertificateRequestPolicies bound or applicable";
+
+impl Policies {
+    /// `docs` = (index in the bundle's `policies` list, the CertificateRequestPolicy JSON).
+    /// Validates each as the CRD schema and approver-policy's webhook do; every problem,
+    /// with its path relative to the document.
+    pub fn compile(
+        docs: &[(usize, &Value)],
+        settings: Settings,
+    ) -> Result<Self, Vec<(usize, FieldError)>> {
+        let mut all: Vec<(usize, FieldError)> = Vec::new();
+        let mut policies: Vec<Compiled> = Vec::new();
+        let mut names: BTreeMap<String, usize> = BTreeMap::new();
+        for (idx, doc) in docs {
+            let mut errs: Vec<FieldErr> = Vec::new();
+            let parsed = policy::read(doc, &mut errs);
+            if let Some(mut p) = parsed {
+                if errs.is_empty() {
+                    policy::validate(&mut p, &mut errs);
+                }
+                if !p.name.is_empty() && names.insert(p.name.clone(), *idx).is_some() {
+                    errs.push(FieldErr::invalid(
+                        field::Path::new("metadata.name"),
+                        field::BadValue::Str(p.name.clone()),
+                        "a CertificateRequestPolicy with this name is already in the bundle",
+                    ));
+                }
+                let labels = match p.namespace.as_ref().and_then(|n| n.match_labels.as_ref()) {
+                    Some(l) if errs.is_empty() => {
+                        let sel: serde_json::Map<String, Value> = l
+                            .iter()
+                            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                            .collect();
+                        let json = serde_json::json!({ "matchLabels": sel });
+                        match palisade_matching::LabelSelector::parse(
+                            &json,
+                            "spec.selector.namespace",
+                        ) {
+                            Ok(s) => Some(s),
+                            Err(es) => {
+                                for e in es {
+                                    all.push((
+                                        *idx,
+                                        FieldError {
+                                            path: e.path.clone(),
+                                            message: e.to_string(),
+                                        },
+                                    ));
+                                }
+                                None
+                            }
+                        }
+                    }
+                    _ => None,
+                };
+                if errs.is_empty() {
+                    policies.push(Compiled { policy: p, labels });
+                }
+            }
+            // duplicates collapsed, as ToAggregate does
+            let mut seen: Vec<String> = Vec::new();
+            for e in errs {
+                let s = e.to_string();
+                if !seen.contains(&s) {
+                    seen.push(s);
+                    all.push((*idx, e.into()));
+                }
+            }
+        }
+        if !all.is_empty() {
+            return Err(all);
+        }
+        policies.sort_by(|a, b| a.policy.name.cmp(&b.policy.name));
+        Ok(Policies { policies, settings })
+    }
+
+    /// No CertificateRequestPolicy in the bundle.
+    pub fn is_empty(&self) -> bool {
+        self.policies.is_empty()
+    }
+
+    /// Names of the compiled policies, in evaluation order.
+    pub fn names(&self) -> Vec<&str> {
+        self.policies
+            .iter()
+            .map(|p| p.policy.name.as_str())
+            .collect()
+    }
+
+    /// `cr` = the CertificateRequest object (cert-manager.io/v1) from a CREATE request.
+    pub fn evaluate(&self, cr: &Value, host: &dyn Host) -> Decision {
+        if self.policies.is_empty() {
+            return self.unmatched(NO_POLICIES);
+        }
+        let req = match read_request(cr) {
+            Ok(r) => r,
+            Err(message) => return Decision::Error { message },
+        };
+
+        // Predicates: issuerRef, namespace, RBAC (manager.New order).
+        let mut selected: Vec<&Compiled> = self
+            .policies
+            .iter()
+            .filter(|p| issuer_matches(&p.policy, &req))
+            .collect();
+        let mut labels: Option<BTreeMap<String, String>> = None;
+        let mut by_ns = Vec::with_capacity(selected.len());
+        for p in selected {
+            let Some(ns) = &p.policy.namespace else {
+                by_ns.push(p);
+                continue;
+            };
+            let name_ok = ns.match_names.is_empty()
+                || ns
+                    .match_names
+                    .iter()
+                    .any(|m| wildcard::matches(m, &req.namespace));
+            if !name_ok {
+                continue;
+            }
+            if ns.match_labels.is_some() {
+                if labels.is_none() {
+                    match host.namespace_labels(&req.namespace) {
+                        Ok(Some(l)) => labels = Some(l),
+                        Ok(None) => {
+                            return Decision::Error {
+                                message: format!(
+                                    "failed to perform predicate on policies: failed to get request's namespace to determine namespace selector: namespaces {} not found",
+                                    gofmt::go_quote(&req.namespace)
+                                ),
+                            };
+                        }
+                        Err(e) => {
+                            return Decision::Error {
+                                message: format!(
+                                    "failed to perform predicate on policies: failed to get request's namespace to determine namespace selector: {e}"
+                                ),
+                            };
+                        }
+                    }
+                }
+                let l = labels.as_ref();
+                let matched = match (&p.labels, l) {
+                    (Some(sel), Some(l)) => sel.matches(l),
+                    _ => false,
+                };
+                if !matched {
+                    continue;
+                }
+            }
+            by_ns.push(p);
+        }
+        selected = by_ns;
+        if self.settings.require_use_permission {
+            let mut bound = Vec::with_capacity(selected.len());
+            for p in selected {
+                let check = UseCheck {
+                    user: req.username.clone(),
+                    groups: req.groups.clone(),
+                    uid: req.uid.clone(),
+                    extra: req.extra.clone(),
+                    verb: "use".to_owned(),
+                    api_group: "policy.cert-manager.io".to_owned(),
+                    resource: "certificaterequestpolicies".to_owned(),
+                    name: p.policy.name.clone(),
+                    namespace: req.namespace.clone(),
+                };
+                match host.can_use(&check) {
+                    Ok(true) => bound.push(p),
+                    Ok(false) => {}
+                    Err(e) => {
+                        return Decision::Error {
+                            message: format!(
+                                "failed to perform predicate on policies: failed to create subjectaccessreview: {e}"
+                            ),
+                        };
+                    }
+                }
+            }
+            selected = bound;
+        }
+        if selected.is_empty() {
+            return self.unmatched(NONE_APPLICABLE);
+        }
+
+        let csr = csr::decode_spec_request(&req.request);
+        let mut messages: Vec<(String, String)> = Vec::new();
+        for p in selected {
+            let csr_ok = match &csr {
+                Ok(c) => c,
+                Err(e) => return Decision::Error { message: e.clone() },
+            };
+            let mut denied = false;
+            let mut msgs: Vec<String> = Vec::new();
+            match evaluate::evaluate_allowed(&p.policy, &req, csr_ok) {
+                Outcome::NotDenied => {}
+                Outcome::Denied(m) => {
+                    denied = true;
+                    msgs.push(m);
+                }
+            }
+            match evaluate::evaluate_constraints(&p.policy, &req, Ok(csr_ok)) {
+                Err(message) => return Decision::Error { message },
+                Ok(Outcome::NotDenied) => {}
+                Ok(Outcome::Denied(m)) => {
+                    denied = true;
+                    msgs.push(m);
+                }
+            }
+            if !denied {
+                return Decision::Approved {
+                    policy: p.policy.name.clone(),
+                };
+            }
+            messages.push((p.policy.name.clone(), msgs.join(", ")));
+        }
+        messages.sort_by(|a, b| a.0.cmp(&b.0));
+        let parts: Vec<String> = messages
+            .iter()
+            .map(|(n, m)| format!("[{n}: {m}]"))
+            .collect();
+        Decision::Denied {
+            message: format!("No policy approved this request: {}", parts.join(" ")),
+        }
+    }
+
+    fn unmatched(&self, message: &str) -> Decision {
+        match self.settings.unmatched {
+            Unmatched::Deny => Decision::Denied {
+                message: message.to_owned(),
+            },
+            Unmatched::Allow => Decision::Unmatched {
+                message: message.to_owned(),
+            },
+        }
+    }
+}
+
+fn issuer_matches(p: &Policy, req: &Request) -> bool {
+    let Some(sel) = &p.issuer_ref else {
+        return true;
+    };
+    let kind = if req.issuer_kind.is_empty() {
+        "Issuer"
+    } else {
+        req.issuer_kind.as_str()
+    };
+    let group = if req.issuer_group.is_empty() {
+        "cert-manager.io"
+    } else {
+        req.issuer_group.as_str()
+    };
+    sel.name
+        .as_ref()
+        .is_none_or(|n| wildcard::matches(n, &req.issuer_name))
+        && sel.kind.as_ref().is_none_or(|k| wildcard::matches(k, kind))
+        && sel
+            .group
+            .as_ref()
+            .is_none_or(|g| wildcard::matches(g, group))
+}
+
+fn str_at(v: &Value, path: &str, key: &str) -> Result<String, String> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(format!("{path}.{key}: must be a string")),
+    }
+}
+
+fn strings_at(v: &Value, path: &str, key: &str) -> Result<Vec<String>, String> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| format!("{path}.{key}: must be a list of strings"))
+            })
+            .collect(),
+        Some(_) => Err(format!("{path}.{key}: must be a list of strings")),
+    }
+}
+
+/// The CertificateRequest fields approver-policy reads; `Err` when the object is not one
+/// the API server would have accepted.
+fn read_request(cr: &Value) -> Result<Request, String> {
+    let prefix = "the CertificateRequest cannot be read: ";
+    let wrap = |e: String| format!("{prefix}{e}");
+    if !cr.is_object() {
+        return Err(wrap("it is not an object".to_owned()));
+    }
+    let empty = Value::Object(serde_json::Map::new());
+    let meta = cr
+        .get("metadata")
+        .filter(|m| m.is_object())
+        .unwrap_or(&empty);
+    let spec = cr
+        .get("spec")
+        .filter(|s| s.is_object())
+        .ok_or_else(|| wrap("spec: Required value".to_owned()))?;
+    let issuer = spec
+        .get("issuerRef")
+        .filter(|s| s.is_object())
+        .unwrap_or(&empty);
+    let duration = match spec.get("duration") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => {
+            Some(GoDuration::parse(s).map_err(|e| wrap(format!("spec.duration: {e}")))?)
+        }
+        Some(_) => return Err(wrap("spec.duration: must be a string".to_owned())),
+    };
+    let is_ca = match spec.get("isCA") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(wrap("spec.isCA: must be a boolean".to_owned())),
+    };
+    let mut extra = BTreeMap::new();
+    if let Some(Value::Object(m)) = spec.get("extra") {
+        for (k, v) in m {
+            let list = match v {
+                Value::Array(a) => a
+                    .iter()
+                    .filter_map(|x| x.as_str().map(str::to_owned))
+                    .collect(),
+                Value::String(s) => vec![s.clone()],
+                _ => Vec::new(),
+            };
+            extra.insert(k.clone(), list);
+        }
+    }
+    Ok(Request {
+        name: str_at(meta, "metadata", "name").map_err(wrap)?,
+        namespace: str_at(meta, "metadata", "namespace").map_err(wrap)?,
+        username: str_at(spec, "spec", "username").map_err(wrap)?,
+        groups: strings_at(spec, "spec", "groups").map_err(wrap)?,
+        uid: str_at(spec, "spec", "uid").map_err(wrap)?,
+        extra,
+        is_ca,
+        usages: strings_at(spec, "spec", "usages").map_err(wrap)?,
+        duration,
+        request: str_at(spec, "spec", "request").map_err(wrap)?,
+        issuer_name: str_at(issuer, "spec.issuerRef", "name").map_err(wrap)?,
+        issuer_kind: str_at(issuer, "spec.issuerRef", "kind").map_err(wrap)?,
+        issuer_group: str_at(issuer, "spec.issuerRef", "group").map_err(wrap)?,
+    })
+}
+
+/// Building blocks exposed for this crate's integration tests (the ported upstream tables);
+/// not part of the supported API.
+#[doc(hidden)]
+pub mod internals {
+    /// approver-policy `util.WildcardMatches`.
+    pub fn wildcard_matches(pattern: &str, s: &str) -> bool {
+        crate::wildcard::matches(pattern, s)
+    }
+    /// approver-policy `util.WildcardContains`.
+    pub fn wildcard_contains(patterns: &[String], s: &str) -> bool {
+        crate::wildcard::contains(patterns, s)
+    }
+    /// approver-policy `util.WildcardSubset`.
+    pub fn wildcard_subset(patterns: &[String], members: &[String]) -> bool {
+        crate::wildcard::subset(patterns, members)
+    }
+    /// `time.ParseDuration` then `Duration.String()`.
+    pub fn go_duration_roundtrip(s: &str) -> Result<String, String> {
+        crate::gofmt::GoDuration::parse(s).map(|d| d.to_string())
+    }
+    /// `strconv.Quote`.
+    pub fn go_quote(s: &str) -> String {
+        crate::gofmt::go_quote(s)
+    }
+    /// `url.Parse(s).String()`.
+    pub fn go_url(s: &str) -> Result<String, String> {
+        crate::gourl::parse(s).map(|u| u.string)
+    }
+    /// `net.IP(b).String()`.
+    pub fn go_ip(b: &[u8]) -> Option<String> {
+        crate::gofmt::go_ip_string(b)
+    }
+    /// Decodes `spec.request` the way approver-policy does; `Ok` with a summary
+    /// (DNS names, IPs, URIs, emails) or the error.
+    pub fn decode_request(b64: &str) -> Result<Vec<String>, String> {
+        let c = crate::csr::decode_spec_request(b64)?;
+        let mut out = Vec::new();
+        out.extend(c.dns_names.iter().map(|d| format!("dns:{d}")));
+        out.extend(c.ips.iter().map(|d| format!("ip:{d}")));
+        out.extend(c.uris.iter().map(|d| format!("uri:{d}")));
+        out.extend(c.emails.iter().map(|d| format!("email:{d}")));
+        Ok(out)
+    }
+}

@@ -59,6 +59,12 @@ pub trait EquivalentResourceMapper {
         subresource: &str,
         visit: &mut dyn FnMut(Gvr<'static>, Option<Gvk<'static>>) -> bool,
     );
+
+    /// True when every equivalent of a resource has the same resource name (lets the matcher
+    /// skip rules that cannot name it). The default is the safe `false`.
+    fn preserves_resource_names(&self) -> bool {
+        false
+    }
 }
 
 /// The built-in table ([`FAMILIES`]).
@@ -66,6 +72,11 @@ pub trait EquivalentResourceMapper {
 pub struct BuiltinEquivalences;
 
 impl EquivalentResourceMapper for BuiltinEquivalences {
+    fn preserves_resource_names(&self) -> bool {
+        // checked by tests/equivalence_test.rs
+        true
+    }
+
     fn visit_equivalents(
         &self,
         resource: Gvr<'_>,
@@ -120,96 +131,306 @@ const fn m(
 pub static FAMILIES: &[&[Member]] = &[
     // apps
     &[
-        m("apps", "v1", "deployments", "Deployment", &[
-            ("status", k("apps", "v1", "Deployment")),
-            ("scale", k("autoscaling", "v1", "Scale")),
-        ]),
-        m("apps", "v1beta2", "deployments", "Deployment", &[
-            ("status", k("apps", "v1beta2", "Deployment")),
-            ("scale", k("apps", "v1beta2", "Scale")),
-        ]),
-        m("apps", "v1beta1", "deployments", "Deployment", &[
-            ("status", k("apps", "v1beta1", "Deployment")),
-            ("scale", k("apps", "v1beta1", "Scale")),
-            ("rollback", k("apps", "v1beta1", "DeploymentRollback")),
-        ]),
-        m("extensions", "v1beta1", "deployments", "Deployment", &[
-            ("status", k("extensions", "v1beta1", "Deployment")),
-            ("scale", k("extensions", "v1beta1", "Scale")),
-            ("rollback", k("extensions", "v1beta1", "DeploymentRollback")),
-        ]),
+        m(
+            "apps",
+            "v1",
+            "deployments",
+            "Deployment",
+            &[
+                ("status", k("apps", "v1", "Deployment")),
+                ("scale", k("autoscaling", "v1", "Scale")),
+            ],
+        ),
+        m(
+            "apps",
+            "v1beta2",
+            "deployments",
+            "Deployment",
+            &[
+                ("status", k("apps", "v1beta2", "Deployment")),
+                ("scale", k("apps", "v1beta2", "Scale")),
+            ],
+        ),
+        m(
+            "apps",
+            "v1beta1",
+            "deployments",
+            "Deployment",
+            &[
+                ("status", k("apps", "v1beta1", "Deployment")),
+                ("scale", k("apps", "v1beta1", "Scale")),
+                ("rollback", k("apps", "v1beta1", "DeploymentRollback")),
+            ],
+        ),
+        m(
+            "extensions",
+            "v1beta1",
+            "deployments",
+            "Deployment",
+            &[
+                ("status", k("extensions", "v1beta1", "Deployment")),
+                ("scale", k("extensions", "v1beta1", "Scale")),
+                ("rollback", k("extensions", "v1beta1", "DeploymentRollback")),
+            ],
+        ),
     ],
     &[
-        m("apps", "v1", "statefulsets", "StatefulSet", &[
-            ("status", k("apps", "v1", "StatefulSet")),
-            ("scale", k("autoscaling", "v1", "Scale")),
-        ]),
-        m("apps", "v1beta2", "statefulsets", "StatefulSet", &[
-            ("status", k("apps", "v1beta2", "StatefulSet")),
-            ("scale", k("apps", "v1beta2", "Scale")),
-        ]),
-        m("apps", "v1beta1", "statefulsets", "StatefulSet", &[
-            ("status", k("apps", "v1beta1", "StatefulSet")),
-            ("scale", k("apps", "v1beta1", "Scale")),
-        ]),
+        m(
+            "apps",
+            "v1",
+            "statefulsets",
+            "StatefulSet",
+            &[
+                ("status", k("apps", "v1", "StatefulSet")),
+                ("scale", k("autoscaling", "v1", "Scale")),
+            ],
+        ),
+        m(
+            "apps",
+            "v1beta2",
+            "statefulsets",
+            "StatefulSet",
+            &[
+                ("status", k("apps", "v1beta2", "StatefulSet")),
+                ("scale", k("apps", "v1beta2", "Scale")),
+            ],
+        ),
+        m(
+            "apps",
+            "v1beta1",
+            "statefulsets",
+            "StatefulSet",
+            &[
+                ("status", k("apps", "v1beta1", "StatefulSet")),
+                ("scale", k("apps", "v1beta1", "Scale")),
+            ],
+        ),
     ],
     &[
-        m("apps", "v1", "daemonsets", "DaemonSet", &[("status", k("apps", "v1", "DaemonSet"))]),
-        m("apps", "v1beta2", "daemonsets", "DaemonSet", &[("status", k("apps", "v1beta2", "DaemonSet"))]),
-        m("extensions", "v1beta1", "daemonsets", "DaemonSet", &[("status", k("extensions", "v1beta1", "DaemonSet"))]),
+        m(
+            "apps",
+            "v1",
+            "daemonsets",
+            "DaemonSet",
+            &[("status", k("apps", "v1", "DaemonSet"))],
+        ),
+        m(
+            "apps",
+            "v1beta2",
+            "daemonsets",
+            "DaemonSet",
+            &[("status", k("apps", "v1beta2", "DaemonSet"))],
+        ),
+        m(
+            "extensions",
+            "v1beta1",
+            "daemonsets",
+            "DaemonSet",
+            &[("status", k("extensions", "v1beta1", "DaemonSet"))],
+        ),
     ],
     &[
-        m("apps", "v1", "replicasets", "ReplicaSet", &[
-            ("status", k("apps", "v1", "ReplicaSet")),
-            ("scale", k("autoscaling", "v1", "Scale")),
-        ]),
-        m("apps", "v1beta2", "replicasets", "ReplicaSet", &[
-            ("status", k("apps", "v1beta2", "ReplicaSet")),
-            ("scale", k("apps", "v1beta2", "Scale")),
-        ]),
-        m("extensions", "v1beta1", "replicasets", "ReplicaSet", &[
-            ("status", k("extensions", "v1beta1", "ReplicaSet")),
-            ("scale", k("extensions", "v1beta1", "Scale")),
-        ]),
+        m(
+            "apps",
+            "v1",
+            "replicasets",
+            "ReplicaSet",
+            &[
+                ("status", k("apps", "v1", "ReplicaSet")),
+                ("scale", k("autoscaling", "v1", "Scale")),
+            ],
+        ),
+        m(
+            "apps",
+            "v1beta2",
+            "replicasets",
+            "ReplicaSet",
+            &[
+                ("status", k("apps", "v1beta2", "ReplicaSet")),
+                ("scale", k("apps", "v1beta2", "Scale")),
+            ],
+        ),
+        m(
+            "extensions",
+            "v1beta1",
+            "replicasets",
+            "ReplicaSet",
+            &[
+                ("status", k("extensions", "v1beta1", "ReplicaSet")),
+                ("scale", k("extensions", "v1beta1", "Scale")),
+            ],
+        ),
     ],
     &[
-        m("apps", "v1", "controllerrevisions", "ControllerRevision", &[]),
-        m("apps", "v1beta2", "controllerrevisions", "ControllerRevision", &[]),
-        m("apps", "v1beta1", "controllerrevisions", "ControllerRevision", &[]),
+        m(
+            "apps",
+            "v1",
+            "controllerrevisions",
+            "ControllerRevision",
+            &[],
+        ),
+        m(
+            "apps",
+            "v1beta2",
+            "controllerrevisions",
+            "ControllerRevision",
+            &[],
+        ),
+        m(
+            "apps",
+            "v1beta1",
+            "controllerrevisions",
+            "ControllerRevision",
+            &[],
+        ),
     ],
     // networking, policy
     &[
-        m("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", &[]),
-        m("extensions", "v1beta1", "networkpolicies", "NetworkPolicy", &[]),
+        m(
+            "networking.k8s.io",
+            "v1",
+            "networkpolicies",
+            "NetworkPolicy",
+            &[],
+        ),
+        m(
+            "extensions",
+            "v1beta1",
+            "networkpolicies",
+            "NetworkPolicy",
+            &[],
+        ),
     ],
     &[
-        m("networking.k8s.io", "v1", "ingresses", "Ingress", &[("status", k("networking.k8s.io", "v1", "Ingress"))]),
-        m("networking.k8s.io", "v1beta1", "ingresses", "Ingress", &[("status", k("networking.k8s.io", "v1beta1", "Ingress"))]),
-        m("extensions", "v1beta1", "ingresses", "Ingress", &[("status", k("extensions", "v1beta1", "Ingress"))]),
+        m(
+            "networking.k8s.io",
+            "v1",
+            "ingresses",
+            "Ingress",
+            &[("status", k("networking.k8s.io", "v1", "Ingress"))],
+        ),
+        m(
+            "networking.k8s.io",
+            "v1beta1",
+            "ingresses",
+            "Ingress",
+            &[("status", k("networking.k8s.io", "v1beta1", "Ingress"))],
+        ),
+        m(
+            "extensions",
+            "v1beta1",
+            "ingresses",
+            "Ingress",
+            &[("status", k("extensions", "v1beta1", "Ingress"))],
+        ),
     ],
     &[
-        m("networking.k8s.io", "v1", "ingressclasses", "IngressClass", &[]),
-        m("networking.k8s.io", "v1beta1", "ingressclasses", "IngressClass", &[]),
+        m(
+            "networking.k8s.io",
+            "v1",
+            "ingressclasses",
+            "IngressClass",
+            &[],
+        ),
+        m(
+            "networking.k8s.io",
+            "v1beta1",
+            "ingressclasses",
+            "IngressClass",
+            &[],
+        ),
     ],
     &[
-        m("policy", "v1beta1", "podsecuritypolicies", "PodSecurityPolicy", &[]),
-        m("extensions", "v1beta1", "podsecuritypolicies", "PodSecurityPolicy", &[]),
+        m(
+            "policy",
+            "v1beta1",
+            "podsecuritypolicies",
+            "PodSecurityPolicy",
+            &[],
+        ),
+        m(
+            "extensions",
+            "v1beta1",
+            "podsecuritypolicies",
+            "PodSecurityPolicy",
+            &[],
+        ),
     ],
     &[
-        m("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", &[("status", k("policy", "v1", "PodDisruptionBudget"))]),
-        m("policy", "v1beta1", "poddisruptionbudgets", "PodDisruptionBudget", &[("status", k("policy", "v1beta1", "PodDisruptionBudget"))]),
+        m(
+            "policy",
+            "v1",
+            "poddisruptionbudgets",
+            "PodDisruptionBudget",
+            &[("status", k("policy", "v1", "PodDisruptionBudget"))],
+        ),
+        m(
+            "policy",
+            "v1beta1",
+            "poddisruptionbudgets",
+            "PodDisruptionBudget",
+            &[("status", k("policy", "v1beta1", "PodDisruptionBudget"))],
+        ),
     ],
     // autoscaling, batch
     &[
-        m("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", &[("status", k("autoscaling", "v2", "HorizontalPodAutoscaler"))]),
-        m("autoscaling", "v1", "horizontalpodautoscalers", "HorizontalPodAutoscaler", &[("status", k("autoscaling", "v1", "HorizontalPodAutoscaler"))]),
-        m("autoscaling", "v2beta2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", &[("status", k("autoscaling", "v2beta2", "HorizontalPodAutoscaler"))]),
-        m("autoscaling", "v2beta1", "horizontalpodautoscalers", "HorizontalPodAutoscaler", &[("status", k("autoscaling", "v2beta1", "HorizontalPodAutoscaler"))]),
+        m(
+            "autoscaling",
+            "v2",
+            "horizontalpodautoscalers",
+            "HorizontalPodAutoscaler",
+            &[("status", k("autoscaling", "v2", "HorizontalPodAutoscaler"))],
+        ),
+        m(
+            "autoscaling",
+            "v1",
+            "horizontalpodautoscalers",
+            "HorizontalPodAutoscaler",
+            &[("status", k("autoscaling", "v1", "HorizontalPodAutoscaler"))],
+        ),
+        m(
+            "autoscaling",
+            "v2beta2",
+            "horizontalpodautoscalers",
+            "HorizontalPodAutoscaler",
+            &[(
+                "status",
+                k("autoscaling", "v2beta2", "HorizontalPodAutoscaler"),
+            )],
+        ),
+        m(
+            "autoscaling",
+            "v2beta1",
+            "horizontalpodautoscalers",
+            "HorizontalPodAutoscaler",
+            &[(
+                "status",
+                k("autoscaling", "v2beta1", "HorizontalPodAutoscaler"),
+            )],
+        ),
     ],
     &[
-        m("batch", "v1", "cronjobs", "CronJob", &[("status", k("batch", "v1", "CronJob"))]),
-        m("batch", "v1beta1", "cronjobs", "CronJob", &[("status", k("batch", "v1beta1", "CronJob"))]),
-        m("batch", "v2alpha1", "cronjobs", "CronJob", &[("status", k("batch", "v2alpha1", "CronJob"))]),
+        m(
+            "batch",
+            "v1",
+            "cronjobs",
+            "CronJob",
+            &[("status", k("batch", "v1", "CronJob"))],
+        ),
+        m(
+            "batch",
+            "v1beta1",
+            "cronjobs",
+            "CronJob",
+            &[("status", k("batch", "v1beta1", "CronJob"))],
+        ),
+        m(
+            "batch",
+            "v2alpha1",
+            "cronjobs",
+            "CronJob",
+            &[("status", k("batch", "v2alpha1", "CronJob"))],
+        ),
     ],
     // core ↔ events.k8s.io
     &[
@@ -218,8 +439,20 @@ pub static FAMILIES: &[&[Member]] = &[
         m("events.k8s.io", "v1beta1", "events", "Event", &[]),
     ],
     &[
-        m("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", &[]),
-        m("discovery.k8s.io", "v1beta1", "endpointslices", "EndpointSlice", &[]),
+        m(
+            "discovery.k8s.io",
+            "v1",
+            "endpointslices",
+            "EndpointSlice",
+            &[],
+        ),
+        m(
+            "discovery.k8s.io",
+            "v1beta1",
+            "endpointslices",
+            "EndpointSlice",
+            &[],
+        ),
     ],
     &[
         m("coordination.k8s.io", "v1", "leases", "Lease", &[]),
@@ -227,23 +460,86 @@ pub static FAMILIES: &[&[Member]] = &[
     ],
     &[
         m("node.k8s.io", "v1", "runtimeclasses", "RuntimeClass", &[]),
-        m("node.k8s.io", "v1beta1", "runtimeclasses", "RuntimeClass", &[]),
-        m("node.k8s.io", "v1alpha1", "runtimeclasses", "RuntimeClass", &[]),
+        m(
+            "node.k8s.io",
+            "v1beta1",
+            "runtimeclasses",
+            "RuntimeClass",
+            &[],
+        ),
+        m(
+            "node.k8s.io",
+            "v1alpha1",
+            "runtimeclasses",
+            "RuntimeClass",
+            &[],
+        ),
     ],
     &[
-        m("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", &[]),
-        m("scheduling.k8s.io", "v1beta1", "priorityclasses", "PriorityClass", &[]),
-        m("scheduling.k8s.io", "v1alpha1", "priorityclasses", "PriorityClass", &[]),
+        m(
+            "scheduling.k8s.io",
+            "v1",
+            "priorityclasses",
+            "PriorityClass",
+            &[],
+        ),
+        m(
+            "scheduling.k8s.io",
+            "v1beta1",
+            "priorityclasses",
+            "PriorityClass",
+            &[],
+        ),
+        m(
+            "scheduling.k8s.io",
+            "v1alpha1",
+            "priorityclasses",
+            "PriorityClass",
+            &[],
+        ),
     ],
     // storage
     &[
-        m("storage.k8s.io", "v1", "storageclasses", "StorageClass", &[]),
-        m("storage.k8s.io", "v1beta1", "storageclasses", "StorageClass", &[]),
+        m(
+            "storage.k8s.io",
+            "v1",
+            "storageclasses",
+            "StorageClass",
+            &[],
+        ),
+        m(
+            "storage.k8s.io",
+            "v1beta1",
+            "storageclasses",
+            "StorageClass",
+            &[],
+        ),
     ],
     &[
-        m("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", &[("status", k("storage.k8s.io", "v1", "VolumeAttachment"))]),
-        m("storage.k8s.io", "v1beta1", "volumeattachments", "VolumeAttachment", &[("status", k("storage.k8s.io", "v1beta1", "VolumeAttachment"))]),
-        m("storage.k8s.io", "v1alpha1", "volumeattachments", "VolumeAttachment", &[("status", k("storage.k8s.io", "v1alpha1", "VolumeAttachment"))]),
+        m(
+            "storage.k8s.io",
+            "v1",
+            "volumeattachments",
+            "VolumeAttachment",
+            &[("status", k("storage.k8s.io", "v1", "VolumeAttachment"))],
+        ),
+        m(
+            "storage.k8s.io",
+            "v1beta1",
+            "volumeattachments",
+            "VolumeAttachment",
+            &[("status", k("storage.k8s.io", "v1beta1", "VolumeAttachment"))],
+        ),
+        m(
+            "storage.k8s.io",
+            "v1alpha1",
+            "volumeattachments",
+            "VolumeAttachment",
+            &[(
+                "status",
+                k("storage.k8s.io", "v1alpha1", "VolumeAttachment"),
+            )],
+        ),
     ],
     &[
         m("storage.k8s.io", "v1", "csidrivers", "CSIDriver", &[]),
@@ -254,103 +550,429 @@ pub static FAMILIES: &[&[Member]] = &[
         m("storage.k8s.io", "v1beta1", "csinodes", "CSINode", &[]),
     ],
     &[
-        m("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", &[]),
-        m("storage.k8s.io", "v1beta1", "csistoragecapacities", "CSIStorageCapacity", &[]),
-        m("storage.k8s.io", "v1alpha1", "csistoragecapacities", "CSIStorageCapacity", &[]),
+        m(
+            "storage.k8s.io",
+            "v1",
+            "csistoragecapacities",
+            "CSIStorageCapacity",
+            &[],
+        ),
+        m(
+            "storage.k8s.io",
+            "v1beta1",
+            "csistoragecapacities",
+            "CSIStorageCapacity",
+            &[],
+        ),
+        m(
+            "storage.k8s.io",
+            "v1alpha1",
+            "csistoragecapacities",
+            "CSIStorageCapacity",
+            &[],
+        ),
     ],
     // rbac
     &[
         m("rbac.authorization.k8s.io", "v1", "roles", "Role", &[]),
         m("rbac.authorization.k8s.io", "v1beta1", "roles", "Role", &[]),
-        m("rbac.authorization.k8s.io", "v1alpha1", "roles", "Role", &[]),
+        m(
+            "rbac.authorization.k8s.io",
+            "v1alpha1",
+            "roles",
+            "Role",
+            &[],
+        ),
     ],
     &[
-        m("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", &[]),
-        m("rbac.authorization.k8s.io", "v1beta1", "rolebindings", "RoleBinding", &[]),
-        m("rbac.authorization.k8s.io", "v1alpha1", "rolebindings", "RoleBinding", &[]),
+        m(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "rolebindings",
+            "RoleBinding",
+            &[],
+        ),
+        m(
+            "rbac.authorization.k8s.io",
+            "v1beta1",
+            "rolebindings",
+            "RoleBinding",
+            &[],
+        ),
+        m(
+            "rbac.authorization.k8s.io",
+            "v1alpha1",
+            "rolebindings",
+            "RoleBinding",
+            &[],
+        ),
     ],
     &[
-        m("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", &[]),
-        m("rbac.authorization.k8s.io", "v1beta1", "clusterroles", "ClusterRole", &[]),
-        m("rbac.authorization.k8s.io", "v1alpha1", "clusterroles", "ClusterRole", &[]),
+        m(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "clusterroles",
+            "ClusterRole",
+            &[],
+        ),
+        m(
+            "rbac.authorization.k8s.io",
+            "v1beta1",
+            "clusterroles",
+            "ClusterRole",
+            &[],
+        ),
+        m(
+            "rbac.authorization.k8s.io",
+            "v1alpha1",
+            "clusterroles",
+            "ClusterRole",
+            &[],
+        ),
     ],
     &[
-        m("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", &[]),
-        m("rbac.authorization.k8s.io", "v1beta1", "clusterrolebindings", "ClusterRoleBinding", &[]),
-        m("rbac.authorization.k8s.io", "v1alpha1", "clusterrolebindings", "ClusterRoleBinding", &[]),
+        m(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "clusterrolebindings",
+            "ClusterRoleBinding",
+            &[],
+        ),
+        m(
+            "rbac.authorization.k8s.io",
+            "v1beta1",
+            "clusterrolebindings",
+            "ClusterRoleBinding",
+            &[],
+        ),
+        m(
+            "rbac.authorization.k8s.io",
+            "v1alpha1",
+            "clusterrolebindings",
+            "ClusterRoleBinding",
+            &[],
+        ),
     ],
     // certificates
     &[
-        m("certificates.k8s.io", "v1", "certificatesigningrequests", "CertificateSigningRequest", &[
-            ("status", k("certificates.k8s.io", "v1", "CertificateSigningRequest")),
-            ("approval", k("certificates.k8s.io", "v1", "CertificateSigningRequest")),
-        ]),
-        m("certificates.k8s.io", "v1beta1", "certificatesigningrequests", "CertificateSigningRequest", &[
-            ("status", k("certificates.k8s.io", "v1beta1", "CertificateSigningRequest")),
-            ("approval", k("certificates.k8s.io", "v1beta1", "CertificateSigningRequest")),
-        ]),
+        m(
+            "certificates.k8s.io",
+            "v1",
+            "certificatesigningrequests",
+            "CertificateSigningRequest",
+            &[
+                (
+                    "status",
+                    k("certificates.k8s.io", "v1", "CertificateSigningRequest"),
+                ),
+                (
+                    "approval",
+                    k("certificates.k8s.io", "v1", "CertificateSigningRequest"),
+                ),
+            ],
+        ),
+        m(
+            "certificates.k8s.io",
+            "v1beta1",
+            "certificatesigningrequests",
+            "CertificateSigningRequest",
+            &[
+                (
+                    "status",
+                    k(
+                        "certificates.k8s.io",
+                        "v1beta1",
+                        "CertificateSigningRequest",
+                    ),
+                ),
+                (
+                    "approval",
+                    k(
+                        "certificates.k8s.io",
+                        "v1beta1",
+                        "CertificateSigningRequest",
+                    ),
+                ),
+            ],
+        ),
     ],
     // admissionregistration
     &[
-        m("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", &[]),
-        m("admissionregistration.k8s.io", "v1beta1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", &[]),
+        m(
+            "admissionregistration.k8s.io",
+            "v1",
+            "validatingwebhookconfigurations",
+            "ValidatingWebhookConfiguration",
+            &[],
+        ),
+        m(
+            "admissionregistration.k8s.io",
+            "v1beta1",
+            "validatingwebhookconfigurations",
+            "ValidatingWebhookConfiguration",
+            &[],
+        ),
     ],
     &[
-        m("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", &[]),
-        m("admissionregistration.k8s.io", "v1beta1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", &[]),
+        m(
+            "admissionregistration.k8s.io",
+            "v1",
+            "mutatingwebhookconfigurations",
+            "MutatingWebhookConfiguration",
+            &[],
+        ),
+        m(
+            "admissionregistration.k8s.io",
+            "v1beta1",
+            "mutatingwebhookconfigurations",
+            "MutatingWebhookConfiguration",
+            &[],
+        ),
     ],
     &[
-        m("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies", "ValidatingAdmissionPolicy", &[
-            ("status", k("admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicy")),
-        ]),
-        m("admissionregistration.k8s.io", "v1beta1", "validatingadmissionpolicies", "ValidatingAdmissionPolicy", &[
-            ("status", k("admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicy")),
-        ]),
-        m("admissionregistration.k8s.io", "v1alpha1", "validatingadmissionpolicies", "ValidatingAdmissionPolicy", &[
-            ("status", k("admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicy")),
-        ]),
+        m(
+            "admissionregistration.k8s.io",
+            "v1",
+            "validatingadmissionpolicies",
+            "ValidatingAdmissionPolicy",
+            &[(
+                "status",
+                k(
+                    "admissionregistration.k8s.io",
+                    "v1",
+                    "ValidatingAdmissionPolicy",
+                ),
+            )],
+        ),
+        m(
+            "admissionregistration.k8s.io",
+            "v1beta1",
+            "validatingadmissionpolicies",
+            "ValidatingAdmissionPolicy",
+            &[(
+                "status",
+                k(
+                    "admissionregistration.k8s.io",
+                    "v1beta1",
+                    "ValidatingAdmissionPolicy",
+                ),
+            )],
+        ),
+        m(
+            "admissionregistration.k8s.io",
+            "v1alpha1",
+            "validatingadmissionpolicies",
+            "ValidatingAdmissionPolicy",
+            &[(
+                "status",
+                k(
+                    "admissionregistration.k8s.io",
+                    "v1alpha1",
+                    "ValidatingAdmissionPolicy",
+                ),
+            )],
+        ),
     ],
     &[
-        m("admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings", "ValidatingAdmissionPolicyBinding", &[]),
-        m("admissionregistration.k8s.io", "v1beta1", "validatingadmissionpolicybindings", "ValidatingAdmissionPolicyBinding", &[]),
-        m("admissionregistration.k8s.io", "v1alpha1", "validatingadmissionpolicybindings", "ValidatingAdmissionPolicyBinding", &[]),
+        m(
+            "admissionregistration.k8s.io",
+            "v1",
+            "validatingadmissionpolicybindings",
+            "ValidatingAdmissionPolicyBinding",
+            &[],
+        ),
+        m(
+            "admissionregistration.k8s.io",
+            "v1beta1",
+            "validatingadmissionpolicybindings",
+            "ValidatingAdmissionPolicyBinding",
+            &[],
+        ),
+        m(
+            "admissionregistration.k8s.io",
+            "v1alpha1",
+            "validatingadmissionpolicybindings",
+            "ValidatingAdmissionPolicyBinding",
+            &[],
+        ),
     ],
     &[
-        m("admissionregistration.k8s.io", "v1beta1", "mutatingadmissionpolicies", "MutatingAdmissionPolicy", &[]),
-        m("admissionregistration.k8s.io", "v1alpha1", "mutatingadmissionpolicies", "MutatingAdmissionPolicy", &[]),
+        m(
+            "admissionregistration.k8s.io",
+            "v1beta1",
+            "mutatingadmissionpolicies",
+            "MutatingAdmissionPolicy",
+            &[],
+        ),
+        m(
+            "admissionregistration.k8s.io",
+            "v1alpha1",
+            "mutatingadmissionpolicies",
+            "MutatingAdmissionPolicy",
+            &[],
+        ),
     ],
     &[
-        m("admissionregistration.k8s.io", "v1beta1", "mutatingadmissionpolicybindings", "MutatingAdmissionPolicyBinding", &[]),
-        m("admissionregistration.k8s.io", "v1alpha1", "mutatingadmissionpolicybindings", "MutatingAdmissionPolicyBinding", &[]),
+        m(
+            "admissionregistration.k8s.io",
+            "v1beta1",
+            "mutatingadmissionpolicybindings",
+            "MutatingAdmissionPolicyBinding",
+            &[],
+        ),
+        m(
+            "admissionregistration.k8s.io",
+            "v1alpha1",
+            "mutatingadmissionpolicybindings",
+            "MutatingAdmissionPolicyBinding",
+            &[],
+        ),
     ],
     // apiextensions-apiserver, kube-aggregator
     &[
-        m("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", &[
-            ("status", k("apiextensions.k8s.io", "v1", "CustomResourceDefinition")),
-        ]),
-        m("apiextensions.k8s.io", "v1beta1", "customresourcedefinitions", "CustomResourceDefinition", &[
-            ("status", k("apiextensions.k8s.io", "v1beta1", "CustomResourceDefinition")),
-        ]),
+        m(
+            "apiextensions.k8s.io",
+            "v1",
+            "customresourcedefinitions",
+            "CustomResourceDefinition",
+            &[(
+                "status",
+                k("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
+            )],
+        ),
+        m(
+            "apiextensions.k8s.io",
+            "v1beta1",
+            "customresourcedefinitions",
+            "CustomResourceDefinition",
+            &[(
+                "status",
+                k(
+                    "apiextensions.k8s.io",
+                    "v1beta1",
+                    "CustomResourceDefinition",
+                ),
+            )],
+        ),
     ],
     &[
-        m("apiregistration.k8s.io", "v1", "apiservices", "APIService", &[
-            ("status", k("apiregistration.k8s.io", "v1", "APIService")),
-        ]),
-        m("apiregistration.k8s.io", "v1beta1", "apiservices", "APIService", &[
-            ("status", k("apiregistration.k8s.io", "v1beta1", "APIService")),
-        ]),
+        m(
+            "apiregistration.k8s.io",
+            "v1",
+            "apiservices",
+            "APIService",
+            &[("status", k("apiregistration.k8s.io", "v1", "APIService"))],
+        ),
+        m(
+            "apiregistration.k8s.io",
+            "v1beta1",
+            "apiservices",
+            "APIService",
+            &[(
+                "status",
+                k("apiregistration.k8s.io", "v1beta1", "APIService"),
+            )],
+        ),
     ],
     // flowcontrol
     &[
-        m("flowcontrol.apiserver.k8s.io", "v1", "flowschemas", "FlowSchema", &[("status", k("flowcontrol.apiserver.k8s.io", "v1", "FlowSchema"))]),
-        m("flowcontrol.apiserver.k8s.io", "v1beta3", "flowschemas", "FlowSchema", &[("status", k("flowcontrol.apiserver.k8s.io", "v1beta3", "FlowSchema"))]),
-        m("flowcontrol.apiserver.k8s.io", "v1beta2", "flowschemas", "FlowSchema", &[("status", k("flowcontrol.apiserver.k8s.io", "v1beta2", "FlowSchema"))]),
-        m("flowcontrol.apiserver.k8s.io", "v1beta1", "flowschemas", "FlowSchema", &[("status", k("flowcontrol.apiserver.k8s.io", "v1beta1", "FlowSchema"))]),
+        m(
+            "flowcontrol.apiserver.k8s.io",
+            "v1",
+            "flowschemas",
+            "FlowSchema",
+            &[(
+                "status",
+                k("flowcontrol.apiserver.k8s.io", "v1", "FlowSchema"),
+            )],
+        ),
+        m(
+            "flowcontrol.apiserver.k8s.io",
+            "v1beta3",
+            "flowschemas",
+            "FlowSchema",
+            &[(
+                "status",
+                k("flowcontrol.apiserver.k8s.io", "v1beta3", "FlowSchema"),
+            )],
+        ),
+        m(
+            "flowcontrol.apiserver.k8s.io",
+            "v1beta2",
+            "flowschemas",
+            "FlowSchema",
+            &[(
+                "status",
+                k("flowcontrol.apiserver.k8s.io", "v1beta2", "FlowSchema"),
+            )],
+        ),
+        m(
+            "flowcontrol.apiserver.k8s.io",
+            "v1beta1",
+            "flowschemas",
+            "FlowSchema",
+            &[(
+                "status",
+                k("flowcontrol.apiserver.k8s.io", "v1beta1", "FlowSchema"),
+            )],
+        ),
     ],
     &[
-        m("flowcontrol.apiserver.k8s.io", "v1", "prioritylevelconfigurations", "PriorityLevelConfiguration", &[("status", k("flowcontrol.apiserver.k8s.io", "v1", "PriorityLevelConfiguration"))]),
-        m("flowcontrol.apiserver.k8s.io", "v1beta3", "prioritylevelconfigurations", "PriorityLevelConfiguration", &[("status", k("flowcontrol.apiserver.k8s.io", "v1beta3", "PriorityLevelConfiguration"))]),
-        m("flowcontrol.apiserver.k8s.io", "v1beta2", "prioritylevelconfigurations", "PriorityLevelConfiguration", &[("status", k("flowcontrol.apiserver.k8s.io", "v1beta2", "PriorityLevelConfiguration"))]),
-        m("flowcontrol.apiserver.k8s.io", "v1beta1", "prioritylevelconfigurations", "PriorityLevelConfiguration", &[("status", k("flowcontrol.apiserver.k8s.io", "v1beta1", "PriorityLevelConfiguration"))]),
+        m(
+            "flowcontrol.apiserver.k8s.io",
+            "v1",
+            "prioritylevelconfigurations",
+            "PriorityLevelConfiguration",
+            &[(
+                "status",
+                k(
+                    "flowcontrol.apiserver.k8s.io",
+                    "v1",
+                    "PriorityLevelConfiguration",
+                ),
+            )],
+        ),
+        m(
+            "flowcontrol.apiserver.k8s.io",
+            "v1beta3",
+            "prioritylevelconfigurations",
+            "PriorityLevelConfiguration",
+            &[(
+                "status",
+                k(
+                    "flowcontrol.apiserver.k8s.io",
+                    "v1beta3",
+                    "PriorityLevelConfiguration",
+                ),
+            )],
+        ),
+        m(
+            "flowcontrol.apiserver.k8s.io",
+            "v1beta2",
+            "prioritylevelconfigurations",
+            "PriorityLevelConfiguration",
+            &[(
+                "status",
+                k(
+                    "flowcontrol.apiserver.k8s.io",
+                    "v1beta2",
+                    "PriorityLevelConfiguration",
+                ),
+            )],
+        ),
+        m(
+            "flowcontrol.apiserver.k8s.io",
+            "v1beta1",
+            "prioritylevelconfigurations",
+            "PriorityLevelConfiguration",
+            &[(
+                "status",
+                k(
+                    "flowcontrol.apiserver.k8s.io",
+                    "v1beta1",
+                    "PriorityLevelConfiguration",
+                ),
+            )],
+        ),
     ],
 ];

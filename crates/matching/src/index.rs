@@ -68,7 +68,10 @@ impl<T> Index<T> {
             self.any_resource.push(id);
         } else {
             for name in names {
-                self.by_resource.entry(name.to_owned()).or_default().push(id);
+                self.by_resource
+                    .entry(name.to_owned())
+                    .or_default()
+                    .push(id);
             }
         }
         self.op_masks.push(mask);

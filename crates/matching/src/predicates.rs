@@ -156,7 +156,8 @@ pub(crate) fn match_rules<'a, R: RuleLike>(
     let resource = a.effective_resource();
     let subresource = a.effective_subresource();
     for r in rules {
-        if r.rule().matches(a.operation, resource, subresource, a.namespace)
+        if r.rule()
+            .matches(a.operation, resource, subresource, a.namespace)
             && r.name_matches(a.name)
         {
             return Ok(Some(Matched {
@@ -170,10 +171,13 @@ pub(crate) fn match_rules<'a, R: RuleLike>(
     if !equivalent {
         return Ok(None);
     }
+    let same_names = mapper.preserves_resource_names();
     for r in rules {
         let rule = r.rule();
-        if !rule.matches_operation(a.operation) {
-            // the operation is the same for every equivalent
+        if !rule.matches_operation(a.operation)
+            || (same_names && !rule.matches_resource(resource.resource, subresource))
+        {
+            // the operation (and, with such a mapper, the resource name) is the same for every equivalent
             continue;
         }
         let mut outcome: Option<Result<Matched<'a>, MatchError>> = None;

@@ -201,7 +201,13 @@ impl RuleWithOperations {
     }
 
     /// All predicates: scope, operation, group, version, resource.
-    pub fn matches(&self, operation: &str, resource: Gvr<'_>, subresource: &str, namespace: &str) -> bool {
+    pub fn matches(
+        &self,
+        operation: &str,
+        resource: Gvr<'_>,
+        subresource: &str,
+        namespace: &str,
+    ) -> bool {
         self.matches_scope(resource, namespace)
             && self.matches_operation(operation)
             && self.matches_group(resource.group)
@@ -237,7 +243,9 @@ impl RuleWithOperations {
 
     /// `resources`: `*` (no subresources), `*/*`, `r/*` (also `r` itself), `*/s`, `r/s`.
     pub fn matches_resource(&self, resource: &str, subresource: &str) -> bool {
-        self.resources.iter().any(|p| p.matches(resource, subresource))
+        self.resources
+            .iter()
+            .any(|p| p.matches(resource, subresource))
     }
 
     pub fn scope(&self) -> Scope {
@@ -255,9 +263,9 @@ impl RuleWithOperations {
 }
 
 fn mask_of(operations: &[String]) -> u8 {
-    operations.iter().fold(0u8, |m, op| {
-        if op == "*" { OP_ALL } else { m | op_bit(op) }
-    })
+    operations
+        .iter()
+        .fold(0u8, |m, op| if op == "*" { OP_ALL } else { m | op_bit(op) })
 }
 
 /// `validateResources` (subresources allowed).
@@ -357,7 +365,10 @@ impl NamedRuleWithOperations {
             for msg in names::path_segment_name_errors(name) {
                 errs.push(field::invalid_str(field::index(&names_path, i), name, &msg));
             }
-            if resource_names.get(..i).is_some_and(|before| before.contains(name)) {
+            if resource_names
+                .get(..i)
+                .is_some_and(|before| before.contains(name))
+            {
                 errs.push(field::duplicate(field::index(&names_path, i), name));
             }
         }

@@ -93,10 +93,9 @@ impl LabelSelector {
                             }
                             sel.match_labels.push((k.clone(), s.clone()));
                         }
-                        _ => errs.push(field::wrong_type(
-                            field::child(&labels_path, k),
-                            "a string",
-                        )),
+                        _ => {
+                            errs.push(field::wrong_type(field::child(&labels_path, k), "a string"))
+                        }
                     }
                 }
             }
@@ -186,7 +185,11 @@ fn parse_requirement(item: &Value, path: &str, errs: &mut Vec<FieldError>) -> Op
     }
     for (i, value) in values.iter().enumerate() {
         for msg in names::label_value_errors(value) {
-            errs.push(field::invalid_str(field::index(&values_path, i), value, &msg));
+            errs.push(field::invalid_str(
+                field::index(&values_path, i),
+                value,
+                &msg,
+            ));
         }
     }
     if errs.len() != before {

@@ -108,7 +108,8 @@ impl Webhook {
             }
         };
 
-        let failure_policy = match field::string_field(obj, "failurePolicy", path, errs).as_deref() {
+        let failure_policy = match field::string_field(obj, "failurePolicy", path, errs).as_deref()
+        {
             None | Some("Fail") => FailurePolicy::Fail,
             Some("Ignore") => FailurePolicy::Ignore,
             Some(other) => {
@@ -265,7 +266,11 @@ pub fn parse_validating_webhook_configuration(v: &Value) -> Result<Vec<Webhook>,
         }
         Some(_) => errs.push(field::wrong_type("webhooks".to_owned(), "an array")),
     }
-    if errs.is_empty() { Ok(hooks) } else { Err(errs) }
+    if errs.is_empty() {
+        Ok(hooks)
+    } else {
+        Err(errs)
+    }
 }
 
 /// `IsFullyQualifiedName`.
@@ -301,7 +306,11 @@ fn validate_admission_review_versions(versions: &[String], path: &str, errs: &mu
     let mut has_accepted = false;
     for (i, v) in versions.iter().enumerate() {
         if versions.get(..i).is_some_and(|before| before.contains(v)) {
-            errs.push(field::invalid_str(field::index(path, i), v, "duplicate version"));
+            errs.push(field::invalid_str(
+                field::index(path, i),
+                v,
+                "duplicate version",
+            ));
             continue;
         }
         for msg in names::dns1035_label_errors(v) {

@@ -1,0 +1,134 @@
+//! Reading upstream documents field by field, collecting every problem with its path.
+
+use serde_json::{Map, Value};
+
+use crate::bundle::{Problem, type_name};
+
+/// A view of one object inside a bundle document, that knows its path and where to report problems.
+pub struct Fields<'a, 'p> {
+    pub doc: usize,
+    pub path: String,
+    pub map: &'a Map<String, Value>,
+    pub problems: &'p mut Vec<Problem>,
+}
+
+static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+
+impl<'a, 'p> Fields<'a, 'p> {
+    /// Read `value` (at `path` in document `doc`) as an object; a non-object is reported and read as empty.
+    pub fn new(doc: usize, path: String, value: &'a Value, problems: &'p mut Vec<Problem>) -> Self {
+        let map = match value {
+            Value::Object(map) => map,
+            other => {
+                problems.push(Problem::in_document(doc, &path, format!("must be an object, not {}", type_name(other))));
+                &EMPTY
+            }
+        };
+        Self { doc, path, map, problems }
+    }
+
+    /// The path of a field of this object.
+    pub fn child(&self, key: &str) -> String {
+        if self.path.is_empty() { key.to_owned() } else { format!("{}.{key}", self.path) }
+    }
+
+    /// Report a problem at a field of this object.
+    pub fn problem(&mut self, key: &str, message: impl Into<String>) {
+        let path = self.child(key);
+        self.problems.push(Problem::in_document(self.doc, &path, message));
+    }
+
+    /// Report a problem at an exact path inside the document.
+    pub fn problem_at(&mut self, path: &str, message: impl Into<String>) {
+        self.problems.push(Problem::in_document(self.doc, path, message));
+    }
+
+    /// A field, `None` when absent or `null`.
+    pub fn get(&self, key: &str) -> Option<&'a Value> {
+        self.map.get(key).filter(|v| !v.is_null())
+    }
+
+    /// An optional string field; a non-string is reported.
+    pub fn string(&mut self, key: &str) -> Option<&'a str> {
+        match self.get(key)? {
+            Value::String(s) => Some(s.as_str()),
+            other => {
+                let message = format!("must be a string, not {}", type_name(other));
+                self.problem(key, message);
+                None
+            }
+        }
+    }
+
+    /// A required, non-empty string field.
+    pub fn required_string(&mut self, key: &str) -> Option<&'a str> {
+        match self.string(key) {
+            Some(s) if !s.is_empty() => Some(s),
+            Some(_) => {
+                self.problem(key, "Required value");
+                None
+            }
+            None if self.get(key).is_none() => {
+                self.problem(key, "Required value");
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// An optional list field; a non-list is reported.
+    pub fn list(&mut self, key: &str) -> &'a [Value] {
+        match self.get(key) {
+            None => &[],
+            Some(Value::Array(items)) => items,
+            Some(other) => {
+                let message = format!("must be a list, not {}", type_name(other));
+                self.problem(key, message);
+                &[]
+            }
+        }
+    }
+
+    /// An optional list of strings.
+    pub fn strings(&mut self, key: &str) -> Vec<&'a str> {
+        let items = self.list(key);
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            match item.as_str() {
+                Some(s) => out.push(s),
+                None => {
+                    let path = format!("{}[{i}]", self.child(key));
+                    self.problem_at(&path, format!("must be a string, not {}", type_name(item)));
+                }
+            }
+        }
+        out
+    }
+
+    /// An optional string that must be one of `allowed`; reported in the apiserver's `Unsupported value` wording.
+    pub fn enumeration(&mut self, key: &str, allowed: &[&str]) -> Option<&'a str> {
+        let value = self.string(key)?;
+        if allowed.contains(&value) {
+            Some(value)
+        } else {
+            let message = unsupported(value, allowed);
+            self.problem(key, message);
+            None
+        }
+    }
+
+    /// Report fields not in `known` (a typo would otherwise be silently ignored).
+    pub fn deny_unknown(&mut self, known: &[&str]) {
+        let unknown: Vec<String> = self.map.keys().filter(|k| !known.contains(&k.as_str())).cloned().collect();
+        for key in unknown {
+            let message = format!("unknown field `{key}`");
+            self.problem(&key, message);
+        }
+    }
+}
+
+/// The apiserver's wording for a value outside an enum.
+pub fn unsupported(value: &str, allowed: &[&str]) -> String {
+    let list: Vec<String> = allowed.iter().map(|a| format!("{a:?}")).collect();
+    format!("Unsupported value: {value:?}: supported values: {}", list.join(", "))
+}

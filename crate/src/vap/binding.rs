@@ -1,0 +1,175 @@
+//! The ValidatingAdmissionPolicyBinding document (`validateValidatingAdmissionPolicyBindingSpec`).
+
+use palisade_matching::{LabelSelector, MatchResources};
+use serde_json::Value;
+
+use super::policy::metadata_name;
+use crate::bundle::Problem;
+use crate::document::Fields;
+
+/// One of `spec.validationActions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Deny,
+    Warn,
+    Audit,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Deny => "Deny",
+            Action::Warn => "Warn",
+            Action::Audit => "Audit",
+        }
+    }
+}
+
+/// `spec.paramRef.parameterNotFoundAction`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotFound {
+    Allow,
+    Deny,
+}
+
+/// Which params a binding selects: one by name, or every one its selector matches.
+#[derive(Debug)]
+pub enum ParamSelection {
+    Name(String),
+    Selector(LabelSelector),
+}
+
+/// `spec.paramRef`.
+#[derive(Debug)]
+pub struct ParamRef {
+    pub selection: ParamSelection,
+    pub namespace: Option<String>,
+    pub not_found: NotFound,
+}
+
+/// A compiled binding.
+#[derive(Debug)]
+pub struct Binding {
+    pub name: String,
+    pub policy_name: String,
+    pub param_ref: Option<ParamRef>,
+    /// `None`: the binding matches whatever its policy matches.
+    pub match_resources: Option<MatchResources>,
+    /// In the order written, as kube-apiserver applies and reports them.
+    pub actions: Vec<Action>,
+}
+
+impl Binding {
+    /// Read `policies[doc]`; `None` when it has problems (all reported).
+    pub fn compile(doc: usize, value: &Value, problems: &mut Vec<Problem>) -> Option<Binding> {
+        let before = problems.len();
+        let mut root = Fields::new(doc, String::new(), value, problems);
+        let name = metadata_name(&mut root);
+        let Some(spec_value) = root.get("spec") else {
+            root.problem("spec", "Required value");
+            return None;
+        };
+        let mut spec = Fields::new(doc, "spec".to_owned(), spec_value, root.problems);
+        spec.deny_unknown(&["policyName", "paramRef", "matchResources", "validationActions"]);
+        let policy_name = spec.required_string("policyName").map(str::to_owned);
+
+        let param_ref = spec.get("paramRef").and_then(|pr| read_param_ref(doc, pr, spec.problems));
+
+        let match_resources = spec.get("matchResources").and_then(|mr| match MatchResources::parse(mr, "") {
+            Ok(m) => Some(m),
+            Err(errors) => {
+                for e in errors {
+                    let path = if e.path.is_empty() {
+                        "spec.matchResources".to_owned()
+                    } else {
+                        format!("spec.matchResources.{}", e.path)
+                    };
+                    spec.problem_at(&path, e.message);
+                }
+                None
+            }
+        });
+
+        let mut actions = Vec::new();
+        let raw = spec.strings("validationActions");
+        for (i, a) in raw.iter().enumerate() {
+            let path = format!("spec.validationActions[{i}]");
+            let action = match *a {
+                "Deny" => Action::Deny,
+                "Warn" => Action::Warn,
+                "Audit" => Action::Audit,
+                other => {
+                    spec.problem_at(&path, crate::document::unsupported(other, &["Audit", "Deny", "Warn"]));
+                    continue;
+                }
+            };
+            if actions.contains(&action) {
+                spec.problem_at(&path, format!("Duplicate value: {a:?}"));
+                continue;
+            }
+            actions.push(action);
+        }
+        if actions.contains(&Action::Deny) && actions.contains(&Action::Warn) {
+            let list: Vec<String> = raw.iter().map(|a| format!("{a:?}")).collect();
+            spec.problem(
+                "validationActions",
+                format!(
+                    "Invalid value: [{}]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)",
+                    list.join(",")
+                ),
+            );
+        }
+        if raw.is_empty() {
+            spec.problem("validationActions", "Required value: at least one validation action is required");
+        }
+
+        if problems.len() > before {
+            return None;
+        }
+        Some(Binding { name: name?, policy_name: policy_name?, param_ref, match_resources, actions })
+    }
+}
+
+fn read_param_ref(doc: usize, value: &Value, problems: &mut Vec<Problem>) -> Option<ParamRef> {
+    let mut pr = Fields::new(doc, "spec.paramRef".to_owned(), value, problems);
+    pr.deny_unknown(&["name", "namespace", "selector", "parameterNotFoundAction"]);
+    let name = pr.string("name").filter(|n| !n.is_empty());
+    let namespace = pr.string("namespace").filter(|n| !n.is_empty()).map(str::to_owned);
+    let selector = pr.get("selector").and_then(|s| match LabelSelector::parse(s, "") {
+        Ok(sel) => Some(sel),
+        Err(errors) => {
+            for e in errors {
+                let path = if e.path.is_empty() { "spec.paramRef.selector".to_owned() } else { format!("spec.paramRef.selector.{}", e.path) };
+                pr.problem_at(&path, e.message);
+            }
+            None
+        }
+    });
+    let has_selector = pr.get("selector").is_some();
+    if name.is_some() && has_selector {
+        pr.problem("name", "Forbidden: name and selector are mutually exclusive");
+        pr.problem("selector", "Forbidden: name and selector are mutually exclusive");
+    }
+    if name.is_none() && !has_selector {
+        let path = pr.path.clone();
+        pr.problem_at(&path, "Required value: one of name or selector must be specified");
+    }
+    let not_found = match pr.string("parameterNotFoundAction") {
+        Some("Allow") => Some(NotFound::Allow),
+        Some("Deny") => Some(NotFound::Deny),
+        None | Some("") => {
+            pr.problem("parameterNotFoundAction", "Required value");
+            None
+        }
+        Some(other) => {
+            pr.problem("parameterNotFoundAction", crate::document::unsupported(other, &["Deny", "Allow"]));
+            None
+        }
+    };
+    let selection = match (name, selector) {
+        (Some(n), None) => ParamSelection::Name(n.to_owned()),
+        (None, Some(s)) => ParamSelection::Selector(s),
+        _ => return None,
+    };
+    Some(ParamRef { selection, namespace, not_found: not_found? })
+}

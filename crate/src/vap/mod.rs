@@ -1,0 +1,319 @@
+//! ValidatingAdmissionPolicy, its bindings and params, evaluated as kube-apiserver's validating admission policy
+//! plugin does (kubernetes/apiserver `pkg/admission/plugin/policy/validating`).
+//!
+//! - [`policy`] and [`binding`] read and compile the documents, rejecting what the API server's validation rejects;
+//! - [`params`] selects a binding's params as `generic.CollectParams` does;
+//! - [`evaluate`] runs one (policy, binding, param) and turns the results into decisions;
+//! - this module dispatches a request to every matching policy and binding and writes the verdict.
+
+mod binding;
+mod evaluate;
+mod params;
+mod policy;
+
+use std::collections::BTreeMap;
+
+use palisade_matching::{Attributes, Gvk, Gvr, Index};
+use serde_json::Value;
+
+use crate::bundle::{Bundle, Kind, Problem};
+use crate::context::Cluster;
+use crate::engine::{Denial, Verdict};
+use crate::review::AdmissionRequest;
+
+use binding::{Action, Binding};
+use evaluate::{Decision, Outcome, RequestScope};
+use policy::{FailurePolicy, Policy};
+
+/// The compiled ValidatingAdmissionPolicies and bindings of a bundle.
+pub struct Policies {
+    policies: Vec<Policy>,
+    /// Policies by what their matchConstraints can match, so a request only visits its candidates.
+    index: Index<usize>,
+    params: Vec<Value>,
+}
+
+impl Default for Policies {
+    fn default() -> Self {
+        Self { policies: Vec::new(), index: Index::new(Vec::new()), params: Vec::new() }
+    }
+}
+
+impl std::fmt::Debug for Policies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Policies").field("policies", &self.policies).field("params", &self.params.len()).finish()
+    }
+}
+
+impl Policies {
+    /// Compile every ValidatingAdmissionPolicy and binding of the bundle; problems and diagnostics are appended.
+    pub fn compile(bundle: &Bundle<'_>, problems: &mut Vec<Problem>, diagnostics: &mut Vec<Problem>) -> Self {
+        let env = &palisade_cel::Env::admission();
+        let mut policies: Vec<Policy> = Vec::new();
+        for (doc, value) in bundle.of_kind(Kind::ValidatingAdmissionPolicy) {
+            if let Some(policy) = Policy::compile(doc, value, env, problems) {
+                if let Some(first) = policies.iter().find(|p| p.name == policy.name) {
+                    problems.push(Problem::in_document(
+                        doc,
+                        "metadata.name",
+                        format!(
+                            "Duplicate value: {:?}: policies[{}] is a ValidatingAdmissionPolicy of the same name",
+                            policy.name, first.doc
+                        ),
+                    ));
+                } else {
+                    policies.push(policy);
+                }
+            }
+        }
+        let mut binding_names: BTreeMap<String, usize> = BTreeMap::new();
+        for (doc, value) in bundle.of_kind(Kind::ValidatingAdmissionPolicyBinding) {
+            let Some(binding) = Binding::compile(doc, value, problems) else { continue };
+            if let Some(first) = binding_names.insert(binding.name.clone(), doc) {
+                problems.push(Problem::in_document(
+                    doc,
+                    "metadata.name",
+                    format!("Duplicate value: {:?}: policies[{first}] is a binding of the same name", binding.name),
+                ));
+                continue;
+            }
+            match policies.iter_mut().find(|p| p.name == binding.policy_name) {
+                Some(policy) => {
+                    if binding.param_ref.is_some() && policy.param_kind.is_none() {
+                        diagnostics.push(Problem::in_document(
+                            doc,
+                            "spec.paramRef",
+                            format!("policy `{}` has no paramKind, so this paramRef is ignored", policy.name),
+                        ));
+                    }
+                    policy.bindings.push(binding);
+                }
+                None => problems.push(
+                    Problem::in_document(
+                        doc,
+                        "spec.policyName",
+                        format!("no ValidatingAdmissionPolicy named `{}` in the bundle", binding.policy_name),
+                    )
+                    .with_help("add the policy to the bundle, or fix the binding's policyName"),
+                ),
+            }
+        }
+        for policy in &policies {
+            if policy.bindings.is_empty() {
+                diagnostics.push(
+                    Problem::in_document(
+                        policy.doc,
+                        "",
+                        format!("ValidatingAdmissionPolicy `{}` has no binding, so it has no effect", policy.name),
+                    )
+                    .with_help("add a ValidatingAdmissionPolicyBinding whose spec.policyName names it"),
+                );
+            }
+        }
+        let index = Index::new(policies.iter().enumerate().map(|(i, p)| (p.match_constraints.clone(), i)));
+        Self { policies, index, params: bundle.params.iter().map(|p| (*p).clone()).collect() }
+    }
+
+    /// Decide one request against every policy whose constraints and bindings match it.
+    pub fn review(&self, request: &AdmissionRequest, cluster: &dyn Cluster) -> Verdict {
+        let mut verdict = Verdict::default();
+        if self.policies.is_empty() {
+            return verdict;
+        }
+        let attributes = attributes(request);
+        let scope = RequestScope::new(request, cluster);
+        let lookup = &scope;
+        let mut failures: Vec<ValidationFailure> = Vec::new();
+        let mut candidates: Vec<usize> = self.index.candidates(&attributes).copied().collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        for i in candidates {
+            let Some(policy) = self.policies.get(i) else { continue };
+            if policy.bindings.is_empty() {
+                continue;
+            }
+            match policy.match_constraints.matches(&attributes, lookup) {
+                Ok(Some(_)) => {}
+                Ok(None) => continue,
+                Err(e) => {
+                    config_error(&mut verdict, policy, None, &format!("failed to configure policy: {e}"));
+                    continue;
+                }
+            }
+            let mut annotations: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            for binding in &policy.bindings {
+                if let Some(resources) = &binding.match_resources {
+                    match resources.matches(&attributes, lookup) {
+                        Ok(Some(_)) => {}
+                        Ok(None) => continue,
+                        Err(e) => {
+                            config_error(&mut verdict, policy, Some(binding), &format!("failed to configure binding: {e}"));
+                            continue;
+                        }
+                    }
+                }
+                let selected = match params::collect(policy, binding, &request.namespace, &self.params) {
+                    Ok(selected) => selected,
+                    Err(e) => {
+                        config_error(&mut verdict, policy, Some(binding), &format!("failed to configure binding: {e}"));
+                        continue;
+                    }
+                };
+                for param in selected {
+                    let outcome = evaluate::validate(policy, param, &scope);
+                    apply(&mut verdict, &mut failures, &mut annotations, policy, binding, outcome);
+                }
+            }
+            for (key, values) in annotations {
+                verdict.audit_annotations.push((format!("{}/{key}", policy.name), values.join(", ")));
+            }
+        }
+        if !failures.is_empty() {
+            failures.truncate(MAX_VALIDATION_FAILURES);
+            verdict.audit_annotations.push((VALIDATION_FAILURE_KEY.to_owned(), go_json(&failures)));
+        }
+        verdict
+    }
+}
+
+/// The audit annotation kube-apiserver writes for `Audit` actions.
+pub const VALIDATION_FAILURE_KEY: &str = "validation.policy.admission.k8s.io/validation_failure";
+/// kube-apiserver truncates the validation failure list at 50 entries.
+const MAX_VALIDATION_FAILURES: usize = 50;
+/// kube-apiserver truncates custom audit annotation values at 10 KiB.
+const MAX_AUDIT_ANNOTATION_VALUE: usize = 10 * 1024;
+
+/// One entry of the `validation_failure` audit annotation, in kube-apiserver's field order.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ValidationFailure {
+    message: String,
+    policy: String,
+    binding: String,
+    expression_index: usize,
+    validation_actions: Vec<&'static str>,
+}
+
+/// Serialize as Go's `encoding/json` does: `<`, `>`, `&`, U+2028 and U+2029 escaped.
+fn go_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value)
+        .unwrap_or_default()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
+/// metav1.StatusReason → HTTP code, as the plugin's `reasonToCode`.
+fn reason_to_code(reason: &str) -> u16 {
+    match reason {
+        "Forbidden" => 403,
+        "Unauthorized" => 401,
+        "RequestEntityTooLarge" => 413,
+        _ => 422,
+    }
+}
+
+fn denial_message(policy: &Policy, binding: Option<&Binding>, message: &str) -> String {
+    match binding {
+        Some(b) => format!("ValidatingAdmissionPolicy '{}' with binding '{}' denied request: {message}", policy.name, b.name),
+        None => format!("ValidatingAdmissionPolicy '{}' denied request: {message}", policy.name),
+    }
+}
+
+/// A policy or binding that cannot be applied to this request: failurePolicy decides.
+fn config_error(verdict: &mut Verdict, policy: &Policy, binding: Option<&Binding>, message: &str) {
+    if policy.failure_policy == FailurePolicy::Fail {
+        verdict.denials.push(Denial {
+            code: reason_to_code(""),
+            reason: "Invalid".to_owned(),
+            message: denial_message(policy, binding, message),
+        });
+    }
+}
+
+/// Apply a binding's validationActions to the decisions of one evaluation.
+fn apply(
+    verdict: &mut Verdict,
+    failures: &mut Vec<ValidationFailure>,
+    annotations: &mut BTreeMap<String, Vec<String>>,
+    policy: &Policy,
+    binding: &Binding,
+    outcome: Outcome,
+) {
+    for (index, decision) in outcome.decisions.into_iter().enumerate() {
+        let Decision::Deny { reason, message } = decision else { continue };
+        for action in &binding.actions {
+            match action {
+                Action::Deny => {
+                    let reason = if reason.is_empty() { "Invalid".to_owned() } else { reason.clone() };
+                    verdict.denials.push(Denial {
+                        code: reason_to_code(&reason),
+                        reason,
+                        message: denial_message(policy, Some(binding), &message),
+                    });
+                }
+                Action::Warn => verdict.warnings.push(format!(
+                    "Validation failed for ValidatingAdmissionPolicy '{}' with binding '{}': {message}",
+                    policy.name, binding.name
+                )),
+                Action::Audit => failures.push(ValidationFailure {
+                    message: message.clone(),
+                    policy: policy.name.clone(),
+                    binding: binding.name.clone(),
+                    expression_index: index,
+                    validation_actions: binding.actions.iter().map(|a| a.as_str()).collect(),
+                }),
+            }
+        }
+    }
+    for (key, value) in outcome.annotations {
+        let value = truncate(value, MAX_AUDIT_ANNOTATION_VALUE);
+        let values = annotations.entry(key).or_default();
+        if !values.contains(&value) {
+            values.push(value);
+        }
+    }
+    for message in outcome.annotation_errors {
+        verdict.denials.push(Denial {
+            code: reason_to_code(""),
+            reason: "Invalid".to_owned(),
+            message: denial_message(policy, Some(binding), &message),
+        });
+    }
+}
+
+fn truncate(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        let mut cut = max;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+    }
+    s
+}
+
+/// The matching view of a request (borrowed).
+pub(crate) fn attributes(request: &AdmissionRequest) -> Attributes<'_> {
+    fn gvr(r: &crate::review::GroupVersionResource) -> Gvr<'_> {
+        Gvr { group: &r.group, version: &r.version, resource: &r.resource }
+    }
+    fn gvk(k: &crate::review::GroupVersionKind) -> Gvk<'_> {
+        Gvk { group: &k.group, version: &k.version, kind: &k.kind }
+    }
+    Attributes {
+        operation: &request.operation,
+        resource: gvr(&request.resource),
+        subresource: &request.sub_resource,
+        kind: gvk(&request.kind),
+        request_resource: request.request_resource.as_ref().map(gvr),
+        request_sub_resource: request.request_sub_resource.as_deref(),
+        request_kind: request.request_kind.as_ref().map(gvk),
+        name: &request.name,
+        namespace: &request.namespace,
+        object: request.object(),
+        old_object: request.old_object(),
+    }
+}

@@ -1,0 +1,416 @@
+//! The ValidatingAdmissionPolicy document, read and compiled as the API server validates it
+//! (kubernetes/kubernetes `pkg/apis/admissionregistration/validation`: `validateValidatingAdmissionPolicySpec`).
+
+use palisade_cel::{Env, Expect, Program, Variables};
+use palisade_matching::MatchResources;
+use serde_json::Value;
+
+use super::binding::Binding;
+use crate::bundle::Problem;
+use crate::document::Fields;
+
+/// `spec.failurePolicy` (default Fail).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailurePolicy {
+    Fail,
+    Ignore,
+}
+
+/// `spec.paramKind`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamKind {
+    pub api_version: String,
+    pub kind: String,
+}
+
+/// One `spec.validations[]` entry.
+#[derive(Debug)]
+pub struct Validation {
+    pub expression: Program,
+    pub message: Option<String>,
+    pub message_expression: Option<Program>,
+    pub reason: Option<String>,
+}
+
+/// One `spec.auditAnnotations[]` entry.
+#[derive(Debug)]
+pub struct AuditAnnotation {
+    pub key: String,
+    pub value_expression: Program,
+}
+
+/// A compiled ValidatingAdmissionPolicy and the bindings that name it.
+#[derive(Debug)]
+pub struct Policy {
+    pub doc: usize,
+    pub name: String,
+    pub param_kind: Option<ParamKind>,
+    pub match_constraints: MatchResources,
+    pub match_conditions: Vec<(String, Program)>,
+    pub variables: Variables,
+    pub validations: Vec<Validation>,
+    pub audit_annotations: Vec<AuditAnnotation>,
+    pub failure_policy: FailurePolicy,
+    pub bindings: Vec<Binding>,
+}
+
+const REASONS: [&str; 4] = ["Forbidden", "Invalid", "RequestEntityTooLarge", "Unauthorized"];
+const MAX_AUDIT_ANNOTATIONS: usize = 20;
+const MAX_VALUE_EXPRESSION_LEN: usize = 5 * 1024;
+const MAX_MATCH_CONDITIONS: usize = 64;
+
+/// Compile one expression, reporting a failure at `path` in kube-apiserver's words.
+pub(crate) fn compile(
+    f: &mut Fields<'_, '_>,
+    env: &Env,
+    path: &str,
+    source: &str,
+    expect: Expect,
+) -> Option<Program> {
+    match env.compile(source, expect) {
+        Ok(program) => Some(program),
+        Err(e) => {
+            f.problem_at(path, format!("compilation error: {e}"));
+            None
+        }
+    }
+}
+
+impl Policy {
+    /// Read and compile `policies[doc]`; `None` when it has problems (all of them reported).
+    pub fn compile(doc: usize, value: &Value, env: &Env, problems: &mut Vec<Problem>) -> Option<Policy> {
+        let before = problems.len();
+        let mut root = Fields::new(doc, String::new(), value, problems);
+        let name = metadata_name(&mut root);
+        let spec_value = root.get("spec");
+        let Some(spec_value) = spec_value else {
+            root.problem("spec", "Required value");
+            return None;
+        };
+        let mut spec = Fields::new(doc, "spec".to_owned(), spec_value, root.problems);
+        spec.deny_unknown(&[
+            "paramKind",
+            "matchConstraints",
+            "validations",
+            "failurePolicy",
+            "auditAnnotations",
+            "matchConditions",
+            "variables",
+        ]);
+
+        let failure_policy = match spec.enumeration("failurePolicy", &["Fail", "Ignore"]) {
+            Some("Ignore") => FailurePolicy::Ignore,
+            _ => FailurePolicy::Fail,
+        };
+
+        let param_kind = spec.get("paramKind").map(|pk| {
+            let mut pk = Fields::new(doc, "spec.paramKind".to_owned(), pk, spec.problems);
+            pk.deny_unknown(&["apiVersion", "kind"]);
+            ParamKind {
+                api_version: pk.required_string("apiVersion").unwrap_or_default().to_owned(),
+                kind: pk.required_string("kind").unwrap_or_default().to_owned(),
+            }
+        });
+
+        let match_constraints = match spec.get("matchConstraints") {
+            None => {
+                spec.problem("matchConstraints", "Required value");
+                None
+            }
+            Some(mc) => {
+                match MatchResources::parse_policy_constraints(mc, "") {
+                    Ok(m) => Some(m),
+                    Err(errors) => {
+                        for e in errors {
+                            let path = join("spec.matchConstraints", &e.path);
+                            spec.problem_at(&path, e.message);
+                        }
+                        None
+                    }
+                }
+            }
+        };
+
+        let match_conditions = read_match_conditions(&mut spec, env);
+
+        let mut variable_sources: Vec<(&str, &str)> = Vec::new();
+        for (i, v) in spec.list("variables").iter().enumerate() {
+            let path = format!("spec.variables[{i}]");
+            let mut var = Fields::new(doc, path.clone(), v, spec.problems);
+            var.deny_unknown(&["name", "expression"]);
+            let name = var.string("name").unwrap_or("");
+            let expression = var.string("expression").unwrap_or("");
+            if name.trim().is_empty() {
+                var.problem("name", "Required value: name is not specified");
+            } else if !is_cel_identifier(name) {
+                var.problem("name", format!("Invalid value: {name:?}: name is not a valid CEL identifier"));
+            }
+            if expression.trim().is_empty() {
+                var.problem("expression", "Required value: expression is not specified");
+            }
+            variable_sources.push((name, expression));
+        }
+        let variables = match Variables::compile(env, &variable_sources) {
+            Ok(v) => Some(v),
+            Err((i, e)) => {
+                spec.problem_at(&format!("spec.variables[{i}].expression"), format!("compilation error: {e}"));
+                None
+            }
+        };
+        let env = variables.as_ref().map(|v| v.env()).unwrap_or(env);
+
+        let validation_values = spec.list("validations");
+        let annotation_values = spec.list("auditAnnotations");
+        if validation_values.is_empty() && annotation_values.is_empty() {
+            spec.problem("validations", "Required value: validations or auditAnnotations must contain at least one item");
+            spec.problem(
+                "auditAnnotations",
+                "Required value: validations or auditAnnotations must contain at least one item",
+            );
+        }
+        let mut validations = Vec::new();
+        for (i, v) in validation_values.iter().enumerate() {
+            let path = format!("spec.validations[{i}]");
+            let mut val = Fields::new(doc, path.clone(), v, spec.problems);
+            val.deny_unknown(&["expression", "message", "reason", "messageExpression"]);
+            let expression = val.string("expression").unwrap_or("");
+            let message = val.string("message");
+            let message_expression = val.string("messageExpression");
+            let reason = val.enumeration("reason", &REASONS);
+            let program = if expression.trim().is_empty() {
+                val.problem("expression", "Required value: expression is not specified");
+                None
+            } else {
+                compile(&mut val, env, &format!("{path}.expression"), expression, Expect::Bool)
+            };
+            let message_program = match message_expression {
+                Some(m) if m.trim().is_empty() && !m.is_empty() => {
+                    val.problem("messageExpression", format!("Invalid value: {m:?}: must be non-empty if specified"));
+                    None
+                }
+                Some(m) if !m.is_empty() => {
+                    compile(&mut val, env, &format!("{path}.messageExpression"), m, Expect::String)
+                }
+                _ => None,
+            };
+            if let Some(m) = message {
+                if !m.is_empty() && m.trim().is_empty() {
+                    val.problem("message", format!("Invalid value: {m:?}: message must be non-empty if specified"));
+                } else if m.trim().contains(['\n', '\r']) {
+                    val.problem("message", format!("Invalid value: {m:?}: message must not contain line breaks"));
+                }
+            }
+            if let Some(expression) = program {
+                validations.push(Validation {
+                    expression,
+                    message: message.map(str::to_owned),
+                    message_expression: message_program,
+                    reason: reason.map(str::to_owned),
+                });
+            }
+        }
+
+        let mut audit_annotations = Vec::new();
+        if annotation_values.len() > MAX_AUDIT_ANNOTATIONS {
+            spec.problem(
+                "auditAnnotations",
+                format!("Invalid value: must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations"),
+            );
+        }
+        let mut keys: Vec<&str> = Vec::new();
+        for (i, a) in annotation_values.iter().enumerate() {
+            let path = format!("spec.auditAnnotations[{i}]");
+            let mut ann = Fields::new(doc, path.clone(), a, spec.problems);
+            ann.deny_unknown(&["key", "valueExpression"]);
+            let key = ann.string("key").unwrap_or("");
+            let qualified = format!("{}/{key}", name.as_deref().unwrap_or(""));
+            for e in qualified_name_errors(&qualified) {
+                ann.problem("key", format!("Invalid value: {qualified:?}: {e}"));
+            }
+            if keys.contains(&key) {
+                ann.problem("key", format!("Duplicate value: {key:?}"));
+            }
+            keys.push(key);
+            let value_expression = ann.string("valueExpression").unwrap_or("").trim();
+            if value_expression.is_empty() {
+                ann.problem("valueExpression", "Required value: valueExpression is not specified");
+            } else if value_expression.len() > MAX_VALUE_EXPRESSION_LEN {
+                ann.problem(
+                    "valueExpression",
+                    format!("Required value: must not exceed {MAX_VALUE_EXPRESSION_LEN} bytes in length"),
+                );
+            } else if let Some(program) =
+                compile(&mut ann, env, &format!("{path}.valueExpression"), value_expression, Expect::StringOrNull)
+            {
+                audit_annotations.push(AuditAnnotation { key: key.to_owned(), value_expression: program });
+            }
+        }
+
+        if problems.len() > before {
+            return None;
+        }
+        Some(Policy {
+            doc,
+            name: name?,
+            param_kind,
+            match_constraints: match_constraints?,
+            match_conditions,
+            variables: variables?,
+            validations,
+            audit_annotations,
+            failure_policy,
+            bindings: Vec::new(),
+        })
+    }
+}
+
+/// `spec.matchConditions` of a policy: name (a qualified name, unique) and a boolean expression.
+fn read_match_conditions(spec: &mut Fields<'_, '_>, env: &Env) -> Vec<(String, Program)> {
+    let doc = spec.doc;
+    let items = spec.list("matchConditions");
+    if items.len() > MAX_MATCH_CONDITIONS {
+        spec.problem(
+            "matchConditions",
+            format!("Too many: {}: must have at most {MAX_MATCH_CONDITIONS} items", items.len()),
+        );
+    }
+    let mut out: Vec<(String, Program)> = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("spec.matchConditions[{i}]");
+        let mut mc = Fields::new(doc, path.clone(), item, spec.problems);
+        mc.deny_unknown(&["name", "expression"]);
+        let name = mc.string("name").unwrap_or("");
+        let expression = mc.string("expression").unwrap_or("").trim();
+        if name.is_empty() {
+            mc.problem("name", "Required value");
+        } else {
+            for e in qualified_name_errors(name) {
+                mc.problem("name", format!("Invalid value: {name:?}: {e}"));
+            }
+            if names.contains(&name) {
+                mc.problem("name", format!("Duplicate value: {name:?}"));
+            }
+            names.push(name);
+        }
+        if expression.is_empty() {
+            mc.problem("expression", "Required value");
+        } else if let Some(program) = compile(&mut mc, env, &format!("{path}.expression"), expression, Expect::Bool) {
+            out.push((name.to_owned(), program));
+        }
+    }
+    out
+}
+
+/// `metadata.name`, required.
+pub(crate) fn metadata_name(root: &mut Fields<'_, '_>) -> Option<String> {
+    let Some(meta) = root.get("metadata") else {
+        root.problem("metadata.name", "Required value: name or generateName is required");
+        return None;
+    };
+    let mut meta = Fields::new(root.doc, "metadata".to_owned(), meta, root.problems);
+    let name = meta.string("name");
+    match name {
+        Some(n) if !n.is_empty() => {
+            for e in dns1123_subdomain_errors(n) {
+                meta.problem("name", format!("Invalid value: {n:?}: {e}"));
+            }
+            Some(n.to_owned())
+        }
+        _ => {
+            meta.problem("name", "Required value: name or generateName is required");
+            None
+        }
+    }
+}
+
+fn join(prefix: &str, path: &str) -> String {
+    if path.is_empty() {
+        prefix.to_owned()
+    } else if path.starts_with('[') {
+        format!("{prefix}{path}")
+    } else {
+        format!("{prefix}.{path}")
+    }
+}
+
+/// A CEL identifier: `[_a-zA-Z][_a-zA-Z0-9]*`, not a reserved word.
+fn is_cel_identifier(s: &str) -> bool {
+    const RESERVED: [&str; 22] = [
+        "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",
+        "import", "let", "loop", "package", "namespace", "return", "var", "void", "while", "",
+    ];
+    let mut chars = s.chars();
+    let first_ok = chars.next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic());
+    first_ok && chars.all(|c| c == '_' || c.is_ascii_alphanumeric()) && !RESERVED.contains(&s)
+}
+
+/// apimachinery `IsDNS1123Subdomain`.
+fn dns1123_subdomain_errors(s: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    if s.len() > 253 {
+        errors.push("must be no more than 253 characters".to_owned());
+    }
+    let label_ok = |l: &str| {
+        !l.is_empty()
+            && l.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    if !s.split('.').all(label_ok) {
+        errors.push(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_owned(),
+        );
+    }
+    errors
+}
+
+/// apimachinery `IsQualifiedName`.
+fn qualified_name_errors(s: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    let (prefix, name) = match s.split_once('/') {
+        Some((p, n)) if !n.contains('/') => (Some(p), n),
+        Some(_) => {
+            errors.push("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')".to_owned());
+            return errors;
+        }
+        None => (None, s),
+    };
+    if let Some(p) = prefix {
+        if p.is_empty() {
+            errors.push("prefix part must be non-empty".to_owned());
+        } else {
+            errors.extend(dns1123_subdomain_errors(p).into_iter().map(|e| format!("prefix part {e}")));
+        }
+    }
+    if name.is_empty() {
+        errors.push("name part must be non-empty".to_owned());
+    } else {
+        if name.len() > 63 {
+            errors.push("name part must be no more than 63 characters".to_owned());
+        }
+        let ok = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && name.ends_with(|c: char| c.is_ascii_alphanumeric());
+        if !ok {
+            errors.push("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')".to_owned());
+        }
+    }
+    errors
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_and_names() {
+        assert!(is_cel_identifier("foo_1"));
+        assert!(!is_cel_identifier("1foo"));
+        assert!(!is_cel_identifier("in"));
+        assert!(qualified_name_errors("my-policy.example.com/key").is_empty());
+        assert!(!qualified_name_errors("policy/-bad").is_empty());
+        assert!(dns1123_subdomain_errors("a.b-c").is_empty());
+        assert!(!dns1123_subdomain_errors("Upper").is_empty());
+    }
+}

@@ -1,0 +1,1121 @@
+//! Operators and functions: the standard library, cel-go's extensions Kubernetes enables
+//! (strings, math, encoders, optionals, sets, lists) and the Kubernetes lists/regex/authz
+//! libraries. Dispatch is on the name and the runtime kinds of the arguments.
+
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+use base64::Engine as _;
+use cel_core::BinaryOp;
+use regex::Regex;
+
+use crate::authz::{self, AuthzCheck, AuthzValue};
+use crate::error::EvalError;
+use crate::eval::{Ctx, key_display};
+use crate::strings;
+use crate::time::{Duration, Timestamp};
+use crate::value::{List, Type, Value};
+
+/// cel-go common/cost.go
+const STRING_TRAVERSAL_FACTOR: f64 = 0.1;
+const REGEX_LENGTH_FACTOR: f64 = 0.25;
+
+fn ceil_cost(n: u64, factor: f64) -> u64 {
+    (n as f64 * factor).ceil() as u64
+}
+
+fn nso<T>() -> Result<T, EvalError> {
+    Err(EvalError::no_such_overload())
+}
+
+/// Names that are called as `ns.fn(...)` rather than on a receiver.
+pub(crate) fn is_namespaced(name: &str) -> bool {
+    matches!(
+        name.split_once('.').map(|(ns, _)| ns),
+        Some("math" | "base64" | "strings" | "sets" | "lists" | "optional" | "format" | "ip")
+    )
+}
+
+pub(crate) fn build_regex(pattern: &str) -> Result<Regex, String> {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(1 << 20)
+        .dfa_size_limit(1 << 20)
+        .build()
+        .map_err(|e| {
+            let first = e.to_string();
+            let line = first.lines().last().unwrap_or("").trim().to_string();
+            format!("invalid regex: {line}")
+        })
+}
+
+pub(crate) fn negate(v: Value<'_>) -> Result<Value<'_>, EvalError> {
+    match v {
+        Value::Int(i) => i
+            .checked_neg()
+            .map(Value::Int)
+            .ok_or_else(EvalError::overflow),
+        Value::Double(d) => Ok(Value::Double(-d)),
+        _ => nso(),
+    }
+}
+
+pub(crate) fn binary_cost(op: BinaryOp, l: &Value<'_>, r: &Value<'_>) -> u64 {
+    match op {
+        BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
+            match (l, r) {
+                (Value::String(_), Value::String(_)) | (Value::Bytes(_), Value::Bytes(_)) => {
+                    ceil_cost(l.cost_size().min(r.cost_size()), STRING_TRAVERSAL_FACTOR).max(1)
+                }
+                _ => ceil_cost(l.cost_size().min(r.cost_size()), STRING_TRAVERSAL_FACTOR).max(1),
+            }
+        }
+        BinaryOp::Add => match (l, r) {
+            (Value::String(_), Value::String(_)) | (Value::Bytes(_), Value::Bytes(_)) => {
+                ceil_cost(l.cost_size() + r.cost_size(), STRING_TRAVERSAL_FACTOR).max(1)
+            }
+            // cel-go concatenates lazily for 1; we copy, so the copy is charged (this keeps
+            // `cel.bind(a, x + x, cel.bind(b, a + a, …))` from doubling memory for free)
+            (Value::List(a), Value::List(b)) => 1 + (a.len() + b.len()) as u64,
+            (Value::Map(a), Value::Map(b)) => 1 + (a.len() + b.len()) as u64,
+            _ => 1,
+        },
+        BinaryOp::In => match r {
+            Value::List(list) => (list.len() as u64).max(1),
+            _ => 1,
+        },
+        _ => 1,
+    }
+}
+
+pub(crate) fn binary<'a>(op: BinaryOp, l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
+    match op {
+        BinaryOp::Eq => Ok(Value::Bool(l.equals(&r)?)),
+        BinaryOp::Ne => Ok(Value::Bool(!l.equals(&r)?)),
+        BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
+            let o = l.compare(&r)?;
+            Ok(Value::Bool(match (op, o) {
+                (_, None) => false,
+                (BinaryOp::Lt, Some(o)) => o == Ordering::Less,
+                (BinaryOp::Le, Some(o)) => o != Ordering::Greater,
+                (BinaryOp::Gt, Some(o)) => o == Ordering::Greater,
+                (_, Some(o)) => o != Ordering::Less,
+            }))
+        }
+        BinaryOp::In => contains_elem(&r, &l).map(Value::Bool),
+        BinaryOp::Add => add(l, r),
+        BinaryOp::Sub => sub(l, r),
+        BinaryOp::Mul => match (l, r) {
+            (Value::Int(a), Value::Int(b)) => a
+                .checked_mul(b)
+                .map(Value::Int)
+                .ok_or_else(EvalError::overflow),
+            (Value::Uint(a), Value::Uint(b)) => a
+                .checked_mul(b)
+                .map(Value::Uint)
+                .ok_or_else(EvalError::uint_overflow),
+            (Value::Double(a), Value::Double(b)) => Ok(Value::Double(a * b)),
+            _ => nso(),
+        },
+        BinaryOp::Div => match (l, r) {
+            (Value::Int(_), Value::Int(0)) | (Value::Uint(_), Value::Uint(0)) => {
+                Err(EvalError::new("division by zero"))
+            }
+            (Value::Int(a), Value::Int(b)) => a
+                .checked_div(b)
+                .map(Value::Int)
+                .ok_or_else(EvalError::overflow),
+            (Value::Uint(a), Value::Uint(b)) => a
+                .checked_div(b)
+                .map(Value::Uint)
+                .ok_or_else(EvalError::uint_overflow),
+            (Value::Double(a), Value::Double(b)) => Ok(Value::Double(a / b)),
+            _ => nso(),
+        },
+        BinaryOp::Mod => match (l, r) {
+            (Value::Int(_), Value::Int(0)) | (Value::Uint(_), Value::Uint(0)) => {
+                Err(EvalError::new("modulus by zero"))
+            }
+            (Value::Int(a), Value::Int(b)) => a
+                .checked_rem(b)
+                .map(Value::Int)
+                .ok_or_else(EvalError::overflow),
+            (Value::Uint(a), Value::Uint(b)) => a
+                .checked_rem(b)
+                .map(Value::Uint)
+                .ok_or_else(EvalError::uint_overflow),
+            _ => nso(),
+        },
+        BinaryOp::And | BinaryOp::Or => nso(),
+    }
+}
+
+fn add<'a>(l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
+    match (l, r) {
+        (Value::Int(a), Value::Int(b)) => a
+            .checked_add(b)
+            .map(Value::Int)
+            .ok_or_else(EvalError::overflow),
+        (Value::Uint(a), Value::Uint(b)) => a
+            .checked_add(b)
+            .map(Value::Uint)
+            .ok_or_else(EvalError::uint_overflow),
+        (Value::Double(a), Value::Double(b)) => Ok(Value::Double(a + b)),
+        (Value::String(a), Value::String(b)) => {
+            strings::check_len((a.as_str().len() + b.as_str().len()) as u64)?;
+            let mut s = String::with_capacity(a.as_str().len() + b.as_str().len());
+            s.push_str(a.as_str());
+            s.push_str(b.as_str());
+            Ok(Value::string(s))
+        }
+        (Value::Bytes(a), Value::Bytes(b)) => {
+            let mut v = a.to_vec();
+            v.extend_from_slice(&b);
+            Ok(Value::Bytes(Rc::from(v)))
+        }
+        (Value::List(a), Value::List(b)) => {
+            if b.is_empty() {
+                return Ok(Value::List(a));
+            }
+            if a.is_empty() {
+                return Ok(Value::List(b));
+            }
+            let mut v = a.to_vec();
+            v.extend(b.iter());
+            Ok(Value::list(v))
+        }
+        (Value::Map(a), Value::Map(b)) => {
+            let mut m = crate::value::OwnedMap::default();
+            for (k, v) in a.entries().into_iter().chain(b.entries()) {
+                if let Err(k) = m.insert(k, v) {
+                    return Err(EvalError::new(format!(
+                        "insert failed: key {} already exists",
+                        key_display(&k)
+                    )));
+                }
+            }
+            Ok(Value::Map(crate::value::Map::Owned(Rc::new(m))))
+        }
+        (Value::Timestamp(t), Value::Duration(d)) | (Value::Duration(d), Value::Timestamp(t)) => {
+            t.add(&d).map(Value::Timestamp)
+        }
+        (Value::Duration(a), Value::Duration(b)) => a.add(&b).map(Value::Duration),
+        _ => nso(),
+    }
+}
+
+fn sub<'a>(l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
+    match (l, r) {
+        (Value::Int(a), Value::Int(b)) => a
+            .checked_sub(b)
+            .map(Value::Int)
+            .ok_or_else(EvalError::overflow),
+        (Value::Uint(a), Value::Uint(b)) => a
+            .checked_sub(b)
+            .map(Value::Uint)
+            .ok_or_else(EvalError::uint_overflow),
+        (Value::Double(a), Value::Double(b)) => Ok(Value::Double(a - b)),
+        (Value::Timestamp(a), Value::Timestamp(b)) => a.diff(&b).map(Value::Duration),
+        (Value::Timestamp(a), Value::Duration(b)) => a.sub(&b).map(Value::Timestamp),
+        (Value::Duration(a), Value::Duration(b)) => a.sub(&b).map(Value::Duration),
+        _ => nso(),
+    }
+}
+
+/// `elem in container`
+pub(crate) fn contains_elem(container: &Value<'_>, elem: &Value<'_>) -> Result<bool, EvalError> {
+    match container {
+        Value::List(l) => {
+            for v in l.iter() {
+                if v.equals(elem)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        Value::Map(m) => match elem {
+            Value::String(_)
+            | Value::Int(_)
+            | Value::Uint(_)
+            | Value::Bool(_)
+            | Value::Double(_) => Ok(m.contains_key(elem)),
+            _ => nso(),
+        },
+        _ => nso(),
+    }
+}
+
+fn arg<'v, 'a>(args: &'v [Value<'a>], i: usize) -> Result<&'v Value<'a>, EvalError> {
+    args.get(i).ok_or_else(EvalError::no_such_overload)
+}
+
+fn int_arg(args: &[Value<'_>], i: usize) -> Result<i64, EvalError> {
+    match arg(args, i)? {
+        Value::Int(v) => Ok(*v),
+        _ => nso(),
+    }
+}
+
+fn str_arg<'v>(args: &'v [Value<'_>], i: usize) -> Result<&'v str, EvalError> {
+    match arg(args, i)? {
+        Value::String(s) => Ok(s.as_str()),
+        _ => nso(),
+    }
+}
+
+fn list_arg<'v, 'a>(args: &'v [Value<'a>], i: usize) -> Result<&'v List<'a>, EvalError> {
+    match arg(args, i)? {
+        Value::List(l) => Ok(l),
+        _ => nso(),
+    }
+}
+
+fn size_of(v: &Value<'_>) -> Result<Value<'static>, EvalError> {
+    let n = match v {
+        Value::String(s) => s.as_str().chars().count(),
+        Value::Bytes(b) => b.len(),
+        Value::List(l) => l.len(),
+        Value::Map(m) => m.len(),
+        _ => return nso(),
+    };
+    Ok(Value::Int(
+        i64::try_from(n).map_err(|_| EvalError::overflow())?,
+    ))
+}
+
+fn regex_for<'r>(
+    pattern: &str,
+    pre: Option<&'r Regex>,
+    own: &'r mut Option<Regex>,
+) -> Result<&'r Regex, EvalError> {
+    if let Some(r) = pre {
+        return Ok(r);
+    }
+    let r = build_regex(pattern).map_err(EvalError::new)?;
+    Ok(own.insert(r))
+}
+
+/// Calls `name` with an optional receiver.
+pub(crate) fn call<'a>(
+    ctx: &mut Ctx<'_, 'a, '_>,
+    name: &str,
+    recv: Option<Value<'a>>,
+    args: Vec<Value<'a>>,
+    regex: Option<&Regex>,
+) -> Result<Value<'a>, EvalError> {
+    match recv {
+        None => global(ctx, name, args, regex),
+        Some(r) => member(ctx, name, r, args, regex),
+    }
+}
+
+fn global<'a>(
+    ctx: &mut Ctx<'_, 'a, '_>,
+    name: &str,
+    mut args: Vec<Value<'a>>,
+    regex: Option<&Regex>,
+) -> Result<Value<'a>, EvalError> {
+    let cost = match (name, args.first()) {
+        ("string" | "bytes", Some(v)) => ceil_cost(v.cost_size(), STRING_TRAVERSAL_FACTOR).max(1),
+        ("matches", Some(v)) => {
+            let pat = args.get(1).map(|p| p.cost_size()).unwrap_or(1);
+            ceil_cost(1 + v.cost_size(), STRING_TRAVERSAL_FACTOR)
+                * ceil_cost(pat, REGEX_LENGTH_FACTOR).max(1)
+        }
+        ("lists.range", Some(Value::Int(n))) => u64::try_from(*n).unwrap_or(0).max(1),
+        ("sets.contains" | "sets.equivalent" | "sets.intersects", Some(Value::List(a))) => {
+            let b = args.get(1).map(|v| v.cost_size()).unwrap_or(1);
+            (a.len() as u64).saturating_mul(b).max(1)
+        }
+        ("base64.encode" | "base64.decode" | "strings.quote", Some(v)) => {
+            ceil_cost(v.cost_size(), STRING_TRAVERSAL_FACTOR).max(1)
+        }
+        _ => 1,
+    };
+    ctx.budget.charge(cost)?;
+    let argc = args.len();
+    match (name, argc) {
+        ("size", 1) => size_of(arg(&args, 0)?),
+        ("matches", 2) => {
+            let s = str_arg(&args, 0)?;
+            let p = str_arg(&args, 1)?;
+            let mut own = None;
+            Ok(Value::Bool(regex_for(p, regex, &mut own)?.is_match(s)))
+        }
+        ("dyn", 1) => Ok(args.swap_remove(0)),
+        ("type", 1) => Ok(Value::Type(arg(&args, 0)?.type_of())),
+        ("int", 1) => to_int(args.swap_remove(0)),
+        ("uint", 1) => to_uint(args.swap_remove(0)),
+        ("double", 1) => to_double(args.swap_remove(0)),
+        ("string", 1) => to_string(args.swap_remove(0)),
+        ("bytes", 1) => match args.swap_remove(0) {
+            Value::Bytes(b) => Ok(Value::Bytes(b)),
+            Value::String(s) => Ok(Value::Bytes(Rc::from(s.as_str().as_bytes()))),
+            _ => nso(),
+        },
+        ("bool", 1) => match args.swap_remove(0) {
+            Value::Bool(b) => Ok(Value::Bool(b)),
+            Value::String(s) => match s.as_str() {
+                "1" | "t" | "T" | "TRUE" | "true" | "True" => Ok(Value::Bool(true)),
+                "0" | "f" | "F" | "FALSE" | "false" | "False" => Ok(Value::Bool(false)),
+                other => Err(EvalError::new(format!(
+                    "type conversion error from 'string' to 'bool': {other:?}"
+                ))),
+            },
+            _ => nso(),
+        },
+        ("timestamp", 1) => match args.swap_remove(0) {
+            Value::Timestamp(t) => Ok(Value::Timestamp(t)),
+            Value::String(s) => Timestamp::parse(s.as_str()).map(Value::Timestamp),
+            Value::Int(i) => Timestamp::from_secs(i).map(Value::Timestamp),
+            _ => nso(),
+        },
+        ("duration", 1) => match args.swap_remove(0) {
+            Value::Duration(d) => Ok(Value::Duration(d)),
+            Value::String(s) => Duration::parse(s.as_str()).map(Value::Duration),
+            Value::Int(i) => Duration::from_nanos(i128::from(i)).map(Value::Duration),
+            _ => nso(),
+        },
+        ("optional.of", 1) => Ok(Value::Optional(Some(Rc::new(args.swap_remove(0))))),
+        ("optional.none", 0) => Ok(Value::Optional(None)),
+        ("optional.ofNonZeroValue", 1) => {
+            let v = args.swap_remove(0);
+            Ok(Value::Optional(if is_zero(&v) {
+                None
+            } else {
+                Some(Rc::new(v))
+            }))
+        }
+        ("math.greatest" | "math.least", _) => {
+            let greatest = name == "math.greatest";
+            let items: Vec<Value<'a>> = match args.as_slice() {
+                [Value::List(l)] => l.to_vec(),
+                _ => args,
+            };
+            if items.is_empty() {
+                return Err(EvalError::new(format!(
+                    "{name}(list) argument must not be empty"
+                )));
+            }
+            let mut best: Option<Value<'a>> = None;
+            for v in items {
+                if v.as_number().is_none() {
+                    return nso();
+                }
+                best = Some(match best {
+                    None => v,
+                    Some(b) => {
+                        let o = v.compare(&b)?;
+                        let better = if greatest {
+                            o == Some(Ordering::Greater)
+                        } else {
+                            o == Some(Ordering::Less)
+                        };
+                        if better { v } else { b }
+                    }
+                });
+            }
+            best.ok_or_else(EvalError::no_such_overload)
+        }
+        (n, _) if n.starts_with("math.") => math(n, &args),
+        ("base64.encode", 1) => match arg(&args, 0)? {
+            Value::Bytes(b) => Ok(Value::string(
+                base64::engine::general_purpose::STANDARD.encode(b),
+            )),
+            _ => nso(),
+        },
+        ("base64.decode", 1) => {
+            let s = str_arg(&args, 0)?;
+            let std = base64::engine::general_purpose::STANDARD;
+            let nopad = base64::engine::general_purpose::STANDARD_NO_PAD;
+            let out = std
+                .decode(s)
+                .or_else(|_| nopad.decode(s))
+                .map_err(|e| EvalError::new(format!("illegal base64 data: {e}")))?;
+            Ok(Value::Bytes(Rc::from(out)))
+        }
+        ("strings.quote", 1) => Ok(Value::string(strings::quote(str_arg(&args, 0)?))),
+        ("sets.contains", 2) => {
+            let a = list_arg(&args, 0)?;
+            let b = list_arg(&args, 1)?;
+            Ok(Value::Bool(set_contains(a, b)?))
+        }
+        ("sets.equivalent", 2) => {
+            let a = list_arg(&args, 0)?;
+            let b = list_arg(&args, 1)?;
+            Ok(Value::Bool(set_contains(a, b)? && set_contains(b, a)?))
+        }
+        ("sets.intersects", 2) => {
+            let a = list_arg(&args, 0)?;
+            let b = list_arg(&args, 1)?;
+            for x in b.iter() {
+                if contains_elem(&Value::List(a.clone()), &x)? {
+                    return Ok(Value::Bool(true));
+                }
+            }
+            Ok(Value::Bool(false))
+        }
+        ("lists.range", 1) => {
+            let n = int_arg(&args, 0)?;
+            Ok(Value::list((0..n.max(0)).map(Value::Int).collect()))
+        }
+        _ => crate::kube::global(name, &args).unwrap_or_else(nso),
+    }
+}
+
+fn set_contains(a: &List<'_>, b: &List<'_>) -> Result<bool, EvalError> {
+    let av = Value::List(a.clone());
+    for x in b.iter() {
+        if !contains_elem(&av, &x)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn is_zero(v: &Value<'_>) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Int(i) => *i == 0,
+        Value::Uint(u) => *u == 0,
+        Value::Double(d) => *d == 0.0,
+        Value::String(s) => s.as_str().is_empty(),
+        Value::Bytes(b) => b.is_empty(),
+        Value::List(l) => l.is_empty(),
+        Value::Map(m) => m.is_empty(),
+        Value::Duration(d) => d.nanos() == 0,
+        Value::Timestamp(t) => t.nanos() == 0,
+        Value::Optional(o) => o.is_none(),
+        _ => false,
+    }
+}
+
+fn math<'a>(name: &str, args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
+    let a0 = arg(args, 0)?;
+    let f = |g: fn(f64) -> f64| -> Result<Value<'a>, EvalError> {
+        match a0 {
+            Value::Double(d) => Ok(Value::Double(g(*d))),
+            _ => nso(),
+        }
+    };
+    match (name, args.len()) {
+        ("math.ceil", 1) => f(f64::ceil),
+        ("math.floor", 1) => f(f64::floor),
+        ("math.round", 1) => f(f64::round),
+        ("math.trunc", 1) => f(f64::trunc),
+        ("math.isNaN", 1) => match a0 {
+            Value::Double(d) => Ok(Value::Bool(d.is_nan())),
+            _ => nso(),
+        },
+        ("math.isInf", 1) => match a0 {
+            Value::Double(d) => Ok(Value::Bool(d.is_infinite())),
+            _ => nso(),
+        },
+        ("math.isFinite", 1) => match a0 {
+            Value::Double(d) => Ok(Value::Bool(d.is_finite())),
+            _ => nso(),
+        },
+        ("math.abs", 1) => match a0 {
+            Value::Int(i) => i
+                .checked_abs()
+                .map(Value::Int)
+                .ok_or_else(EvalError::overflow),
+            Value::Uint(u) => Ok(Value::Uint(*u)),
+            Value::Double(d) => Ok(Value::Double(d.abs())),
+            _ => nso(),
+        },
+        ("math.sign", 1) => match a0 {
+            Value::Int(i) => Ok(Value::Int(i.signum())),
+            Value::Uint(u) => Ok(Value::Uint(u64::from(*u > 0))),
+            Value::Double(d) => Ok(Value::Double(if d.is_nan() {
+                f64::NAN
+            } else if *d > 0.0 {
+                1.0
+            } else if *d < 0.0 {
+                -1.0
+            } else {
+                0.0
+            })),
+            _ => nso(),
+        },
+        ("math.bitNot", 1) => match a0 {
+            Value::Int(i) => Ok(Value::Int(!i)),
+            Value::Uint(u) => Ok(Value::Uint(!u)),
+            _ => nso(),
+        },
+        ("math.bitAnd" | "math.bitOr" | "math.bitXor", 2) => match (a0, arg(args, 1)?) {
+            (Value::Int(a), Value::Int(b)) => Ok(Value::Int(match name {
+                "math.bitAnd" => a & b,
+                "math.bitOr" => a | b,
+                _ => a ^ b,
+            })),
+            (Value::Uint(a), Value::Uint(b)) => Ok(Value::Uint(match name {
+                "math.bitAnd" => a & b,
+                "math.bitOr" => a | b,
+                _ => a ^ b,
+            })),
+            _ => nso(),
+        },
+        ("math.bitShiftLeft" | "math.bitShiftRight", 2) => {
+            let n = int_arg(args, 1)?;
+            if n < 0 {
+                return Err(EvalError::new(format!(
+                    "math.{}() negative offset: {n}",
+                    name.trim_start_matches("math.")
+                )));
+            }
+            let left = name == "math.bitShiftLeft";
+            match a0 {
+                Value::Int(a) => Ok(Value::Int(if n > 63 {
+                    0
+                } else if left {
+                    a << n
+                } else {
+                    ((*a as u64) >> n) as i64
+                })),
+                Value::Uint(a) => Ok(Value::Uint(if n > 63 {
+                    0
+                } else if left {
+                    a << n
+                } else {
+                    a >> n
+                })),
+                _ => nso(),
+            }
+        }
+        _ => nso(),
+    }
+}
+
+fn to_int(v: Value<'_>) -> Result<Value<'static>, EvalError> {
+    match v {
+        Value::Int(i) => Ok(Value::Int(i)),
+        Value::Uint(u) => i64::try_from(u)
+            .map(Value::Int)
+            .map_err(|_| EvalError::overflow()),
+        Value::Double(d) => {
+            if !d.is_finite()
+                || d <= -9_223_372_036_854_775_808.0
+                || d >= 9_223_372_036_854_775_807.0
+            {
+                return Err(EvalError::overflow());
+            }
+            Ok(Value::Int(d.trunc() as i64))
+        }
+        Value::String(s) => s
+            .as_str()
+            .parse::<i64>()
+            .map(Value::Int)
+            .map_err(|_| EvalError::new(format!("cannot convert {:?} to int", s.as_str()))),
+        Value::Timestamp(t) => Ok(Value::Int(t.secs())),
+        _ => nso(),
+    }
+}
+
+fn to_uint(v: Value<'_>) -> Result<Value<'static>, EvalError> {
+    match v {
+        Value::Uint(u) => Ok(Value::Uint(u)),
+        Value::Int(i) => u64::try_from(i)
+            .map(Value::Uint)
+            .map_err(|_| EvalError::uint_overflow()),
+        Value::Double(d) => {
+            if !d.is_finite() || !(0.0..18_446_744_073_709_551_615.0).contains(&d) {
+                return Err(EvalError::uint_overflow());
+            }
+            Ok(Value::Uint(d.trunc() as u64))
+        }
+        Value::String(s) => s
+            .as_str()
+            .parse::<u64>()
+            .map(Value::Uint)
+            .map_err(|_| EvalError::new(format!("cannot convert {:?} to uint", s.as_str()))),
+        _ => nso(),
+    }
+}
+
+fn to_double(v: Value<'_>) -> Result<Value<'static>, EvalError> {
+    match v {
+        Value::Double(d) => Ok(Value::Double(d)),
+        Value::Int(i) => Ok(Value::Double(i as f64)),
+        Value::Uint(u) => Ok(Value::Double(u as f64)),
+        Value::String(s) => s
+            .as_str()
+            .parse::<f64>()
+            .map(Value::Double)
+            .map_err(|_| EvalError::new(format!("cannot convert {:?} to double", s.as_str()))),
+        _ => nso(),
+    }
+}
+
+pub(crate) fn to_string(v: Value<'_>) -> Result<Value<'_>, EvalError> {
+    Ok(match v {
+        Value::String(s) => Value::String(s),
+        Value::Int(i) => Value::string(i.to_string()),
+        Value::Uint(u) => Value::string(u.to_string()),
+        Value::Double(d) => Value::string(strings::format_double_g(d)),
+        Value::Bool(b) => Value::string(if b { "true" } else { "false" }),
+        Value::Bytes(b) => Value::string(
+            std::str::from_utf8(&b)
+                .map_err(|_| EvalError::new("invalid UTF-8 in bytes, cannot convert to string"))?,
+        ),
+        Value::Timestamp(t) => Value::string(t.to_string()),
+        Value::Duration(d) => Value::string(d.to_string()),
+        Value::Type(t) => Value::string(t.name()),
+        Value::Null => Value::string("null"),
+        Value::Kube(k) => match k.to_cel_string() {
+            Some(s) => Value::string(s),
+            None => return nso(),
+        },
+        _ => return nso(),
+    })
+}
+
+fn member<'a>(
+    ctx: &mut Ctx<'_, 'a, '_>,
+    name: &str,
+    recv: Value<'a>,
+    mut args: Vec<Value<'a>>,
+    regex: Option<&Regex>,
+) -> Result<Value<'a>, EvalError> {
+    let size = recv.cost_size();
+    let cost = match (&recv, name) {
+        (Value::String(_), "startsWith" | "endsWith") => {
+            ceil_cost(size, STRING_TRAVERSAL_FACTOR).max(1)
+        }
+        (Value::String(_), "contains") => {
+            let sub = args.first().map(|v| v.cost_size()).unwrap_or(1);
+            (ceil_cost(size, STRING_TRAVERSAL_FACTOR) * ceil_cost(sub, STRING_TRAVERSAL_FACTOR))
+                .max(1)
+        }
+        (Value::String(_), "matches" | "find" | "findAll") => {
+            let pat = args.first().map(|p| p.cost_size()).unwrap_or(1);
+            ceil_cost(1 + size, STRING_TRAVERSAL_FACTOR)
+                * ceil_cost(pat, REGEX_LENGTH_FACTOR).max(1)
+        }
+        (Value::String(_), "size") => 1,
+        (Value::String(_), _) => 1 + ceil_cost(size, STRING_TRAVERSAL_FACTOR),
+        (Value::List(_), "size" | "first" | "last") => 1,
+        (Value::List(_), "sort") => 1 + size.saturating_mul(64 - size.leading_zeros() as u64),
+        (Value::List(_), "join") => 1 + size.saturating_mul(2),
+        (Value::List(_), _) => 1 + size,
+        _ => 1,
+    };
+    ctx.budget.charge(cost)?;
+    match recv {
+        Value::String(s) => {
+            if name == "replace" || name == "format" {
+                // outputs that can outgrow their inputs are charged for their size up front
+                let out = strings::output_len(name, s.as_str(), &args)?;
+                ctx.budget.charge(ceil_cost(out, STRING_TRAVERSAL_FACTOR))?;
+            }
+            string_member(name, s.as_str(), &args, regex)
+        }
+        Value::List(l) => {
+            if name == "join" {
+                let sep = args.first().map(|v| v.cost_size()).unwrap_or(0);
+                let mut total: u64 = 0;
+                for v in l.iter() {
+                    total = total.saturating_add(v.cost_size()).saturating_add(sep);
+                }
+                strings::check_len(total)?;
+                ctx.budget.charge(ceil_cost(total, STRING_TRAVERSAL_FACTOR))?;
+            }
+            list_member(name, &l, &mut args)
+        }
+        Value::Map(m) => match name {
+            "size" if args.is_empty() => size_of(&Value::Map(m)),
+            _ => nso(),
+        },
+        Value::Bytes(b) => match name {
+            "size" if args.is_empty() => size_of(&Value::Bytes(b)),
+            _ => nso(),
+        },
+        Value::Timestamp(t) => {
+            let tz = match args.first() {
+                None => None,
+                Some(Value::String(z)) => Some(z.as_str()),
+                Some(_) => return nso(),
+            };
+            t.component(name, tz).map(Value::Int)
+        }
+        Value::Duration(d) => {
+            if !args.is_empty() {
+                return nso();
+            }
+            d.component(name).map(Value::Int)
+        }
+        Value::Optional(o) => match (name, args.len()) {
+            ("hasValue", 0) => Ok(Value::Bool(o.is_some())),
+            ("value", 0) => o
+                .map(|v| (*v).clone())
+                .ok_or_else(|| EvalError::new("optional.none() dereference")),
+            ("or", 1) => match (o, args.swap_remove(0)) {
+                (Some(v), _) => Ok(Value::Optional(Some(v))),
+                (None, other @ Value::Optional(_)) => Ok(other),
+                _ => nso(),
+            },
+            ("orValue", 1) => match o {
+                Some(v) => Ok((*v).clone()),
+                None => Ok(args.swap_remove(0)),
+            },
+            _ => nso(),
+        },
+        Value::Authz(a) => authz_member(name, &a, &args),
+        Value::Kube(k) => crate::kube::member(name, &k, &args),
+        _ => nso(),
+    }
+}
+
+fn string_member<'a>(
+    name: &str,
+    s: &str,
+    args: &[Value<'a>],
+    regex: Option<&Regex>,
+) -> Result<Value<'a>, EvalError> {
+    match (name, args.len()) {
+        ("size", 0) => size_of(&Value::string(s)),
+        ("contains", 1) => Ok(Value::Bool(s.contains(str_arg(args, 0)?))),
+        ("startsWith", 1) => Ok(Value::Bool(s.starts_with(str_arg(args, 0)?))),
+        ("endsWith", 1) => Ok(Value::Bool(s.ends_with(str_arg(args, 0)?))),
+        ("matches", 1) => {
+            let mut own = None;
+            Ok(Value::Bool(
+                regex_for(str_arg(args, 0)?, regex, &mut own)?.is_match(s),
+            ))
+        }
+        ("find", 1) => {
+            let mut own = None;
+            let re = regex_for(str_arg(args, 0)?, regex, &mut own)?;
+            Ok(Value::string(re.find(s).map(|m| m.as_str()).unwrap_or("")))
+        }
+        ("findAll", 1 | 2) => {
+            let mut own = None;
+            let re = regex_for(str_arg(args, 0)?, regex, &mut own)?;
+            let limit = if args.len() == 2 {
+                int_arg(args, 1)?
+            } else {
+                -1
+            };
+            let it = re.find_iter(s).map(|m| Value::string(m.as_str()));
+            let out: Vec<Value<'a>> = if limit < 0 {
+                it.collect()
+            } else {
+                it.take(usize::try_from(limit).unwrap_or(0)).collect()
+            };
+            Ok(Value::list(out))
+        }
+        _ => strings::member(name, s, args),
+    }
+}
+
+fn list_member<'a>(
+    name: &str,
+    l: &List<'a>,
+    args: &mut Vec<Value<'a>>,
+) -> Result<Value<'a>, EvalError> {
+    match (name, args.len()) {
+        ("size", 0) => size_of(&Value::List(l.clone())),
+        ("join", 0 | 1) => {
+            let sep = if args.is_empty() {
+                ""
+            } else {
+                str_arg(args, 0)?
+            };
+            let mut out = String::new();
+            for (i, v) in l.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(sep);
+                }
+                match &v {
+                    Value::String(s) => out.push_str(s.as_str()),
+                    _ => return nso(),
+                }
+            }
+            Ok(Value::string(out))
+        }
+        ("slice", 2) => {
+            let a = int_arg(args, 0)?;
+            let b = int_arg(args, 1)?;
+            let len = i64::try_from(l.len()).unwrap_or(i64::MAX);
+            if a < 0 || b < 0 {
+                return Err(EvalError::new(format!(
+                    "cannot slice({a}, {b}), negative indexes not supported"
+                )));
+            }
+            if a > b {
+                return Err(EvalError::new(format!(
+                    "cannot slice({a}, {b}), start index must be less than or equal to end index"
+                )));
+            }
+            if b > len {
+                return Err(EvalError::new(format!(
+                    "cannot slice({a}, {b}), list is length {len}"
+                )));
+            }
+            let v: Vec<Value<'a>> = l.iter().skip(a as usize).take((b - a) as usize).collect();
+            Ok(Value::list(v))
+        }
+        ("flatten", 0 | 1) => {
+            let depth = if args.is_empty() {
+                1
+            } else {
+                int_arg(args, 0)?
+            };
+            if depth < 0 {
+                return Err(EvalError::new("level must be non-negative"));
+            }
+            let mut out = Vec::new();
+            flatten(l, depth.min(64), &mut out);
+            Ok(Value::list(out))
+        }
+        ("distinct", 0) => {
+            let mut out: Vec<Value<'a>> = Vec::new();
+            for v in l.iter() {
+                let mut seen = false;
+                for o in &out {
+                    if o.equals(&v)? {
+                        seen = true;
+                        break;
+                    }
+                }
+                if !seen {
+                    out.push(v);
+                }
+            }
+            Ok(Value::list(out))
+        }
+        ("reverse", 0) => {
+            let mut v = l.to_vec();
+            v.reverse();
+            Ok(Value::list(v))
+        }
+        ("sort", 0) => {
+            let mut v = l.to_vec();
+            check_sortable(&v)?;
+            let mut err = None;
+            v.sort_by(|a, b| match a.compare(b) {
+                Ok(Some(o)) => o,
+                Ok(None) => Ordering::Equal,
+                Err(e) => {
+                    err.get_or_insert(e);
+                    Ordering::Equal
+                }
+            });
+            if let Some(e) = err {
+                return Err(e);
+            }
+            Ok(Value::list(v))
+        }
+        ("first", 0) => Ok(Value::Optional(l.get(0).map(Rc::new))),
+        ("last", 0) => Ok(Value::Optional(
+            l.len().checked_sub(1).and_then(|i| l.get(i)).map(Rc::new),
+        )),
+        ("isSorted", 0) => {
+            let v = l.to_vec();
+            check_sortable(&v)?;
+            for w in v.windows(2) {
+                if let [a, b] = w
+                    && a.compare(b)? == Some(Ordering::Greater)
+                {
+                    return Ok(Value::Bool(false));
+                }
+            }
+            Ok(Value::Bool(true))
+        }
+        ("sum", 0) => {
+            let mut acc: Option<Value<'a>> = None;
+            for v in l.iter() {
+                acc = Some(match acc {
+                    None => v,
+                    Some(a) => add(a, v)?,
+                });
+            }
+            // an empty list sums to the zero of its (unknown) type: int
+            Ok(acc.unwrap_or(Value::Int(0)))
+        }
+        ("min" | "max", 0) => {
+            let want = if name == "min" {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+            let mut best: Option<Value<'a>> = None;
+            for v in l.iter() {
+                best = Some(match best {
+                    None => v,
+                    Some(b) => {
+                        if v.compare(&b)? == Some(want) {
+                            v
+                        } else {
+                            b
+                        }
+                    }
+                });
+            }
+            best.ok_or_else(|| EvalError::new(format!("{name} called on empty list")))
+        }
+        ("indexOf" | "lastIndexOf", 1) => {
+            let target = arg(args, 0)?;
+            let mut found: i64 = -1;
+            for (i, v) in l.iter().enumerate() {
+                if v.equals(target)? {
+                    found = i64::try_from(i).unwrap_or(-1);
+                    if name == "indexOf" {
+                        break;
+                    }
+                }
+            }
+            Ok(Value::Int(found))
+        }
+        _ => nso(),
+    }
+}
+
+fn check_sortable(v: &[Value<'_>]) -> Result<(), EvalError> {
+    let mut kind: Option<Type> = None;
+    for x in v {
+        let t = x.type_of();
+        match (&x, &kind) {
+            (
+                Value::Map(_) | Value::List(_) | Value::Null | Value::Optional(_) | Value::Type(_),
+                _,
+            ) => {
+                return Err(EvalError::new(format!(
+                    "list elements must be comparable, got {t}"
+                )));
+            }
+            (_, None) => kind = Some(t),
+            (_, Some(k)) if *k != t => {
+                return Err(EvalError::new("list elements must have the same type"));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn flatten<'a>(l: &List<'a>, depth: i64, out: &mut Vec<Value<'a>>) {
+    for v in l.iter() {
+        match v {
+            Value::List(inner) if depth > 0 => flatten(&inner, depth - 1, out),
+            other => out.push(other),
+        }
+    }
+}
+
+fn authz_member<'a>(
+    name: &str,
+    a: &AuthzValue<'a>,
+    args: &[Value<'a>],
+) -> Result<Value<'a>, EvalError> {
+    let wrap = |v: AuthzValue<'a>| Ok(Value::Authz(Rc::new(v)));
+    match (a, name, args.len()) {
+        (
+            AuthzValue::Authorizer {
+                authz,
+                service_account,
+            },
+            "path",
+            1,
+        ) => wrap(AuthzValue::Path {
+            authz: *authz,
+            service_account: service_account.clone(),
+            path: str_arg(args, 0)?.to_string(),
+        }),
+        (
+            AuthzValue::Authorizer {
+                authz,
+                service_account,
+            },
+            "group",
+            1,
+        ) => wrap(AuthzValue::Group {
+            authz: *authz,
+            check: AuthzCheck {
+                api_group: str_arg(args, 0)?.to_string(),
+                service_account: service_account.clone(),
+                ..AuthzCheck::default()
+            },
+        }),
+        (AuthzValue::Authorizer { authz, .. }, "serviceAccount", 2) => {
+            wrap(AuthzValue::Authorizer {
+                authz: *authz,
+                service_account: Some((
+                    str_arg(args, 0)?.to_string(),
+                    str_arg(args, 1)?.to_string(),
+                )),
+            })
+        }
+        (AuthzValue::Group { authz, check }, "resource", 1) => wrap(AuthzValue::Resource {
+            authz: *authz,
+            check: AuthzCheck {
+                resource: str_arg(args, 0)?.to_string(),
+                ..check.clone()
+            },
+        }),
+        (AuthzValue::Resource { authz, check }, _, 1)
+            if matches!(
+                name,
+                "subresource" | "namespace" | "name" | "fieldSelector" | "labelSelector"
+            ) =>
+        {
+            let v = str_arg(args, 0)?.to_string();
+            let mut c = check.clone();
+            match name {
+                "subresource" => c.subresource = v,
+                "namespace" => c.namespace = v,
+                "name" => c.name = v,
+                "fieldSelector" => c.field_selector = Some(v),
+                _ => c.label_selector = Some(v),
+            }
+            wrap(AuthzValue::Resource {
+                authz: *authz,
+                check: c,
+            })
+        }
+        (AuthzValue::Resource { authz, check }, "check", 1) => {
+            let c = AuthzCheck {
+                verb: str_arg(args, 0)?.to_string(),
+                ..check.clone()
+            };
+            wrap(decision(authz::run(*authz, &c)))
+        }
+        (
+            AuthzValue::Path {
+                authz,
+                service_account,
+                path,
+            },
+            "check",
+            1,
+        ) => {
+            let c = AuthzCheck {
+                verb: str_arg(args, 0)?.to_string(),
+                path: Some(path.clone()),
+                service_account: service_account.clone(),
+                ..AuthzCheck::default()
+            };
+            wrap(decision(authz::run(*authz, &c)))
+        }
+        (AuthzValue::Decision { decision, error }, _, 0) => match name {
+            "allowed" => Ok(Value::Bool(decision.as_ref().is_some_and(|d| d.allowed))),
+            "reason" => Ok(Value::string(
+                decision.as_ref().map(|d| d.reason.as_str()).unwrap_or(""),
+            )),
+            "errored" => Ok(Value::Bool(error.is_some())),
+            "error" => Ok(Value::string(error.as_deref().unwrap_or(""))),
+            _ => nso(),
+        },
+        _ => nso(),
+    }
+}
+
+fn decision<'a>(v: AuthzValue<'static>) -> AuthzValue<'a> {
+    match v {
+        AuthzValue::Decision { decision, error } => AuthzValue::Decision { decision, error },
+        _ => AuthzValue::Decision {
+            decision: None,
+            error: Some("internal error".to_string()),
+        },
+    }
+}

@@ -1,0 +1,449 @@
+//! The Kubernetes value libraries (quantity, semver, ip, cidr, url, format) from
+//! `palisade-cel-kubernetes`, wired into the checker and the evaluator.
+//! Upstream: k8s.io/apiserver/pkg/cel/library/{quantity,semverlib,ip,cidr,urls,format}.go
+
+use std::fmt;
+use std::rc::Rc;
+
+use cel_core::{CelType, FunctionDecl, OverloadDecl};
+use palisade_cel_kubernetes::cidr::{self, Cidr};
+use palisade_cel_kubernetes::format::Format;
+use palisade_cel_kubernetes::ip::{self, Ip};
+use palisade_cel_kubernetes::quantity::{self, Quantity};
+use palisade_cel_kubernetes::semver::{self, Semver};
+use palisade_cel_kubernetes::url::{self, Url};
+
+use crate::error::EvalError;
+use crate::value::Value;
+
+pub(crate) const T_QUANTITY: &str = "kubernetes.Quantity";
+pub(crate) const T_SEMVER: &str = "kubernetes.Semver";
+pub(crate) const T_IP: &str = "net.IP";
+pub(crate) const T_CIDR: &str = "net.CIDR";
+pub(crate) const T_URL: &str = "kubernetes.URL";
+pub(crate) const T_FORMAT: &str = "kubernetes.NamedFormat";
+
+/// A Kubernetes library value.
+#[derive(Clone, Debug)]
+pub enum KubeValue {
+    Quantity(Quantity),
+    Semver(Semver),
+    Ip(Ip),
+    Cidr(Cidr),
+    Url(Url),
+    Format(Format),
+}
+
+impl KubeValue {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            KubeValue::Quantity(_) => T_QUANTITY,
+            KubeValue::Semver(_) => T_SEMVER,
+            KubeValue::Ip(_) => T_IP,
+            KubeValue::Cidr(_) => T_CIDR,
+            KubeValue::Url(_) => T_URL,
+            KubeValue::Format(_) => T_FORMAT,
+        }
+    }
+
+    pub(crate) fn equals(&self, other: &KubeValue) -> bool {
+        match (self, other) {
+            (KubeValue::Quantity(a), KubeValue::Quantity(b)) => a == b,
+            (KubeValue::Semver(a), KubeValue::Semver(b)) => a == b,
+            (KubeValue::Ip(a), KubeValue::Ip(b)) => a == b,
+            (KubeValue::Cidr(a), KubeValue::Cidr(b)) => a == b,
+            (KubeValue::Url(a), KubeValue::Url(b)) => a == b,
+            (KubeValue::Format(a), KubeValue::Format(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// `string(ip)`, `string(cidr)`
+    pub(crate) fn to_cel_string(&self) -> Option<String> {
+        match self {
+            KubeValue::Ip(i) => Some(i.to_string()),
+            KubeValue::Cidr(c) => Some(c.to_string()),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for KubeValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KubeValue::Quantity(q) => write!(f, "quantity({:?})", q.to_string()),
+            KubeValue::Semver(s) => write!(f, "semver({}.{}.{})", s.major(), s.minor(), s.patch()),
+            KubeValue::Ip(i) => write!(f, "ip({:?})", i.to_string()),
+            KubeValue::Cidr(c) => write!(f, "cidr({:?})", c.to_string()),
+            KubeValue::Url(u) => write!(f, "url({:?})", u.to_string()),
+            KubeValue::Format(x) => write!(f, "format.{}()", x.cel_name()),
+        }
+    }
+}
+
+fn abs(name: &str) -> CelType {
+    CelType::abstract_type(name, &[])
+}
+
+fn f(name: &str, id: &str, params: Vec<CelType>, result: CelType) -> FunctionDecl {
+    FunctionDecl::new(name).with_overload(OverloadDecl::function(id, params, result))
+}
+
+fn m(name: &str, id: &str, params: Vec<CelType>, result: CelType) -> FunctionDecl {
+    FunctionDecl::new(name).with_overload(OverloadDecl::method(id, params, result))
+}
+
+/// Checker declarations, with upstream's overload ids.
+pub(crate) fn decls() -> Vec<FunctionDecl> {
+    use CelType::{Bool, Double, Int, String as Str};
+    let q = || abs(T_QUANTITY);
+    let s = || abs(T_SEMVER);
+    let ipt = || abs(T_IP);
+    let c = || abs(T_CIDR);
+    let u = || abs(T_URL);
+    let fm = || abs(T_FORMAT);
+    let mut v = vec![
+        // quantity.go
+        f("quantity", "string_to_quantity", vec![Str], q()),
+        f("isQuantity", "is_quantity_string", vec![Str], Bool),
+        m("sign", "quantity_sign", vec![q()], Int),
+        m("isInteger", "quantity_is_integer", vec![q()], Bool),
+        m("asInteger", "quantity_as_integer", vec![q()], Int),
+        m("asApproximateFloat", "quantity_as_float", vec![q()], Double),
+        FunctionDecl::new("add")
+            .with_overload(OverloadDecl::method("quantity_add", vec![q(), q()], q()))
+            .with_overload(OverloadDecl::method(
+                "quantity_add_int",
+                vec![q(), Int],
+                q(),
+            )),
+        FunctionDecl::new("sub")
+            .with_overload(OverloadDecl::method("quantity_sub", vec![q(), q()], q()))
+            .with_overload(OverloadDecl::method(
+                "quantity_sub_int",
+                vec![q(), Int],
+                q(),
+            )),
+        FunctionDecl::new("isLessThan")
+            .with_overload(OverloadDecl::method(
+                "quantity_is_less_than",
+                vec![q(), q()],
+                Bool,
+            ))
+            .with_overload(OverloadDecl::method(
+                "semver_is_less_than",
+                vec![s(), s()],
+                Bool,
+            )),
+        FunctionDecl::new("isGreaterThan")
+            .with_overload(OverloadDecl::method(
+                "quantity_is_greater_than",
+                vec![q(), q()],
+                Bool,
+            ))
+            .with_overload(OverloadDecl::method(
+                "semver_is_greater_than",
+                vec![s(), s()],
+                Bool,
+            )),
+        FunctionDecl::new("compareTo")
+            .with_overload(OverloadDecl::method(
+                "quantity_compare_to",
+                vec![q(), q()],
+                Int,
+            ))
+            .with_overload(OverloadDecl::method(
+                "semver_compare_to",
+                vec![s(), s()],
+                Int,
+            )),
+        // semverlib.go
+        FunctionDecl::new("semver")
+            .with_overload(OverloadDecl::function("string_to_semver", vec![Str], s()))
+            .with_overload(OverloadDecl::function(
+                "string_bool_to_semver",
+                vec![Str, Bool],
+                s(),
+            )),
+        FunctionDecl::new("isSemver")
+            .with_overload(OverloadDecl::function("is_semver_string", vec![Str], Bool))
+            .with_overload(OverloadDecl::function(
+                "is_semver_string_bool",
+                vec![Str, Bool],
+                Bool,
+            )),
+        m("major", "semver_major", vec![s()], Int),
+        m("minor", "semver_minor", vec![s()], Int),
+        m("patch", "semver_patch", vec![s()], Int),
+        // ip.go
+        f("ip", "string_to_ip", vec![Str], ipt()),
+        f("isIP", "is_ip", vec![Str], Bool),
+        f("ip.isCanonical", "ip_is_canonical", vec![Str], Bool),
+        m("family", "ip_family", vec![ipt()], Int),
+        m("isUnspecified", "ip_is_unspecified", vec![ipt()], Bool),
+        m("isLoopback", "ip_is_loopback", vec![ipt()], Bool),
+        m(
+            "isLinkLocalMulticast",
+            "ip_is_link_local_multicast",
+            vec![ipt()],
+            Bool,
+        ),
+        m(
+            "isLinkLocalUnicast",
+            "ip_is_link_local_unicast",
+            vec![ipt()],
+            Bool,
+        ),
+        m("isGlobalUnicast", "ip_is_global_unicast", vec![ipt()], Bool),
+        FunctionDecl::new("string")
+            .with_overload(OverloadDecl::function("ip_to_string", vec![ipt()], Str))
+            .with_overload(OverloadDecl::function("cidr_to_string", vec![c()], Str)),
+        // cidr.go
+        f("cidr", "string_to_cidr", vec![Str], c()),
+        f("isCIDR", "is_cidr", vec![Str], Bool),
+        FunctionDecl::new("containsIP")
+            .with_overload(OverloadDecl::method(
+                "cidr_contains_ip_string",
+                vec![c(), Str],
+                Bool,
+            ))
+            .with_overload(OverloadDecl::method(
+                "cidr_contains_ip_ip",
+                vec![c(), ipt()],
+                Bool,
+            )),
+        FunctionDecl::new("containsCIDR")
+            .with_overload(OverloadDecl::method(
+                "cidr_contains_cidr_string",
+                vec![c(), Str],
+                Bool,
+            ))
+            .with_overload(OverloadDecl::method(
+                "cidr_contains_cidr",
+                vec![c(), c()],
+                Bool,
+            )),
+        m("ip", "cidr_ip", vec![c()], ipt()),
+        m("prefixLength", "cidr_prefix_length", vec![c()], Int),
+        m("masked", "cidr_masked", vec![c()], c()),
+        // urls.go
+        f("url", "string_to_url", vec![Str], u()),
+        f("isURL", "is_url_string", vec![Str], Bool),
+        m("getScheme", "url_get_scheme", vec![u()], Str),
+        m("getHost", "url_get_host", vec![u()], Str),
+        m("getHostname", "url_get_hostname", vec![u()], Str),
+        m("getPort", "url_get_port", vec![u()], Str),
+        m("getEscapedPath", "url_get_escaped_path", vec![u()], Str),
+        m(
+            "getQuery",
+            "url_get_query",
+            vec![u()],
+            CelType::map(Str, CelType::list(Str)),
+        ),
+        // format.go
+        f(
+            "format.named",
+            "format-named",
+            vec![Str],
+            CelType::optional(fm()),
+        ),
+        m(
+            "validate",
+            "format-validate",
+            vec![fm(), Str],
+            CelType::optional(CelType::list(Str)),
+        ),
+    ];
+    for format in Format::all() {
+        let name = format!("format.{}", format.cel_name());
+        v.push(f(
+            &name,
+            &format!("format-{}", format.cel_name()),
+            vec![],
+            fm(),
+        ));
+    }
+    v
+}
+
+fn kv<'a>(k: KubeValue) -> Value<'a> {
+    Value::Kube(Rc::new(k))
+}
+
+fn err(e: impl fmt::Display) -> EvalError {
+    EvalError::new(e.to_string())
+}
+
+fn s_arg<'v>(args: &'v [Value<'_>], i: usize) -> Option<&'v str> {
+    match args.get(i) {
+        Some(Value::String(s)) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
+fn optional_list<'a>(problems: Vec<String>) -> Value<'a> {
+    if problems.is_empty() {
+        Value::Optional(None)
+    } else {
+        Value::Optional(Some(Rc::new(Value::list(
+            problems.into_iter().map(Value::string).collect(),
+        ))))
+    }
+}
+
+/// Global functions; `None` when `name` is not one of ours.
+pub(crate) fn global<'a>(name: &str, args: &[Value<'a>]) -> Option<Result<Value<'a>, EvalError>> {
+    let s0 = s_arg(args, 0);
+    let r = match (name, args.len(), s0) {
+        ("quantity", 1, Some(s)) => Quantity::parse(s)
+            .map(|q| kv(KubeValue::Quantity(q)))
+            .map_err(err),
+        ("isQuantity", 1, Some(s)) => Ok(Value::Bool(quantity::is_quantity(s))),
+        ("semver", 1, Some(s)) => Semver::parse(s)
+            .map(|v| kv(KubeValue::Semver(v)))
+            .map_err(err),
+        ("semver", 2, Some(s)) => match args.get(1) {
+            Some(Value::Bool(n)) => Semver::parse_with(s, *n)
+                .map(|v| kv(KubeValue::Semver(v)))
+                .map_err(err),
+            _ => return None,
+        },
+        ("isSemver", 1, Some(s)) => Ok(Value::Bool(semver::is_semver(s, false))),
+        ("isSemver", 2, Some(s)) => match args.get(1) {
+            Some(Value::Bool(n)) => Ok(Value::Bool(semver::is_semver(s, *n))),
+            _ => return None,
+        },
+        ("ip", 1, Some(s)) => Ip::parse(s).map(|v| kv(KubeValue::Ip(v))).map_err(err),
+        ("isIP", 1, Some(s)) => Ok(Value::Bool(ip::is_ip(s))),
+        ("ip.isCanonical", 1, Some(s)) => ip::is_canonical(s).map(Value::Bool).map_err(err),
+        ("cidr", 1, Some(s)) => Cidr::parse(s).map(|v| kv(KubeValue::Cidr(v))).map_err(err),
+        ("isCIDR", 1, Some(s)) => Ok(Value::Bool(cidr::is_cidr(s))),
+        ("url", 1, Some(s)) => Url::parse(s).map(|v| kv(KubeValue::Url(v))).map_err(err),
+        ("isURL", 1, Some(s)) => Ok(Value::Bool(url::is_url(s))),
+        ("format.named", 1, Some(s)) => Ok(Value::Optional(
+            Format::named(s).map(|f| Rc::new(kv(KubeValue::Format(f)))),
+        )),
+        (n, 0, _) if n.starts_with("format.") => {
+            let f = Format::named(n.trim_start_matches("format."))?;
+            Ok(kv(KubeValue::Format(f)))
+        }
+        _ => return None,
+    };
+    Some(r)
+}
+
+fn other<'v>(args: &'v [Value<'_>]) -> Option<&'v KubeValue> {
+    match args.first() {
+        Some(Value::Kube(k)) => Some(k),
+        _ => None,
+    }
+}
+
+/// Methods on a Kubernetes value.
+pub(crate) fn member<'a>(
+    name: &str,
+    recv: &KubeValue,
+    args: &[Value<'a>],
+) -> Result<Value<'a>, EvalError> {
+    let nso = || Err(EvalError::no_such_overload());
+    match (recv, name, args.len()) {
+        (KubeValue::Quantity(q), _, 0) => match name {
+            "sign" => Ok(Value::Int(q.sign())),
+            "isInteger" => Ok(Value::Bool(q.is_integer())),
+            "asInteger" => q.as_integer().map(Value::Int).map_err(err),
+            "asApproximateFloat" => Ok(Value::Double(q.as_approximate_float())),
+            _ => nso(),
+        },
+        (KubeValue::Quantity(q), _, 1) => match (name, other(args), args.first()) {
+            ("add", Some(KubeValue::Quantity(o)), _) => {
+                q.add(o).map(|r| kv(KubeValue::Quantity(r))).map_err(err)
+            }
+            ("add", None, Some(Value::Int(i))) => q
+                .add_int(*i)
+                .map(|r| kv(KubeValue::Quantity(r)))
+                .map_err(err),
+            ("sub", Some(KubeValue::Quantity(o)), _) => {
+                q.sub(o).map(|r| kv(KubeValue::Quantity(r))).map_err(err)
+            }
+            ("sub", None, Some(Value::Int(i))) => q
+                .sub_int(*i)
+                .map(|r| kv(KubeValue::Quantity(r)))
+                .map_err(err),
+            ("isLessThan", Some(KubeValue::Quantity(o)), _) => Ok(Value::Bool(q.is_less_than(o))),
+            ("isGreaterThan", Some(KubeValue::Quantity(o)), _) => {
+                Ok(Value::Bool(q.is_greater_than(o)))
+            }
+            ("compareTo", Some(KubeValue::Quantity(o)), _) => Ok(Value::Int(q.compare_to(o))),
+            _ => nso(),
+        },
+        (KubeValue::Semver(v), _, 0) => match name {
+            "major" => Ok(Value::Int(v.major())),
+            "minor" => Ok(Value::Int(v.minor())),
+            "patch" => Ok(Value::Int(v.patch())),
+            _ => nso(),
+        },
+        (KubeValue::Semver(v), _, 1) => match (name, other(args)) {
+            ("isLessThan", Some(KubeValue::Semver(o))) => Ok(Value::Bool(v.is_less_than(o))),
+            ("isGreaterThan", Some(KubeValue::Semver(o))) => Ok(Value::Bool(v.is_greater_than(o))),
+            ("compareTo", Some(KubeValue::Semver(o))) => Ok(Value::Int(v.compare_to(o))),
+            _ => nso(),
+        },
+        (KubeValue::Ip(i), _, 0) => match name {
+            "family" => Ok(Value::Int(i.family())),
+            "isUnspecified" => Ok(Value::Bool(i.is_unspecified())),
+            "isLoopback" => Ok(Value::Bool(i.is_loopback())),
+            "isLinkLocalMulticast" => Ok(Value::Bool(i.is_link_local_multicast())),
+            "isLinkLocalUnicast" => Ok(Value::Bool(i.is_link_local_unicast())),
+            "isGlobalUnicast" => Ok(Value::Bool(i.is_global_unicast())),
+            _ => nso(),
+        },
+        (KubeValue::Cidr(c), _, 0) => match name {
+            "ip" => Ok(kv(KubeValue::Ip(c.ip()))),
+            "prefixLength" => Ok(Value::Int(c.prefix_length())),
+            "masked" => Ok(kv(KubeValue::Cidr(c.masked()))),
+            _ => nso(),
+        },
+        (KubeValue::Cidr(c), _, 1) => match (name, args.first()) {
+            ("containsIP", Some(Value::String(s))) => {
+                c.contains_ip_str(s.as_str()).map(Value::Bool).map_err(err)
+            }
+            ("containsIP", Some(Value::Kube(k))) => match &**k {
+                KubeValue::Ip(i) => Ok(Value::Bool(c.contains_ip(i))),
+                _ => nso(),
+            },
+            ("containsCIDR", Some(Value::String(s))) => c
+                .contains_cidr_str(s.as_str())
+                .map(Value::Bool)
+                .map_err(err),
+            ("containsCIDR", Some(Value::Kube(k))) => match &**k {
+                KubeValue::Cidr(o) => Ok(Value::Bool(c.contains_cidr(o))),
+                _ => nso(),
+            },
+            _ => nso(),
+        },
+        (KubeValue::Url(u), _, 0) => match name {
+            "getScheme" => Ok(Value::string(u.scheme())),
+            "getHost" => Ok(Value::string(u.host())),
+            "getHostname" => Ok(Value::string(u.hostname())),
+            "getPort" => Ok(Value::string(u.port())),
+            "getEscapedPath" => Ok(Value::string(u.escaped_path())),
+            "getQuery" => Ok(Value::map(
+                u.query()
+                    .into_iter()
+                    .map(|(k, vs)| {
+                        (
+                            Value::string(k),
+                            Value::list(vs.into_iter().map(Value::string).collect()),
+                        )
+                    })
+                    .collect(),
+            )),
+            _ => nso(),
+        },
+        (KubeValue::Format(f), "validate", 1) => match args.first() {
+            Some(Value::String(s)) => Ok(optional_list(f.validate(s.as_str()))),
+            _ => nso(),
+        },
+        _ => nso(),
+    }
+}

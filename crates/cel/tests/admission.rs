@@ -1,0 +1,351 @@
+//! The ValidatingAdmissionPolicy and approver-policy environments: variables, authorizer,
+//! namespaceObject, certificate requests.
+
+#![allow(
+    clippy::panic,
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers outside #[test] functions"
+)]
+
+use std::cell::Cell;
+
+use palisade_cel::{
+    Activation, Authorizer, AuthzCheck, AuthzDecision, Budget, Env, Expect, Value, Variables,
+};
+use serde_json::json;
+
+#[test]
+fn variables_are_typed_lazy_and_evaluated_once() {
+    let env = Env::admission();
+    let vars = Variables::compile(
+        &env,
+        &[
+            ("containers", "object.spec.containers"),
+            ("names", "variables.containers.map(c, c.name)"),
+            ("count", "size(variables.names)"),
+            ("expensive", "lists.range(1000).all(i, i >= 0)"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(vars.names(), ["containers", "names", "count", "expensive"]);
+    let venv = vars.env();
+    // the inferred type is declared: `count` is an int
+    let e = venv.compile("variables.count", Expect::Bool).unwrap_err();
+    assert_eq!(e.to_string(), "cel expression must evaluate to a bool");
+    let p1 = venv.compile("variables.count == 2", Expect::Bool).unwrap();
+    let p2 = venv
+        .compile(
+            "'a' in variables.names || variables.count > 1",
+            Expect::Bool,
+        )
+        .unwrap();
+    let p3 = venv.compile("variables.expensive", Expect::Bool).unwrap();
+
+    let obj = json!({"spec": {"containers": [{"name": "a"}, {"name": "b"}]}});
+    let act = Activation::new()
+        .bind_json("object", Some(&obj))
+        .variables(&vars);
+    let mut budget = Budget::kubernetes();
+    assert_eq!(p1.eval(&act, &mut budget).unwrap().as_bool(), Some(true));
+    assert_eq!(p2.eval(&act, &mut budget).unwrap().as_bool(), Some(true));
+    let before = budget.used();
+    p3.eval(&act, &mut budget).unwrap();
+    let first = budget.used() - before;
+    p3.eval(&act, &mut budget).unwrap();
+    let second = budget.used() - before - first;
+    // the second use reads the cache: only the identifier is charged
+    assert!(first > 1000, "{first}");
+    assert_eq!(second, 1);
+}
+
+#[test]
+fn undeclared_variables_and_bad_variables_are_compile_errors() {
+    let env = Env::admission();
+    let vars = Variables::compile(&env, &[("a", "1")]).unwrap();
+    let e = vars
+        .env()
+        .compile("variables.b == 1", Expect::Bool)
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("undeclared reference to 'variables'"),
+        "{e}"
+    );
+    // a variable may only use the ones before it
+    let (idx, e) = Variables::compile(&env, &[("a", "variables.b"), ("b", "1")]).unwrap_err();
+    assert_eq!(idx, 0);
+    assert!(e.to_string().contains("undeclared reference"), "{e}");
+    let (idx, _) = Variables::compile(&env, &[("a", "1"), ("b", "1 +")]).unwrap_err();
+    assert_eq!(idx, 1);
+}
+
+#[test]
+fn variable_errors_surface_where_used() {
+    let env = Env::admission();
+    let vars = Variables::compile(&env, &[("x", "object.spec.missing")]).unwrap();
+    let p = vars
+        .env()
+        .compile("variables.x == 1", Expect::Bool)
+        .unwrap();
+    let obj = json!({"spec": {}});
+    let act = Activation::new()
+        .bind_json("object", Some(&obj))
+        .variables(&vars);
+    let e = p.eval(&act, &mut Budget::kubernetes()).unwrap_err();
+    assert_eq!(e.to_string(), "no such key: missing");
+}
+
+struct Rbac {
+    calls: Cell<usize>,
+}
+
+impl Authorizer for Rbac {
+    fn check(&self, a: &AuthzCheck) -> Result<AuthzDecision, String> {
+        self.calls.set(self.calls.get() + 1);
+        if a.path.as_deref() == Some("/healthz") {
+            return Ok(AuthzDecision {
+                allowed: true,
+                reason: "public".into(),
+            });
+        }
+        if a.resource == "secrets"
+            && a.verb == "get"
+            && a.namespace == "team-a"
+            && a.service_account.is_none()
+        {
+            return Ok(AuthzDecision {
+                allowed: true,
+                reason: "rbac: allowed by role".into(),
+            });
+        }
+        if a.resource == "boom" {
+            return Err("webhook authorizer unavailable".into());
+        }
+        Ok(AuthzDecision {
+            allowed: false,
+            reason: String::new(),
+        })
+    }
+}
+
+#[test]
+fn authorizer_library() {
+    let env = Env::admission();
+    let rbac = Rbac {
+        calls: Cell::new(0),
+    };
+    let req = json!({"resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+                     "namespace": "team-a", "name": "web", "subResource": ""});
+    let act = Activation::new()
+        .bind_json("request", Some(&req))
+        .authorizer(&rbac);
+    let cases = [
+        (
+            "authorizer.group('').resource('secrets').namespace('team-a').check('get').allowed()",
+            json!(true),
+        ),
+        (
+            "authorizer.group('').resource('secrets').namespace('team-a').check('get').reason()",
+            json!("rbac: allowed by role"),
+        ),
+        (
+            "authorizer.group('').resource('secrets').namespace('team-b').check('get').allowed()",
+            json!(false),
+        ),
+        (
+            "authorizer.serviceAccount('team-a', 'bot').group('').resource('secrets').namespace('team-a').check('get').allowed()",
+            json!(false),
+        ),
+        (
+            "authorizer.path('/healthz').check('get').allowed()",
+            json!(true),
+        ),
+        (
+            "authorizer.group('').resource('boom').check('get').errored()",
+            json!(true),
+        ),
+        (
+            "authorizer.group('').resource('boom').check('get').error()",
+            json!("webhook authorizer unavailable"),
+        ),
+        (
+            "authorizer.group('').resource('boom').check('get').allowed()",
+            json!(false),
+        ),
+        (
+            "authorizer.requestResource.check('update').allowed()",
+            json!(false),
+        ),
+    ];
+    for (src, want) in cases {
+        let p = env
+            .compile(src, Expect::Any)
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
+        let v = p
+            .eval(&act, &mut Budget::kubernetes())
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
+        assert_eq!(v.to_json(), Some(want), "{src}");
+    }
+    assert_eq!(rbac.calls.get(), 9);
+    // type errors are caught by the checker
+    let e = env
+        .compile("authorizer.group('').check('get')", Expect::Any)
+        .unwrap_err();
+    assert!(e.to_string().contains("found no matching overload"), "{e}");
+}
+
+#[test]
+fn request_resource_attributes_come_from_the_request() {
+    struct Echo;
+    impl Authorizer for Echo {
+        fn check(&self, a: &AuthzCheck) -> Result<AuthzDecision, String> {
+            Ok(AuthzDecision {
+                allowed: true,
+                reason: format!(
+                    "{} {}/{}/{} {}/{}",
+                    a.verb, a.api_group, a.resource, a.subresource, a.namespace, a.name
+                ),
+            })
+        }
+    }
+    let req = json!({"resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+                     "subResource": "scale", "namespace": "team-a", "name": "web"});
+    let act = Activation::new()
+        .bind_json("request", Some(&req))
+        .authorizer(&Echo);
+    let p = Env::admission()
+        .compile(
+            "authorizer.requestResource.check('update').reason()",
+            Expect::String,
+        )
+        .unwrap();
+    let v = p.eval(&act, &mut Budget::kubernetes()).unwrap();
+    assert_eq!(v.as_str(), Some("update apps/deployments/scale team-a/web"));
+}
+
+#[test]
+fn missing_authorizer_is_an_errored_decision() {
+    let p = Env::admission()
+        .compile("authorizer.path('/x').check('get').errored()", Expect::Bool)
+        .unwrap();
+    let v = p
+        .eval(&Activation::new(), &mut Budget::kubernetes())
+        .unwrap();
+    assert_eq!(v.as_bool(), Some(true));
+}
+
+#[test]
+fn namespace_object_is_fetched_lazily_once() {
+    let ns = json!({"metadata": {"name": "team-a", "labels": {"env": "prod"}}});
+    let calls = Cell::new(0);
+    let lookup = || {
+        calls.set(calls.get() + 1);
+        Ok(Some(&ns))
+    };
+    let env = Env::admission();
+    let p = env
+        .compile(
+            "namespaceObject.metadata.labels.env == 'prod'",
+            Expect::Bool,
+        )
+        .unwrap();
+    let q = env.compile("object.kind == 'Pod'", Expect::Bool).unwrap();
+    let obj = json!({"kind": "Pod"});
+    let act = Activation::new()
+        .bind_json("object", Some(&obj))
+        .namespace_object(&lookup);
+    q.eval(&act, &mut Budget::kubernetes()).unwrap();
+    assert_eq!(calls.get(), 0, "not needed, not fetched");
+    assert_eq!(
+        p.eval(&act, &mut Budget::kubernetes()).unwrap().as_bool(),
+        Some(true)
+    );
+    assert_eq!(
+        p.eval(&act, &mut Budget::kubernetes()).unwrap().as_bool(),
+        Some(true)
+    );
+    assert_eq!(calls.get(), 1);
+
+    let failing = || Err("namespace `team-a` is not in the context".to_string());
+    let act = Activation::new().namespace_object(&failing);
+    let e = p.eval(&act, &mut Budget::kubernetes()).unwrap_err();
+    assert_eq!(e.to_string(), "namespace `team-a` is not in the context");
+    let none = || Ok(None);
+    let act = Activation::new().namespace_object(&none);
+    let isnull = env
+        .compile("namespaceObject == null", Expect::Bool)
+        .unwrap();
+    assert_eq!(
+        isnull
+            .eval(&act, &mut Budget::kubernetes())
+            .unwrap()
+            .as_bool(),
+        Some(true)
+    );
+}
+
+#[test]
+fn unbound_variables_are_runtime_errors() {
+    let p = Env::admission()
+        .compile("params.maxReplicas > 1", Expect::Bool)
+        .unwrap();
+    let e = p
+        .eval(&Activation::new(), &mut Budget::kubernetes())
+        .unwrap_err();
+    assert_eq!(e.to_string(), "no such attribute(s): params");
+    // bound to null (no paramKind): selecting on it is an error, has() is not allowed on null
+    let act = Activation::new().bind_json("params", None);
+    let e = p.eval(&act, &mut Budget::kubernetes()).unwrap_err();
+    assert_eq!(e.to_string(), "no such overload");
+}
+
+// upstream: cert-manager/approver-policy pkg/internal/approver/validation (CEL validations
+// over `self` and `cr`)
+#[test]
+fn certificate_request_environment() {
+    let env = Env::certificate_request();
+    let cases = [
+        (
+            "self.endsWith('.' + cr.namespace + '.svc')",
+            "web.team-a.svc",
+            true,
+        ),
+        ("self.startsWith(cr.name)", "web.team-a.svc", true),
+        ("self.matches('^[a-z.-]+$')", "web.team-a.svc", true),
+        ("self.split('.').size() == 3", "web.team-a.svc", true),
+        (
+            "cr.username == 'system:serviceaccount:team-a:bot'",
+            "x",
+            true,
+        ),
+        ("'system:authenticated' in cr.groups", "x", true),
+    ];
+    let cr = Value::map(vec![
+        (Value::string("name"), Value::string("web")),
+        (Value::string("namespace"), Value::string("team-a")),
+        (
+            Value::string("username"),
+            Value::string("system:serviceaccount:team-a:bot"),
+        ),
+        (
+            Value::string("groups"),
+            Value::list(vec![Value::string("system:authenticated")]),
+        ),
+    ]);
+    for (src, input, want) in cases {
+        let p = env
+            .compile(src, Expect::Bool)
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
+        let act = Activation::new()
+            .bind("self", Value::string(input))
+            .bind("cr", cr.clone());
+        let v = p
+            .eval(&act, &mut Budget::kubernetes())
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
+        assert_eq!(v.as_bool(), Some(want), "{src}");
+    }
+    assert!(env.compile("object.x", Expect::Bool).is_err());
+    assert!(env.compile("self + 1", Expect::Any).is_err());
+}

@@ -1,0 +1,389 @@
+//! Evaluator behaviour against request JSON, and cel-go's error wording.
+
+#![allow(
+    clippy::panic,
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers outside #[test] functions"
+)]
+
+use palisade_cel::{Activation, Budget, CompileError, Env, Expect, Program, Value};
+use serde_json::json;
+
+fn pod() -> serde_json::Value {
+    json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "web", "namespace": "team-a", "labels": {"app": "web", "tier": null},
+                      "annotations": {}},
+        "spec": {
+            "replicas": 3,
+            "ratio": 0.5,
+            "nodeName": null,
+            "containers": [
+                {"name": "nginx", "image": "registry.example.com/nginx:1.25", "ports": [{"containerPort": 80}],
+                 "securityContext": {"privileged": false}},
+                {"name": "sidecar", "image": "busybox", "resources": {"limits": {"cpu": "100m"}}}
+            ]
+        }
+    })
+}
+
+fn eval_with(src: &str, obj: &serde_json::Value) -> Result<Value<'static>, String> {
+    let env = Env::admission();
+    let prog = env
+        .compile(src, Expect::Any)
+        .map_err(|e| format!("compile: {e}"))?;
+    let act = Activation::new()
+        .bind_json("object", Some(obj))
+        .bind_json("oldObject", None);
+    let v = prog
+        .eval(&act, &mut Budget::kubernetes())
+        .map_err(|e| e.to_string())?;
+    // detach from the borrow for the table below
+    Ok(match v.to_json() {
+        Some(j) => owned(j),
+        None => Value::string(v.to_string()),
+    })
+}
+
+fn owned(j: serde_json::Value) -> Value<'static> {
+    match j {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Bool(b),
+        serde_json::Value::Number(n) => n
+            .as_i64()
+            .map(Value::Int)
+            .unwrap_or_else(|| Value::Double(n.as_f64().unwrap())),
+        serde_json::Value::String(s) => Value::string(s),
+        serde_json::Value::Array(a) => Value::list(a.into_iter().map(owned).collect()),
+        serde_json::Value::Object(m) => Value::map(
+            m.into_iter()
+                .map(|(k, v)| (Value::string(k), owned(v)))
+                .collect(),
+        ),
+    }
+}
+
+#[test]
+fn field_access_and_macros_over_json() {
+    let obj = pod();
+    let cases: &[(&str, serde_json::Value)] = &[
+        ("object.spec.replicas + 1", json!(4)),
+        ("object.spec.replicas * 2 == 6", json!(true)),
+        ("object.spec.ratio * 2.0", json!(1.0)),
+        ("object.spec.containers.size()", json!(2)),
+        ("object.spec.containers[0].name", json!("nginx")),
+        ("object.spec.containers.all(c, c.image != '')", json!(true)),
+        (
+            "object.spec.containers.exists(c, c.name == 'sidecar')",
+            json!(true),
+        ),
+        (
+            "object.spec.containers.exists_one(c, has(c.securityContext))",
+            json!(true),
+        ),
+        (
+            "object.spec.containers.map(c, c.name)",
+            json!(["nginx", "sidecar"]),
+        ),
+        (
+            "object.spec.containers.filter(c, c.name.startsWith('s')).map(c, c.image)",
+            json!(["busybox"]),
+        ),
+        (
+            "object.spec.containers.all(i, c, i >= 0 && c.name != '')",
+            json!(true),
+        ),
+        (
+            "object.spec.containers.transformList(i, c, i)",
+            json!([0, 1]),
+        ),
+        (
+            "object.metadata.labels.transformMap(k, v, v + '!')",
+            json!({"app": "web!"}),
+        ),
+        ("has(object.spec.nodeName)", json!(false)),
+        ("has(object.metadata.labels.tier)", json!(false)),
+        ("has(object.metadata.labels.app)", json!(true)),
+        ("object.metadata.labels.size()", json!(1)),
+        ("'tier' in object.metadata.labels", json!(false)),
+        ("'app' in object.metadata.labels", json!(true)),
+        ("object.?spec.?nodeName.orValue('none')", json!("none")),
+        ("object.spec.?replicas.orValue(0)", json!(3)),
+        ("object.metadata.?labels['app'].orValue('x')", json!("web")),
+        (
+            "cel.bind(c, object.spec.containers[1], c.resources.limits.cpu)",
+            json!("100m"),
+        ),
+        (
+            "object.spec.containers.map(c, c.image.split('/')).map(p, p.size())",
+            json!([2, 1]),
+        ),
+        (
+            "object.spec.containers[0].image.matches('^registry\\\\.example\\\\.com/')",
+            json!(true),
+        ),
+        (
+            "object.spec.containers.all(c, c.image.matches('^[a-z./:0-9]+$'))",
+            json!(true),
+        ),
+        ("oldObject == null", json!(true)),
+        ("object.kind == 'Pod' ? 'pod' : 'other'", json!("pod")),
+        (
+            "object.spec.containers.exists(c, c.?securityContext.?privileged.orValue(false))",
+            json!(false),
+        ),
+        ("[1, 2, 3].map(x, x * x).filter(x, x > 1)", json!([4, 9])),
+        ("{'a': 1, 'b': 2}.all(k, k.size() == 1)", json!(true)),
+        (
+            "object.metadata.name + '-' + object.metadata.namespace",
+            json!("web-team-a"),
+        ),
+        ("int('42') + int(3.9)", json!(45)),
+        ("string(object.spec.replicas)", json!("3")),
+        ("duration('1h30m') == duration('90m')", json!(true)),
+        (
+            "timestamp('2024-01-01T00:00:00Z') + duration('24h') > timestamp('2024-01-01T12:00:00Z')",
+            json!(true),
+        ),
+        (
+            "timestamp('2024-03-05T10:11:12Z').getHours('+02:00')",
+            json!(12),
+        ),
+        (
+            "string(timestamp('2024-03-05T10:11:12.500Z'))",
+            json!("2024-03-05T10:11:12.5Z"),
+        ),
+        ("1 == 1.0 && 1u == 1 && 2.5 > 2", json!(true)),
+        ("[1, 'a'] == [1, 'a']", json!(true)),
+    ];
+    let mut failures = Vec::new();
+    for (src, want) in cases {
+        match eval_with(src, &obj) {
+            Ok(v) => {
+                let want = owned(want.clone());
+                if !v.equals(&want).unwrap_or(false) {
+                    failures.push(format!("{src}: got {v}, want {want}"));
+                }
+            }
+            Err(e) => failures.push(format!("{src}: error {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn runtime_errors_use_cel_go_wording() {
+    let obj = pod();
+    let cases: &[(&str, &str)] = &[
+        ("object.spec.missing == 1", "no such key: missing"),
+        ("object.spec.nodeName == 'x'", "no such key: nodeName"),
+        ("object.metadata.labels['tier'] == 'x'", "no such key: tier"),
+        (
+            "object.spec.containers[3].name == 'x'",
+            "index out of bounds: 3",
+        ),
+        (
+            "object.spec.containers[-1].name == 'x'",
+            "index out of bounds: -1",
+        ),
+        ("1 / (object.spec.replicas - 3) == 0", "division by zero"),
+        ("1 % (object.spec.replicas - 3) == 0", "modulus by zero"),
+        (
+            "9223372036854775807 + object.spec.replicas > 0",
+            "integer overflow",
+        ),
+        (
+            "-9223372036854775807 - object.spec.replicas < 0",
+            "integer overflow",
+        ),
+        ("object.spec.replicas.startsWith('a')", "no such overload"),
+        (
+            "object.spec.containers[0].name + 1 == 'a'",
+            "no such overload",
+        ),
+        (
+            "optional.none().value() == 1",
+            "optional.none() dereference",
+        ),
+        (
+            "'abc'.substring(2, 1) == ''",
+            "invalid substring range. start: 2, end: 1",
+        ),
+        ("'abc'.charAt(4) == ''", "index out of range: 4"),
+    ];
+    let mut failures = Vec::new();
+    for (src, want) in cases {
+        match eval_with(src, &obj) {
+            Ok(v) => failures.push(format!("{src}: got {v}, want error {want}")),
+            Err(e) if e == *want => {}
+            Err(e) => failures.push(format!("{src}: error {e:?}, want {want:?}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn logical_operators_absorb_errors_like_cel_go() {
+    let obj = pod();
+    for (src, want) in [
+        ("object.spec.missing == 1 || true", true),
+        ("true || object.spec.missing == 1", true),
+        ("object.spec.missing == 1 && false", false),
+        ("false && object.spec.missing == 1", false),
+        ("[1, 2].exists(x, x == 2 || object.spec.missing == 1)", true),
+    ] {
+        let v = eval_with(src, &obj).unwrap_or_else(|e| panic!("{src}: {e}"));
+        assert_eq!(v.as_bool(), Some(want), "{src}");
+    }
+    assert_eq!(
+        eval_with("object.spec.missing == 1 || false", &obj).unwrap_err(),
+        "no such key: missing"
+    );
+}
+
+fn compile_err(env: &Env, src: &str, expect: Expect) -> CompileError {
+    match env.compile(src, expect) {
+        Ok(_) => panic!("{src} should not compile"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn compile_errors_are_formatted_like_cel_go() {
+    let env = Env::admission();
+    assert_eq!(
+        compile_err(&env, "foo == 1", Expect::Bool).to_string(),
+        "ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')\n | foo == 1\n | ^"
+    );
+    assert_eq!(
+        compile_err(&env, "object.x && bar", Expect::Bool).to_string(),
+        "ERROR: <input>:1:13: undeclared reference to 'bar' (in container '')\n | object.x && bar\n | ............^"
+    );
+    let e = compile_err(&env, "1 + 'a'", Expect::Any).to_string();
+    assert!(
+        e.starts_with("ERROR: <input>:1:")
+            && e.contains("found no matching overload for '_+_' applied to '(int, string)'"),
+        "{e}"
+    );
+    let e = compile_err(&env, "object.spec.(", Expect::Any).to_string();
+    assert!(
+        e.starts_with("ERROR: <input>:1:") && e.contains("Syntax error"),
+        "{e}"
+    );
+    let e = compile_err(&env, "'a'.matches('(')", Expect::Bool).to_string();
+    assert!(e.contains("invalid regex"), "{e}");
+}
+
+#[test]
+fn result_types_are_checked_at_compile_time() {
+    let env = Env::admission();
+    assert_eq!(
+        compile_err(&env, "'hello'", Expect::Bool).to_string(),
+        "cel expression must evaluate to a bool"
+    );
+    assert_eq!(
+        compile_err(&env, "1 + 2", Expect::Bool).to_string(),
+        "cel expression must evaluate to a bool"
+    );
+    assert_eq!(
+        compile_err(&env, "true", Expect::String).to_string(),
+        "must evaluate to string"
+    );
+    assert_eq!(
+        compile_err(&env, "1", Expect::StringOrNull).to_string(),
+        "must evaluate to string"
+    );
+    // dyn passes, as in Kubernetes
+    for (src, expect) in [
+        ("object.spec.enabled", Expect::Bool),
+        ("object.metadata.name", Expect::String),
+        ("'x'", Expect::String),
+        ("null", Expect::StringOrNull),
+        ("object.metadata.name", Expect::StringOrNull),
+        ("1 == 1", Expect::Bool),
+    ] {
+        env.compile(src, expect)
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
+    }
+    let cr = Env::certificate_request();
+    assert_eq!(
+        compile_err(&cr, "self", Expect::Bool).to_string(),
+        "got string, wanted bool result type"
+    );
+}
+
+#[test]
+fn programs_are_send_sync_and_cheap_to_clone() {
+    fn assert_send_sync<T: Send + Sync + Clone>() {}
+    assert_send_sync::<Program>();
+    assert_send_sync::<Env>();
+    let p = Env::admission()
+        .compile("object.metadata.name == 'web'", Expect::Bool)
+        .unwrap();
+    let q = p.clone();
+    assert_eq!(q.source(), "object.metadata.name == 'web'");
+    let handle = std::thread::spawn(move || {
+        let obj = pod();
+        let act = Activation::new().bind_json("object", Some(&obj));
+        q.eval(&act, &mut Budget::kubernetes()).unwrap().as_bool()
+    });
+    assert_eq!(handle.join().unwrap(), Some(true));
+}
+
+#[test]
+fn values_borrow_the_request() {
+    let obj = pod();
+    let env = Env::admission();
+    let p = env
+        .compile("object.spec.containers[0]", Expect::Any)
+        .unwrap();
+    let act = Activation::new().bind_json("object", Some(&obj));
+    let v = p.eval(&act, &mut Budget::kubernetes()).unwrap();
+    // the result is a view into `obj`, not a copy
+    match v {
+        Value::Map(palisade_cel::Map::Json(m)) => {
+            assert!(std::ptr::eq(
+                m,
+                obj["spec"]["containers"][0].as_object().unwrap()
+            ));
+        }
+        other => panic!("expected a borrowed map, got {other}"),
+    }
+    let s = env.compile("object.metadata.name", Expect::String).unwrap();
+    let v = s.eval(&act, &mut Budget::kubernetes()).unwrap();
+    assert_eq!(v.as_str(), Some("web"));
+    assert!(matches!(v, Value::String(palisade_cel::Str::Borrowed(_))));
+    assert_eq!(v.to_json(), Some(json!("web")));
+}
+
+#[test]
+fn cost_follows_cel_go() {
+    let env = Env::admission();
+    let obj = pod();
+    let act = Activation::new().bind_json("object", Some(&obj));
+    let cost = |src: &str| {
+        let p = env.compile(src, Expect::Any).unwrap();
+        let mut b = Budget::kubernetes();
+        p.eval(&act, &mut b).unwrap();
+        b.used()
+    };
+    // constants are free; identifiers and selections cost 1; operators 1
+    assert_eq!(cost("1"), 0);
+    assert_eq!(cost("object"), 1);
+    assert_eq!(cost("object.spec.replicas"), 3);
+    assert_eq!(cost("object.spec.replicas + 1"), 4);
+    // list literals cost 10, map literals 30
+    assert_eq!(cost("[1, 2]"), 10);
+    assert_eq!(cost("{'a': 1}"), 30);
+    // all(): list 10, per iteration 5 (not_strictly_false + accumulator, x, `>`, accumulator),
+    // the result 1 — as cel-go's tracker counts it
+    assert_eq!(cost("[1, 2].all(x, x > 0)"), 21);
+    assert_eq!(cost("[1, 2, 3, 4, 5, 6, 7, 8].all(x, x > 0)"), 51);
+    // string operations scale with size: equality is ceil(min(len) * 0.1)
+    assert_eq!(cost("object.metadata.name == 'web'"), 3 + 1);
+    let long = "x".repeat(100);
+    assert_eq!(cost(&format!("'{long}' == '{long}'")), 10);
+}

@@ -1,0 +1,105 @@
+//! The shipped C ABI module has exactly the interface of DESIGN.md ("Entrypoints"): no
+//! imports, and the exports `memory`, `palisade_alloc`, `palisade_free`, `configure`,
+//! `validate` with their signatures — nothing more.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use wasmparser::{ExternalKind, Parser, Payload, TypeRef, ValType};
+
+#[derive(Debug, PartialEq)]
+enum Export {
+    Memory,
+    Func(Vec<ValType>, Vec<ValType>),
+    Other(ExternalKind),
+}
+
+fn interface(bytes: &[u8]) -> (Vec<String>, BTreeMap<String, Export>) {
+    let mut types: Vec<(Vec<ValType>, Vec<ValType>)> = Vec::new();
+    let mut func_types: Vec<u32> = Vec::new();
+    let mut imports = Vec::new();
+    let mut exports = Vec::new();
+    for payload in Parser::new(0).parse_all(bytes) {
+        match payload.unwrap() {
+            Payload::TypeSection(reader) => {
+                for ty in reader.into_iter_err_on_gc_types() {
+                    let f = ty.unwrap();
+                    types.push((f.params().to_vec(), f.results().to_vec()));
+                }
+            }
+            Payload::ImportSection(reader) => {
+                for import in reader {
+                    let import = import.unwrap();
+                    if let TypeRef::Func(t) = import.ty {
+                        func_types.push(t);
+                    }
+                    imports.push(format!("{}::{}", import.module, import.name));
+                }
+            }
+            Payload::FunctionSection(reader) => {
+                for t in reader {
+                    func_types.push(t.unwrap());
+                }
+            }
+            Payload::ExportSection(reader) => {
+                for e in reader {
+                    let e = e.unwrap();
+                    exports.push((e.name.to_string(), e.kind, e.index));
+                }
+            }
+            _ => {}
+        }
+    }
+    let exports = exports
+        .into_iter()
+        .map(|(name, kind, index)| {
+            let export = match kind {
+                ExternalKind::Memory => Export::Memory,
+                ExternalKind::Func => {
+                    let t = func_types[index as usize];
+                    let (p, r) = types[t as usize].clone();
+                    Export::Func(p, r)
+                }
+                other => Export::Other(other),
+            };
+            (name, export)
+        })
+        .collect();
+    (imports, exports)
+}
+
+fn expected() -> BTreeMap<String, Export> {
+    use ValType::{I32, I64};
+    BTreeMap::from([
+        ("memory".to_string(), Export::Memory),
+        ("palisade_alloc".to_string(), Export::Func(vec![I32], vec![I32])),
+        ("palisade_free".to_string(), Export::Func(vec![I32, I32], vec![])),
+        ("configure".to_string(), Export::Func(vec![I32, I32], vec![I64])),
+        ("validate".to_string(), Export::Func(vec![I32, I32], vec![I64])),
+    ])
+}
+
+#[test]
+fn palisade_wasm_has_zero_imports_and_exactly_the_design_exports() {
+    let bytes = std::fs::read(common::artifact("palisade.wasm")).unwrap();
+    let (imports, exports) = interface(&bytes);
+    assert!(imports.is_empty(), "palisade.wasm must import nothing, it imports {imports:?}");
+    assert_eq!(exports, expected());
+}
+
+#[test]
+fn the_bench_floors_speak_the_same_abi() {
+    for floor in ["floor-scan.wasm", "floor-dom.wasm"] {
+        let bytes = std::fs::read(common::artifact(floor)).unwrap();
+        let (imports, exports) = interface(&bytes);
+        assert!(imports.is_empty(), "{floor} imports {imports:?}");
+        assert_eq!(exports, expected(), "{floor}");
+    }
+}
+
+#[test]
+fn the_module_validates_as_wasm() {
+    let bytes = std::fs::read(common::artifact("palisade.wasm")).unwrap();
+    wasmparser::Validator::new().validate_all(&bytes).unwrap();
+}

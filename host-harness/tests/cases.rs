@@ -1,0 +1,221 @@
+//! Every case file under `tests/cases/**` through the built `.wasm` (and the native library,
+//! which must agree), and the `palisade test` CLI end to end.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use palisade_harness::backend::Backend;
+use palisade_harness::case::{Case, Outcome};
+use palisade_harness::host::{CAbiBackend, DEFAULT_DEADLINE, WasmHost};
+use palisade_harness::runner;
+use serde_json::{Value, json};
+
+fn all_case_files() -> Vec<PathBuf> {
+    runner::discover(&[common::workspace().join("tests/cases")]).unwrap()
+}
+
+fn wasm_backend() -> CAbiBackend {
+    CAbiBackend::new(WasmHost::load(&common::artifact("palisade.wasm")).unwrap())
+}
+
+#[test]
+fn every_case_file_passes_through_the_wasm() {
+    let files = all_case_files();
+    assert!(files.len() >= 9, "expected the foundation cases at least, found {files:?}");
+    let report = runner::run_all(&files, &wasm_backend(), false);
+    let text = runner::render_text(&report);
+    assert_eq!(report.failed(), 0, "\n{text}");
+    assert!(text.ends_with(&format!("{} passed, 0 failed\n", files.len())), "{text}");
+}
+
+/// The native library (`palisade::api::review_json`) must give the very same answer as the
+/// `.wasm` for every case: agreement is the proof that the artifact is the library.
+#[test]
+fn native_and_wasm_agree_on_every_case() {
+    let backend = wasm_backend();
+    let mut compared = 0;
+    for file in all_case_files() {
+        let Ok(case) = Case::load(&file) else { continue };
+        let Some(review) = &case.review else { continue };
+        let bundle_json = serde_json::to_string(&case.bundle).unwrap();
+        let input = match &case.context {
+            Some(c) => json!({"review": review, "context": c}),
+            None => review.clone(),
+        };
+        let native: Value =
+            serde_json::from_str(&palisade::api::review_json(&bundle_json, &input.to_string())).unwrap();
+        let wasm = backend
+            .evaluate(&case.bundle, review, case.context.as_ref(), DEFAULT_DEADLINE)
+            .unwrap();
+        assert_eq!(native, wasm, "{}: native and wasm disagree", file.display());
+        compared += 1;
+    }
+    assert!(compared >= 9, "only {compared} cases compared");
+}
+
+fn palisade(args: &[&str], dir: Option<&Path>) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_palisade"));
+    cmd.args(args);
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_test_runs_the_foundation_suite() {
+    let dir = common::workspace().join("tests/cases/foundation");
+    let (code, stdout, stderr) = palisade(&["test", dir.to_str().unwrap()], None);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let last = stdout.lines().last().unwrap();
+    assert!(last.ends_with(" passed, 0 failed"), "{stdout}");
+    assert!(stdout.lines().filter(|l| l.starts_with("ok")).count() >= 9, "{stdout}");
+}
+
+const FAILING_CASE: &str = "\
+# a case whose expectation is wrong on purpose
+name: wrong on purpose
+policies: []
+review:
+  apiVersion: admission.k8s.io/v1
+  kind: AdmissionReview
+  request:
+    uid: cli-1
+    kind: {group: \"\", version: v1, kind: ConfigMap}
+    resource: {group: \"\", version: v1, resource: configmaps}
+    namespace: default
+    operation: CREATE
+    userInfo: {username: alice}
+    object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}
+expect:
+  allowed: false
+  code: 403
+# the end
+";
+
+#[test]
+fn cli_test_prints_a_diff_fails_and_blesses() {
+    let dir = common::scratch_dir("bless");
+    let file = dir.join("wrong.yaml");
+    std::fs::write(&file, FAILING_CASE).unwrap();
+    let (code, stdout, _) = palisade(&["test", file.to_str().unwrap()], None);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("FAIL"), "{stdout}");
+    assert!(stdout.contains("-allowed: false"), "{stdout}");
+    assert!(stdout.contains("+allowed: true"), "{stdout}");
+    assert!(stdout.contains("palisade test --bless"), "{stdout}");
+    assert!(stdout.ends_with("0 passed, 1 failed\n"), "{stdout}");
+
+    let (code, junit, stderr) = palisade(&["test", "--format", "junit", file.to_str().unwrap()], None);
+    assert_eq!(code, 1);
+    assert!(junit.starts_with("<?xml"), "{junit}");
+    assert!(junit.contains("failures=\"1\""), "{junit}");
+    assert!(junit.contains("<failure message="), "{junit}");
+    assert!(stderr.contains("0 passed, 1 failed"), "{stderr}");
+
+    let (code, json_out, _) = palisade(&["test", "--format", "json", file.to_str().unwrap()], None);
+    assert_eq!(code, 1);
+    let doc: Value = serde_json::from_str(&json_out).unwrap();
+    assert_eq!(doc["failed"], 1);
+    assert_eq!(doc["cases"][0]["name"], "wrong on purpose");
+    assert_eq!(doc["cases"][0]["passed"], false);
+
+    let (code, stdout, _) = palisade(&["test", "--bless", file.to_str().unwrap()], None);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("BLESSED"), "{stdout}");
+    let blessed = std::fs::read_to_string(&file).unwrap();
+    assert!(blessed.contains("expect:\n  allowed: true\n"), "{blessed}");
+    assert!(blessed.starts_with("# a case whose expectation is wrong on purpose\n"), "{blessed}");
+    assert!(blessed.ends_with("# the end\n"), "{blessed}");
+    assert!(!blessed.contains("code: 403"), "{blessed}");
+
+    let (code, stdout, _) = palisade(&["test", dir.to_str().unwrap()], None);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.ends_with("1 passed, 0 failed\n"), "{stdout}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_case_that_cannot_load_is_a_failure_not_a_skip() {
+    let dir = common::scratch_dir("broken-case");
+    std::fs::write(dir.join("typo.yaml"), "policies: []\nreview: {request: {uid: x}}\nexpect: {alowed: true}\n").unwrap();
+    std::fs::write(dir.join("missing.yaml"), "policies: []\nreview: nowhere.json\nexpect: {allowed: true}\n").unwrap();
+    let (code, stdout, _) = palisade(&["test", dir.to_str().unwrap()], None);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("alowed"), "{stdout}");
+    assert!(stdout.contains("nowhere.json"), "{stdout}");
+    assert!(stdout.ends_with("0 passed, 2 failed\n"), "{stdout}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn cli_eval_prints_a_well_formed_review() {
+    let ws = common::workspace();
+    let (_, stdout, stderr) = palisade(
+        &[
+            "eval",
+            "-p",
+            ws.join("tests/cases/foundation/bundles/empty.yaml").to_str().unwrap(),
+            ws.join("tests/cases/foundation/recordings/pod-create.json").to_str().unwrap(),
+        ],
+        None,
+    );
+    let review: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}{stderr}"));
+    assert_eq!(review["kind"], "AdmissionReview");
+    assert_eq!(review["response"]["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
+    assert_eq!(review["response"]["allowed"], true);
+}
+
+#[test]
+fn cli_check_lists_problems_and_exits_non_zero() {
+    let ws = common::workspace();
+    let (code, stdout, _) = palisade(&["check", ws.join("tests/hostile/bundle-broken.yaml").to_str().unwrap()], None);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("does not compile"), "{stdout}");
+    assert!(stdout.contains("policies[0]"), "{stdout}");
+    let (code, stdout, _) = palisade(&["check", ws.join("tests/cases/foundation/bundles/empty.yaml").to_str().unwrap()], None);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.starts_with("ok: "), "{stdout}");
+}
+
+#[test]
+fn cli_scaffold_review_makes_a_review_the_module_reads() {
+    let dir = common::scratch_dir("scaffold");
+    let manifest = dir.join("pod.yaml");
+    std::fs::write(
+        &manifest,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: team-a}\nspec: {containers: [{name: c, image: nginx}]}\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = palisade(&["scaffold", "review", manifest.to_str().unwrap(), "--operation", "CREATE"], None);
+    assert_eq!(code, 0, "{stderr}");
+    let review: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(review["request"]["operation"], "CREATE");
+    assert_eq!(review["request"]["resource"]["resource"], "pods");
+    assert_eq!(review["request"]["namespace"], "team-a");
+    let review_file = dir.join("review.json");
+    std::fs::write(&review_file, &stdout).unwrap();
+    let bundle = common::workspace().join("tests/cases/foundation/bundles/empty.yaml");
+    let (_, out, _) = palisade(&["eval", "-p", bundle.to_str().unwrap(), review_file.to_str().unwrap()], None);
+    let answer: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(answer["response"]["allowed"], true, "{answer}");
+    assert_eq!(answer["response"]["uid"], review["request"]["uid"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn outcome_of_a_bundle_error_case_is_the_configure_message() {
+    let file = common::workspace().join("tests/cases/foundation/unknown-kind-is-a-bundle-error.yaml");
+    let case = Case::load(&file).unwrap();
+    match case.run(&wasm_backend()) {
+        Outcome::BundleError(m) => assert!(m.contains("policies[0].kind"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -1,0 +1,40 @@
+//! Shared helpers of the integration tests: where the workspace and the built artifacts are.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use palisade_harness::host::WasmHost;
+
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// An artifact built by build.rs (`target/wasm/…`).
+pub fn artifact(name: &str) -> PathBuf {
+    workspace().join("target/wasm").join(name)
+}
+
+pub fn hostile(name: &str) -> PathBuf {
+    workspace().join("tests/hostile").join(name)
+}
+
+/// The real `palisade.wasm`, compiled once per test binary.
+pub fn palisade() -> &'static WasmHost {
+    static HOST: OnceLock<WasmHost> = OnceLock::new();
+    HOST.get_or_init(|| {
+        WasmHost::load(&artifact("palisade.wasm"))
+            .unwrap_or_else(|e| panic!("{e} (the build script builds it: cargo build -p palisade-harness)"))
+    })
+}
+
+/// A fresh directory under the system temp dir.
+pub fn scratch_dir(tag: &str) -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!("palisade-{tag}-{}-{nanos}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

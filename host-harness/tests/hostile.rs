@@ -1,0 +1,245 @@
+//! Hostile inputs through the real `palisade.wasm` (DESIGN.md, Entrypoints: "No input, however
+//! malformed, may trap the module"). Fixtures are in `tests/hostile/`; those that would be over
+//! 1 MB on disk are generated here.
+
+mod common;
+
+use common::{hostile, palisade};
+use palisade_harness::host::{Entry, Session};
+use serde_json::{Value, json};
+
+const EMPTY_BUNDLE: &[u8] = br#"{"policies": []}"#;
+
+fn configured() -> Session {
+    let mut s = palisade().instantiate().unwrap();
+    assert_eq!(s.configure(EMPTY_BUNDLE).unwrap(), None, "the empty bundle must compile");
+    s
+}
+
+/// Calls `validate` with raw bytes; the answer must be a well-formed AdmissionReview.
+fn answer(session: &mut Session, input: &[u8]) -> Value {
+    let review = session
+        .validate(input)
+        .unwrap_or_else(|e| panic!("validate must answer, not fail: {e}"));
+    assert_eq!(review["kind"], "AdmissionReview", "{review}");
+    assert!(review["apiVersion"].is_string(), "{review}");
+    let response = &review["response"];
+    assert!(response.is_object(), "no response object: {review}");
+    assert!(response["allowed"].is_boolean(), "{review}");
+    review
+}
+
+/// A bad review: allowed false, status.code 400, a message that says something.
+fn assert_bad_review(review: &Value, why: &str) {
+    let r = &review["response"];
+    assert_eq!(r["allowed"], false, "{why}: {review}");
+    assert_eq!(r["status"]["code"], 400, "{why}: {review}");
+    let message = r["status"]["message"].as_str().unwrap_or("");
+    assert!(!message.trim().is_empty(), "{why}: the message must say what is wrong: {review}");
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(hostile(name)).unwrap()
+}
+
+#[test]
+fn malformed_json_is_a_400_in_v1() {
+    let mut s = configured();
+    for name in ["malformed-truncated.json", "malformed-trailing-comma.json", "not-json.txt", "empty.json"] {
+        let review = answer(&mut s, &fixture(name));
+        assert_bad_review(&review, name);
+        assert_eq!(review["apiVersion"], "admission.k8s.io/v1", "{name}: unreadable input answers in v1");
+    }
+}
+
+#[test]
+fn invalid_utf8_is_a_400() {
+    let mut s = configured();
+    let bytes = fixture("invalid-utf8.json");
+    assert!(std::str::from_utf8(&bytes).is_err(), "the fixture must hold invalid UTF-8");
+    let review = answer(&mut s, &bytes);
+    assert_bad_review(&review, "invalid UTF-8");
+}
+
+#[test]
+fn a_non_object_is_a_400() {
+    let mut s = configured();
+    for name in ["non-object-array.json", "non-object-string.json", "non-object-null.json"] {
+        assert_bad_review(&answer(&mut s, &fixture(name)), name);
+    }
+    for literal in ["42", "true", "{}"] {
+        assert_bad_review(&answer(&mut s, literal.as_bytes()), literal);
+    }
+}
+
+#[test]
+fn a_missing_request_is_a_400_naming_request() {
+    let mut s = configured();
+    for name in ["missing-request.json", "null-request.json"] {
+        let review = answer(&mut s, &fixture(name));
+        assert_bad_review(&review, name);
+        let message = review["response"]["status"]["message"].as_str().unwrap();
+        assert!(message.contains("request"), "{name}: the message must name `request`: {message}");
+    }
+}
+
+#[test]
+fn wrong_field_types_are_a_400_that_echoes_the_uid() {
+    let mut s = configured();
+    let review = answer(&mut s, &fixture("wrong-types.json"));
+    assert_bad_review(&review, "wrong-types.json");
+    assert_eq!(review["response"]["uid"], "wrong-types", "the uid is readable, so it is echoed");
+    let review = answer(&mut s, &fixture("wrong-type-uid.json"));
+    assert_bad_review(&review, "wrong-type-uid.json");
+}
+
+#[test]
+fn ten_thousand_deep_nesting_is_a_400() {
+    let mut s = configured();
+    for name in ["deep-nesting-10000.json", "deep-nesting-objects-10000.json"] {
+        let review = answer(&mut s, &fixture(name));
+        assert_bad_review(&review, name);
+    }
+}
+
+fn configmap_review(uid: &str, data: Value) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": uid,
+            "kind": {"group": "", "version": "v1", "kind": "ConfigMap"},
+            "resource": {"group": "", "version": "v1", "resource": "configmaps"},
+            "name": "big", "namespace": "default", "operation": "CREATE",
+            "userInfo": {"username": "alice", "groups": ["system:authenticated"]},
+            "object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big", "namespace": "default"}, "data": data},
+            "oldObject": null, "dryRun": false
+        }
+    }))
+    .unwrap()
+}
+
+#[test]
+fn a_3_mib_object_is_answered_normally() {
+    let mut s = configured();
+    let mut data = serde_json::Map::new();
+    for i in 0..3 * 1024 {
+        data.insert(format!("key-{i:05}"), Value::String("x".repeat(1024)));
+    }
+    let input = configmap_review("three-mib", Value::Object(data));
+    assert!(input.len() >= 3 << 20, "{} bytes", input.len());
+    let review = answer(&mut s, &input);
+    assert_eq!(review["response"]["uid"], "three-mib");
+    assert_eq!(review["response"]["allowed"], true, "{}", review["response"]);
+}
+
+#[test]
+fn an_array_of_100000_items_is_answered_normally() {
+    let mut s = configured();
+    let items: Vec<Value> = (0..100_000).map(|i| json!(i)).collect();
+    let input = configmap_review("hundred-thousand", json!({ "items": items }));
+    let review = answer(&mut s, &input);
+    assert_eq!(review["response"]["uid"], "hundred-thousand");
+    assert_eq!(review["response"]["allowed"], true, "{}", review["response"]);
+}
+
+#[test]
+fn a_broken_bundle_is_rejected_listing_every_problem() {
+    let mut s = palisade().instantiate().unwrap();
+    let docs = palisade_harness::documents::read_bundle(&hostile("bundle-broken.yaml")).unwrap();
+    let message = s
+        .configure(&serde_json::to_vec(&docs).unwrap())
+        .unwrap()
+        .expect("the broken bundle must be rejected");
+    for path in ["policies[0]", "policies[1]", "policies[2]"] {
+        assert!(message.contains(path), "the message must name `{path}`: {message}");
+    }
+    for name in ["bundle-malformed.json", "bundle-not-json.txt", "empty.json", "non-object-array.json"] {
+        let message = s.configure(&fixture(name)).unwrap();
+        assert!(message.is_some_and(|m| !m.is_empty()), "{name} must be rejected with a message");
+    }
+}
+
+#[test]
+fn configure_answers_exactly_valid_true() {
+    let mut s = palisade().instantiate().unwrap();
+    let out = s.call_json(Entry::Configure, EMPTY_BUNDLE).unwrap();
+    assert_eq!(out, json!({"valid": true}));
+    let out = s.call_json(Entry::Configure, b"{").unwrap();
+    assert_eq!(out["valid"], false);
+    assert!(out["message"].is_string());
+}
+
+fn pod_review() -> Vec<u8> {
+    std::fs::read(common::workspace().join("tests/cases/foundation/recordings/pod-create.json")).unwrap()
+}
+
+fn assert_not_configured(review: &Value) {
+    let r = &review["response"];
+    assert_eq!(r["allowed"], false, "{review}");
+    assert_eq!(r["status"]["code"], 500, "{review}");
+    let message = r["status"]["message"].as_str().unwrap_or("");
+    assert!(message.starts_with("palisade is not configured: "), "{message}");
+    assert_eq!(r["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002", "the uid is echoed");
+}
+
+#[test]
+fn validate_before_configure_is_a_500() {
+    let mut s = palisade().instantiate().unwrap();
+    assert_not_configured(&answer(&mut s, &pod_review()));
+}
+
+#[test]
+fn validate_after_a_failed_configure_is_a_500_and_a_good_configure_replaces_it() {
+    let mut s = palisade().instantiate().unwrap();
+    assert!(s.configure(&fixture("bundle-malformed.json")).unwrap().is_some());
+    assert_not_configured(&answer(&mut s, &pod_review()));
+    assert_eq!(s.configure(EMPTY_BUNDLE).unwrap(), None);
+    let review = answer(&mut s, &pod_review());
+    assert_eq!(review["response"]["allowed"], true, "{review}");
+    // and a failed configure after a good one takes the module out of service again
+    assert!(s.configure(b"{\"policies\": 7}").unwrap().is_some());
+    assert_not_configured(&answer(&mut s, &pod_review()));
+}
+
+#[test]
+fn the_answer_keeps_the_review_api_version_and_uid() {
+    let mut s = configured();
+    let mut review: Value = serde_json::from_slice(&pod_review()).unwrap();
+    review["apiVersion"] = json!("admission.k8s.io/v1beta1");
+    let out = answer(&mut s, &serde_json::to_vec(&review).unwrap());
+    assert_eq!(out["apiVersion"], "admission.k8s.io/v1beta1");
+    assert_eq!(out["response"]["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
+}
+
+#[test]
+fn review_with_context_is_accepted() {
+    let mut s = configured();
+    let review: Value = serde_json::from_slice(&pod_review()).unwrap();
+    let input = json!({"review": review, "context": {"namespaces": [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "production", "labels": {"env": "prod"}}}]}});
+    let out = answer(&mut s, &serde_json::to_vec(&input).unwrap());
+    assert_eq!(out["response"]["allowed"], true, "{out}");
+    assert_eq!(out["response"]["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
+}
+
+#[test]
+fn one_instance_survives_every_hostile_input_in_a_row() {
+    // No input may leave the instance broken for the next one.
+    let mut s = configured();
+    let mut names: Vec<_> = std::fs::read_dir(hostile(""))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with("bundle-") && !n.ends_with(".md"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 12, "{names:?}");
+    for name in &names {
+        let review = answer(&mut s, &fixture(name));
+        assert_eq!(review["response"]["allowed"], false, "{name}: {review}");
+        let good = answer(&mut s, &pod_review());
+        assert_eq!(good["response"]["allowed"], true, "after {name}: {good}");
+    }
+}
