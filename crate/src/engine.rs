@@ -34,17 +34,20 @@ impl Verdict {
     /// Turn the verdict into the AdmissionResponse for request `uid`.
     pub fn into_response(self, uid: &str) -> AdmissionResponse {
         let mut response = AdmissionResponse::allow(uid);
-        let mut denials = self.denials.into_iter();
-        if let Some(first) = denials.next() {
-            let rest: Vec<Denial> = denials.collect();
-            let details = (!rest.is_empty()).then(|| StatusDetails {
-                causes: std::iter::once(&first)
-                    .chain(rest.iter())
-                    .map(|d| StatusCause { reason: d.reason.clone(), message: d.message.clone(), field: String::new() })
-                    .collect(),
-            });
+        if let Some(first) = self.denials.first() {
+            // Every denial is a cause (kube-apiserver lists the first denial's message as its one cause).
+            let causes = self
+                .denials
+                .iter()
+                .map(|d| StatusCause { reason: String::new(), message: d.message.clone(), field: String::new() })
+                .collect();
             response.allowed = false;
-            response.status = Some(Status { code: Some(first.code), message: first.message, reason: first.reason, details });
+            response.status = Some(Status {
+                code: Some(first.code),
+                message: first.message.clone(),
+                reason: first.reason.clone(),
+                details: Some(StatusDetails { causes }),
+            });
         }
         response.warnings = self.warnings;
         for (key, value) in self.audit_annotations {

@@ -315,14 +315,17 @@ pub fn judge(case: &Case, outcome: &Outcome) -> Verdict {
     if let Some(want) = e.allowed {
         let got = response.and_then(|r| r.get("allowed")).and_then(Value::as_bool);
         ok &= put(&mut actual, "allowed", got == Some(want), got.map_or(Value::Null, Value::from));
+        drop_if_no_response(&mut actual, "allowed", got == Some(want), response.is_some());
     }
     if let Some(want) = e.code {
         let got = response.and_then(|r| status_field(r, "code")).and_then(Value::as_i64);
         ok &= put(&mut actual, "code", got == Some(want), got.map_or(Value::Null, Value::from));
+        drop_if_no_response(&mut actual, "code", got == Some(want), response.is_some());
     }
     if let Some(want) = &e.reason {
         let got = response.and_then(|r| status_field(r, "reason")).and_then(Value::as_str);
         ok &= put(&mut actual, "reason", got == Some(want.as_str()), got.map_or(Value::Null, Value::from));
+        drop_if_no_response(&mut actual, "reason", got == Some(want.as_str()), response.is_some());
     }
     if let Some(want) = &e.message {
         let matched = message.as_deref() == Some(want.as_str());
@@ -341,10 +344,13 @@ pub fn judge(case: &Case, outcome: &Outcome) -> Verdict {
         a.sort();
         b.sort();
         ok &= put(&mut actual, "warnings", a == b, json!(got));
+        drop_if_no_response(&mut actual, "warnings", a == b, response.is_some());
     }
     if let Some(want) = &e.audit_annotations {
         let got = response.map(annotations_of).unwrap_or_default();
-        ok &= put(&mut actual, "auditAnnotations", *want == got, json!(got));
+        let matched = *want == got;
+        ok &= put(&mut actual, "auditAnnotations", matched, json!(got));
+        drop_if_no_response(&mut actual, "auditAnnotations", matched, response.is_some());
     }
     // A response the case did not foresee at all (e.g. expect only `skipped: true` but the
     // module answered) is already a mismatch on `skipped`; show the answer too.
@@ -368,6 +374,14 @@ pub fn judge(case: &Case, outcome: &Outcome) -> Verdict {
         expected_text: to_yaml(&ordered(&expected)),
         actual_text: to_yaml(&ordered(&actual)),
         blessed: bless_value(outcome),
+    }
+}
+
+/// Without a response (a bundle error, a skip, an error), response fields that did not match
+/// are left out of the observed side: the outcome's own key says what happened instead.
+fn drop_if_no_response(actual: &mut Map<String, Value>, key: &str, matched: bool, has_response: bool) {
+    if !matched && !has_response {
+        actual.remove(key);
     }
 }
 

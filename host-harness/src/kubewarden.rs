@@ -201,7 +201,18 @@ pub struct KubewardenBackend {
     compile_time: Duration,
 }
 
+impl std::fmt::Debug for KubewardenBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KubewardenBackend")
+            .field("path", &self.path)
+            .field("grants", &self.grants)
+            .field("compile_time", &self.compile_time)
+            .finish_non_exhaustive()
+    }
+}
+
 /// One instance of the module, for the reused-instance (kwctl bench) mode.
+#[derive(Debug)]
 pub struct KubewardenInstance {
     host: wapc::WapcHost,
     deadline: Duration,

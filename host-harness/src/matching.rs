@@ -1,37 +1,177 @@
-//! Which webhooks of a configuration a request reaches — the adapter between the harness and
-//! the `palisade-matching` crate (rules, namespaceSelector, objectSelector, matchPolicy, the
-//! exemption of admission configuration objects) and `palisade-cel` (matchConditions).
+//! Which webhooks of a configuration a request reaches — `ShouldCallHook` of k8s.io/apiserver
+//! `pkg/admission/plugin/webhook/generic/webhook.go`, natively: rules, namespaceSelector,
+//! objectSelector and matchPolicy through `palisade-matching`, matchConditions through
+//! `palisade-cel` (as `pkg/admission/plugin/webhook/matchconditions/matcher.go` evaluates them).
 
-use anyhow::{Result, bail};
+use std::collections::BTreeMap;
+
+use palisade_cel::{Activation, Budget, Env, Expect, Program, Value as CelValue};
+use palisade_matching::{Attributes, FailurePolicy, MatchError, NamespaceLookup, Webhook};
 use serde_json::Value;
+
+/// Upstream's `RuntimeCELCostBudgetMatchConditions` (k8s.io/apiserver `pkg/apis/cel/config.go`).
+pub const MATCH_CONDITIONS_BUDGET: u64 = 2_500_000;
+/// Upstream's `PerCallLimit`.
+pub const PER_CALL_LIMIT: u64 = 1_000_000;
 
 /// What `ShouldCallHook` decided for one webhook.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     Skip,
     Call,
-    /// The apiserver rejects the request itself (e.g. a namespace it cannot look up).
+    /// The apiserver rejects the request itself (a namespace it cannot look up, a failing
+    /// matchCondition under `failurePolicy: Fail`).
     Reject { code: u16, reason: String, message: String },
 }
 
-/// Matches one request (with its context's namespaces) against webhook entries.
-pub struct WebhookMatcher<'a> {
-    #[allow(dead_code)]
-    request: &'a Value,
-    #[allow(dead_code)]
-    context: Option<&'a Value>,
+/// Namespace labels from the case's context (`namespaces: [Namespace…]`).
+pub struct ContextNamespaces<'a> {
+    namespaces: Option<&'a Vec<Value>>,
 }
 
-impl<'a> WebhookMatcher<'a> {
-    pub fn new(request: &'a Value, context: Option<&'a Value>) -> Result<Self> {
-        Ok(Self { request, context })
+impl<'a> ContextNamespaces<'a> {
+    pub fn new(context: Option<&'a Value>) -> Self {
+        Self {
+            namespaces: context.and_then(|c| c.get("namespaces")).and_then(Value::as_array),
+        }
+    }
+}
+
+impl NamespaceLookup for ContextNamespaces<'_> {
+    fn labels(&self, namespace: &str) -> Result<Option<BTreeMap<String, String>>, String> {
+        let Some(namespaces) = self.namespaces else {
+            return Err(format!(
+                "the labels of namespace `{namespace}` are needed, and the context lists no namespaces"
+            ));
+        };
+        let found = namespaces
+            .iter()
+            .find(|ns| ns.pointer("/metadata/name").and_then(Value::as_str) == Some(namespace));
+        Ok(found.map(|ns| {
+            ns.pointer("/metadata/labels")
+                .and_then(Value::as_object)
+                .map(|labels| {
+                    labels
+                        .iter()
+                        .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                        .collect()
+                })
+                .unwrap_or_default()
+        }))
+    }
+}
+
+/// The apiserver's status for a matching error (`apierrors.NewNotFound` / `NewInternalError`).
+fn rejection(e: &MatchError) -> Decision {
+    match e {
+        MatchError::NamespaceNotFound { .. } => Decision::Reject {
+            code: 404,
+            reason: "NotFound".into(),
+            message: e.to_string(),
+        },
+        MatchError::UnknownKind { .. } => Decision::Reject {
+            code: 500,
+            reason: "InternalError".into(),
+            message: format!("Internal error occurred: {e}"),
+        },
+        _ => Decision::Reject {
+            code: 500,
+            reason: "InternalError".into(),
+            message: e.to_string(),
+        },
+    }
+}
+
+/// A webhook's matchConditions, compiled once.
+pub struct Conditions {
+    compiled: Vec<(String, Program)>,
+}
+
+impl Conditions {
+    /// Compiles every matchCondition as a boolean expression in the admission environment.
+    pub fn compile(hook: &Webhook, path: &str) -> Result<Self, String> {
+        let env = Env::admission();
+        let mut compiled = Vec::new();
+        let mut problems = Vec::new();
+        for (i, c) in hook.match_conditions.iter().enumerate() {
+            match env.compile(&c.expression, Expect::Bool) {
+                Ok(p) => compiled.push((c.name.clone(), p)),
+                Err(e) => problems.push(format!("{path}.matchConditions[{i}].expression: Invalid value: {:?}: compilation failed: {e}", c.expression)),
+            }
+        }
+        if problems.is_empty() {
+            Ok(Self { compiled })
+        } else {
+            Err(problems.join("; "))
+        }
     }
 
-    pub fn is_exempt(&self) -> bool {
-        false
+    /// Evaluates them as upstream's matcher does: any false → no match; otherwise errors go
+    /// to the failurePolicy (Fail → an error, Ignore → no match).
+    fn evaluate(&self, request: &Value, failure_policy: FailurePolicy) -> Result<bool, String> {
+        if self.compiled.is_empty() {
+            return Ok(true);
+        }
+        let object = request.get("object").filter(|o| !o.is_null());
+        let old_object = request.get("oldObject").filter(|o| !o.is_null());
+        let activation = Activation::new()
+            .bind_json("object", object)
+            .bind_json("oldObject", old_object)
+            .bind_json("request", Some(request));
+        let mut budget = Budget::new(PER_CALL_LIMIT, MATCH_CONDITIONS_BUDGET);
+        let mut errors = Vec::new();
+        for (name, program) in &self.compiled {
+            match program.eval(&activation, &mut budget) {
+                Ok(CelValue::Bool(false)) => return Ok(false),
+                Ok(CelValue::Bool(true)) => {}
+                Ok(_) => errors.push(format!("matchCondition '{name}': expression did not evaluate to a bool")),
+                Err(e) => errors.push(format!("expression '{}' resulted in error: {e}", program.source())),
+            }
+        }
+        if errors.is_empty() {
+            return Ok(true);
+        }
+        match failure_policy {
+            FailurePolicy::Ignore => Ok(false),
+            FailurePolicy::Fail => Err(if errors.len() == 1 {
+                errors.concat()
+            } else {
+                format!("[{}]", errors.join(", "))
+            }),
+        }
     }
+}
 
-    pub fn should_call(&self, _hook: &Value, _path: &str) -> Result<Decision> {
-        bail!("webhook matching is not available yet: palisade-matching is not wired into the harness")
+/// `ShouldCallHook` for one request against one webhook.
+pub fn should_call(hook: &Webhook, conditions: &Conditions, request: &Value, context: Option<&Value>) -> Decision {
+    let attributes = Attributes::from_admission_request(request);
+    let namespaces = ContextNamespaces::new(context);
+    match hook.matches(&attributes, &namespaces) {
+        Ok(None) => Decision::Skip,
+        Err(e) => rejection(&e),
+        Ok(Some(_)) => match conditions.evaluate(request, hook.failure_policy) {
+            Ok(true) => Decision::Call,
+            Ok(false) => Decision::Skip,
+            // apierrors.NewForbidden(resource.GroupResource(), name, err)
+            Err(e) => {
+                let resource = attributes.resource;
+                let group_resource = if resource.group.is_empty() {
+                    resource.resource.to_string()
+                } else {
+                    format!("{}.{}", resource.resource, resource.group)
+                };
+                let message = if attributes.name.is_empty() {
+                    format!("{group_resource} is forbidden: {e}")
+                } else {
+                    format!("{group_resource} \"{}\" is forbidden: {e}", attributes.name)
+                };
+                Decision::Reject { code: 403, reason: "Forbidden".into(), message }
+            }
+        },
     }
+}
+
+/// Upstream's exemption of admission configuration objects from webhooks.
+pub fn is_exempt(request: &Value) -> bool {
+    palisade_matching::is_webhook_configuration_exempt(&Attributes::from_admission_request(request))
 }

@@ -17,12 +17,13 @@ use std::time::Duration;
 use anyhow::{Result, anyhow, bail};
 use serde_json::{Map, Value, json};
 
+use palisade_matching::{
+    ACCEPTED_ADMISSION_REVIEW_VERSIONS, FailurePolicy, Webhook, parse_validating_webhook_configuration,
+};
+
 use crate::backend::Backend;
 use crate::case::Outcome;
 use crate::matching;
-
-/// The apiserver's default `timeoutSeconds` of a v1 webhook.
-pub const DEFAULT_TIMEOUT_SECONDS: u64 = 10;
 /// Prefix of the audit annotation written when a webhook fails open.
 pub const FAILED_OPEN_PREFIX: &str = "failed-open.validating.webhook.admission.k8s.io/";
 
@@ -46,77 +47,6 @@ pub fn pick_configuration(docs: Vec<Value>) -> Result<Value> {
         1 => found.pop().ok_or_else(|| anyhow!("no ValidatingWebhookConfiguration")),
         0 => bail!("`webhook` holds no ValidatingWebhookConfiguration"),
         n => bail!("`webhook` holds {n} ValidatingWebhookConfigurations, expected one"),
-    }
-}
-
-/// The parts of one `webhooks[]` entry the dispatcher itself uses (matching is
-/// [`matching::WebhookMatcher`]'s).
-#[derive(Debug, Clone)]
-pub struct Hook {
-    pub name: String,
-    pub side_effects: Option<String>,
-    pub admission_review_versions: Vec<String>,
-    pub timeout: Duration,
-    pub ignore_failures: bool,
-}
-
-impl Hook {
-    pub fn parse(v: &Value, path: &str, configuration_is_v1beta1: bool) -> Result<Self> {
-        let name = v
-            .get("name")
-            .and_then(Value::as_str)
-            .ok_or_else(|| anyhow!("{path}.name: Required value"))?
-            .to_string();
-        let side_effects = match v.get("sideEffects") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => {
-                if !matches!(s.as_str(), "None" | "NoneOnDryRun" | "Some" | "Unknown") {
-                    bail!(
-                        "{path}.sideEffects: Unsupported value: \"{s}\": supported values: \"None\", \"NoneOnDryRun\", \"Some\", \"Unknown\""
-                    );
-                }
-                Some(s.clone())
-            }
-            Some(_) => bail!("{path}.sideEffects: must be a string"),
-        };
-        let admission_review_versions = match v.get("admissionReviewVersions") {
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|i| {
-                    i.as_str()
-                        .map(str::to_string)
-                        .ok_or_else(|| anyhow!("{path}.admissionReviewVersions: must be strings"))
-                })
-                .collect::<Result<Vec<_>>>()?,
-            None | Some(Value::Null) if configuration_is_v1beta1 => vec!["v1beta1".to_string()],
-            None | Some(Value::Null) => bail!("{path}.admissionReviewVersions: Required value"),
-            Some(_) => bail!("{path}.admissionReviewVersions: must be a list of strings"),
-        };
-        let timeout_seconds = match v.get("timeoutSeconds") {
-            None | Some(Value::Null) => DEFAULT_TIMEOUT_SECONDS,
-            Some(t) => {
-                let secs = t
-                    .as_u64()
-                    .filter(|s| (1..=30).contains(s))
-                    .ok_or_else(|| anyhow!("{path}.timeoutSeconds: Invalid value: {t}: the timeout value must be between 1 and 30 seconds"))?;
-                secs
-            }
-        };
-        let ignore_failures = match v.get("failurePolicy").and_then(Value::as_str) {
-            None => configuration_is_v1beta1, // v1beta1 defaulted to Ignore, v1 defaults to Fail
-            Some("Fail") => false,
-            Some("Ignore") => true,
-            Some(other) => bail!(
-                "{path}.failurePolicy: Unsupported value: \"{other}\": supported values: \"Fail\", \"Ignore\""
-            ),
-        };
-        Ok(Self {
-            name,
-            side_effects,
-            admission_review_versions,
-            timeout: Duration::from_secs(timeout_seconds),
-            ignore_failures,
-        })
     }
 }
 
@@ -163,26 +93,26 @@ fn dispatch_inner(
         .filter(|r| r.is_object())
         .ok_or_else(|| anyhow!("the review has no `request`: a webhook configuration cannot be applied to it"))?;
     let uid = request.get("uid").cloned().unwrap_or(Value::Null);
-    let is_v1beta1 = configuration.get("apiVersion").and_then(Value::as_str)
-        == Some("admissionregistration.k8s.io/v1beta1");
-    let webhooks = configuration
-        .get("webhooks")
-        .and_then(Value::as_array)
-        .ok_or_else(|| anyhow!("webhooks: Required value"))?;
-
-    let matcher = matching::WebhookMatcher::new(request, context)?;
-    if matcher.is_exempt() {
+    let hooks = parse_validating_webhook_configuration(configuration).map_err(|errors| {
+        anyhow!(
+            "the webhook configuration is invalid: {}",
+            errors.iter().map(|e| format!("{}: {}", e.path, e.message)).collect::<Vec<_>>().join("; ")
+        )
+    })?;
+    if hooks.is_empty() {
+        bail!("the webhook configuration has no webhooks");
+    }
+    if matching::is_exempt(request) {
         return Ok(Outcome::Skipped(
-            "admission webhook configuration objects are not sent to webhooks".into(),
+            "admission configuration objects are never sent to webhooks".into(),
         ));
     }
 
-    // ShouldCallHook for every webhook, in order; a matching error rejects the request.
+    // ShouldCallHook for every webhook, in order; a status error rejects the request.
     let mut relevant = Vec::new();
-    for (i, v) in webhooks.iter().enumerate() {
-        let path = format!("webhooks[{i}]");
-        let hook = Hook::parse(v, &path, is_v1beta1)?;
-        match matcher.should_call(v, &path)? {
+    for (i, hook) in hooks.iter().enumerate() {
+        let conditions = matching::Conditions::compile(hook, &format!("webhooks[{i}]")).map_err(|e| anyhow!(e))?;
+        match matching::should_call(hook, &conditions, request, context) {
             matching::Decision::Skip => {}
             matching::Decision::Call => relevant.push((i, hook)),
             matching::Decision::Reject { code, reason, message } => {
@@ -203,8 +133,7 @@ fn dispatch_inner(
     let mut answers: Vec<Value> = Vec::new();
     let mut failed_open: BTreeMap<String, String> = BTreeMap::new();
     for (index, hook) in relevant {
-        let result = call_hook(&hook, dry_run, bundle, review, &uid, context, backend);
-        match result {
+        match call_hook(hook, dry_run, bundle, review, &uid, context, backend) {
             Ok(CallResult::Answered(response)) => {
                 let allowed = response.get("allowed").and_then(Value::as_bool).unwrap_or(false);
                 if !allowed && rejection.is_none() {
@@ -219,7 +148,7 @@ fn dispatch_inner(
             }
             Err(CallingError(reason)) => {
                 let error = format!("failed calling webhook \"{}\": {reason}", hook.name);
-                if hook.ignore_failures {
+                if hook.failure_policy == FailurePolicy::Ignore {
                     failed_open.insert(format!("{FAILED_OPEN_PREFIX}round_0_index_{index}"), hook.name.clone());
                 } else if rejection.is_none() {
                     rejection = Some(internal_error(&uid, &error));
@@ -284,7 +213,7 @@ enum CallResult {
 }
 
 fn call_hook(
-    hook: &Hook,
+    hook: &Webhook,
     dry_run: bool,
     bundle: &Value,
     review: &Value,
@@ -292,34 +221,24 @@ fn call_hook(
     context: Option<&Value>,
     backend: &dyn Backend,
 ) -> std::result::Result<CallResult, CallingError> {
-    if dry_run {
-        match hook.side_effects.as_deref() {
-            None => return Err(CallingError("Webhook SideEffects is nil".into())),
-            Some("None" | "NoneOnDryRun") => {}
-            Some(_) => {
-                let message = format!("admission webhook \"{}\" does not support dry run", hook.name);
-                return Ok(CallResult::Rejected(status_response(uid, 400, "BadRequest", &message)));
-            }
-        }
+    if let Err(message) = hook.check_dry_run(dry_run) {
+        // webhookerrors.NewDryRunUnsupportedErr: apierrors.NewBadRequest
+        return Ok(CallResult::Rejected(status_response(uid, 400, "BadRequest", &message)));
     }
-    let version = hook
-        .admission_review_versions
-        .iter()
-        .find(|v| matches!(v.as_str(), "v1" | "v1beta1"))
-        .ok_or_else(|| {
-            CallingError(
-                "could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)"
-                    .into(),
-            )
-        })?;
-    let api_version = format!("admission.k8s.io/{version}");
+    let version = hook.admission_review_version(ACCEPTED_ADMISSION_REVIEW_VERSIONS).ok_or_else(|| {
+        CallingError(
+            "could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)"
+                .into(),
+        )
+    })?;
     let mut sent = review.clone();
     if let Some(obj) = sent.as_object_mut() {
-        obj.insert("apiVersion".into(), Value::String(api_version.clone()));
+        obj.insert("apiVersion".into(), Value::String(format!("admission.k8s.io/{version}")));
         obj.insert("kind".into(), Value::String("AdmissionReview".into()));
     }
+    let timeout = Duration::from_secs(u64::from(hook.timeout_seconds));
     let answer = backend
-        .evaluate(bundle, &sent, context, hook.timeout)
+        .evaluate(bundle, &sent, context, timeout)
         .map_err(|e| CallingError(format!("failed to call webhook: {e}")))?;
     verify(&answer, uid, version)
         .map(CallResult::Answered)
@@ -368,40 +287,6 @@ fn verify(answer: &Value, uid: &Value, version: &str) -> std::result::Result<Val
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hook_defaults_follow_v1() {
-        let h = Hook::parse(
-            &json!({"name": "a.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"]}),
-            "webhooks[0]",
-            false,
-        )
-        .unwrap();
-        assert_eq!(h.timeout, Duration::from_secs(10));
-        assert!(!h.ignore_failures);
-    }
-
-    #[test]
-    fn timeout_must_be_1_to_30() {
-        for bad in [0, 31] {
-            let err = Hook::parse(
-                &json!({"name": "a", "admissionReviewVersions": ["v1"], "timeoutSeconds": bad}),
-                "webhooks[0]",
-                false,
-            )
-            .unwrap_err();
-            assert!(err.to_string().contains("between 1 and 30 seconds"), "{err}");
-        }
-    }
-
-    #[test]
-    fn v1_requires_admission_review_versions() {
-        let err = Hook::parse(&json!({"name": "a"}), "webhooks[0]", false).unwrap_err();
-        assert_eq!(err.to_string(), "webhooks[0].admissionReviewVersions: Required value");
-        let h = Hook::parse(&json!({"name": "a"}), "webhooks[0]", true).unwrap();
-        assert_eq!(h.admission_review_versions, vec!["v1beta1"]);
-        assert!(h.ignore_failures);
-    }
 
     // upstream: k8s.io/apiserver/pkg/admission/plugin/webhook/request/admissionreview_test.go TestVerifyAdmissionResponse
     #[test]

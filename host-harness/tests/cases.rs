@@ -23,7 +23,7 @@ fn wasm_backend() -> CAbiBackend {
 #[test]
 fn every_case_file_passes_through_the_wasm() {
     let files = all_case_files();
-    assert!(files.len() >= 9, "expected the foundation cases at least, found {files:?}");
+    assert!(files.len() >= 8, "expected the foundation cases at least, found {files:?}");
     let report = runner::run_all(&files, &wasm_backend(), false);
     let text = runner::render_text(&report);
     assert_eq!(report.failed(), 0, "\n{text}");
@@ -52,7 +52,7 @@ fn native_and_wasm_agree_on_every_case() {
         assert_eq!(native, wasm, "{}: native and wasm disagree", file.display());
         compared += 1;
     }
-    assert!(compared >= 9, "only {compared} cases compared");
+    assert!(compared >= 8, "only {compared} cases compared");
 }
 
 fn palisade(args: &[&str], dir: Option<&Path>) -> (i32, String, String) {
@@ -76,7 +76,7 @@ fn cli_test_runs_the_foundation_suite() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     let last = stdout.lines().last().unwrap();
     assert!(last.ends_with(" passed, 0 failed"), "{stdout}");
-    assert!(stdout.lines().filter(|l| l.starts_with("ok")).count() >= 9, "{stdout}");
+    assert!(stdout.lines().filter(|l| l.starts_with("ok")).count() >= 8, "{stdout}");
 }
 
 const FAILING_CASE: &str = "\

@@ -10,9 +10,12 @@ pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// An artifact built by build.rs (`target/wasm/…`).
+/// An artifact built by build.rs (`target/wasm/…`, or `$PALISADE_WASM_DIR/…`).
 pub fn artifact(name: &str) -> PathBuf {
-    workspace().join("target/wasm").join(name)
+    match std::env::var_os("PALISADE_WASM_DIR") {
+        Some(dir) => PathBuf::from(dir).join(name),
+        None => workspace().join("target/wasm").join(name),
+    }
 }
 
 pub fn hostile(name: &str) -> PathBuf {

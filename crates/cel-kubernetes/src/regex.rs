@@ -7,8 +7,9 @@
 //! starts with upstream's `Illegal regex: `; the cause after it is the `regex` crate's text
 //! (Go's `error parsing regexp: …` is not reproduced).
 //!
-//! With the workspace's `regex` features (`std`, `unicode-perl`), `(?i)` and `\p{…}` do not
-//! compile (they need `unicode-case` / `unicode-gencat`).
+//! This crate asks `regex` only for `std` and `unicode-perl`; `(?i)` and `\p{…}` need the
+//! `unicode-case` / `unicode-gencat` features, which the product gets through `cel-core`
+//! (it enables `regex`'s defaults). Built alone, such patterns fail to compile.
 
 pub use regex::Regex;
 

@@ -23,7 +23,10 @@ impl Rng {
     fn string(&mut self, alphabet: &[&str], max_len: u64) -> String {
         let len = self.next() % (max_len + 1);
         (0..len)
-            .map(|_| alphabet[(self.next() % alphabet.len() as u64) as usize])
+            .filter_map(|_| {
+                let i = (self.next() % alphabet.len() as u64) as usize;
+                alphabet.get(i).copied()
+            })
             .collect()
     }
 }

@@ -17,20 +17,6 @@ fn abs(name: &str) -> CelType {
     CelType::abstract_type(name, &[])
 }
 
-/// Declarations only: cel-core's own evaluator closures are dropped so they never reach the
-/// wasm module.
-fn strip(decls: Vec<FunctionDecl>) -> Vec<FunctionDecl> {
-    decls
-        .into_iter()
-        .map(|mut d| {
-            for o in &mut d.overloads {
-                o.implementation = None;
-            }
-            d
-        })
-        .collect()
-}
-
 fn method(
     name: &str,
     id: &str,
@@ -308,15 +294,12 @@ pub(crate) fn library() -> Env {
 }
 
 fn stripped_library() -> Env {
-    let mut env = Env::with_standard_library();
-    for decls in [
-        cel_core::ext::string_extension(),
-        cel_core::ext::math_extension(),
-        cel_core::ext::encoders_extension(),
-        cel_core::ext::optionals_extension(),
-    ] {
-        env = env.with_extension(strip(decls));
-    }
+    let mut env = Env::with_standard_library().with_extension(crate::ext_decls::extensions(&[
+        "strings",
+        "math",
+        "encoders",
+        "optionals",
+    ]));
     env.add_variable(
         "optional_type",
         CelType::type_of(CelType::optional(CelType::Dyn)),
@@ -344,7 +327,7 @@ pub(crate) fn admission() -> Env {
 
 pub(crate) fn certificate_request() -> Env {
     let mut env =
-        Env::with_standard_library().with_extension(strip(cel_core::ext::string_extension()));
+        Env::with_standard_library().with_extension(crate::ext_decls::extensions(&["strings"]));
     env.add_variable("self", CelType::String);
     env.add_variable("cr", CelType::map(CelType::String, CelType::Dyn));
     env

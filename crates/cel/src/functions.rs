@@ -718,7 +718,8 @@ fn member<'a>(
                     total = total.saturating_add(v.cost_size()).saturating_add(sep);
                 }
                 strings::check_len(total)?;
-                ctx.budget.charge(ceil_cost(total, STRING_TRAVERSAL_FACTOR))?;
+                ctx.budget
+                    .charge(ceil_cost(total, STRING_TRAVERSAL_FACTOR))?;
             }
             list_member(name, &l, &mut args)
         }

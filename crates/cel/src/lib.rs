@@ -20,6 +20,7 @@ mod compile;
 mod decls;
 mod error;
 mod eval;
+mod ext_decls;
 mod functions;
 mod kube;
 mod strings;

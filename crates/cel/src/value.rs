@@ -3,8 +3,8 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::fmt;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::rc::Rc;
 
 use serde_json::Value as Json;

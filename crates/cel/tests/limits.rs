@@ -189,3 +189,37 @@ fn deepest_accepted_inputs_do_not_overflow() {
         println!("{name}: deepest accepted {last_ok}");
     }
 }
+
+#[test]
+fn doubling_lists_through_bindings_is_charged() {
+    let mut src = String::from("lists.range(1000)");
+    for i in 0..24 {
+        src = format!("cel.bind(v{i}, {src}, v{i} + v{i})");
+    }
+    let src = format!("size({src}) > 0");
+    let err = eval_err(&src, &mut Budget::kubernetes());
+    assert_eq!(err, "operation cancelled: actual cost limit exceeded");
+}
+
+#[test]
+fn joining_shared_strings_is_bounded() {
+    let src = "cel.bind(s, lists.range(1000).map(i, 'xxxxxxxxxx').join(''), lists.range(100000).map(i, s).join('')).size() > 0";
+    let err = eval_err(src, &mut Budget::kubernetes());
+    assert!(
+        err.contains("exceeds the limit") || err.contains("actual cost limit exceeded"),
+        "{err}"
+    );
+    let src =
+        "cel.bind(s, lists.range(1000).map(i, 'xxxxxxxxxx').join(''), s.replace('', s)).size() > 0";
+    let err = eval_err(src, &mut Budget::kubernetes());
+    assert!(err.contains("exceeds the limit"), "{err}");
+    let src = "'%.100000000f'.format([1.0]) != ''";
+    let err = eval_err(src, &mut Budget::kubernetes());
+    assert!(err.contains("too large"), "{err}");
+}
+
+#[test]
+fn the_macro_accumulator_cannot_be_named_by_users() {
+    let e = compile_err("lists.range(10).map(x, __result__)");
+    assert!(e.contains("undeclared reference to '__result__'"), "{e}");
+}

@@ -8,6 +8,10 @@
 
 /// The `cr` variable.
 #[derive(Debug, Clone, Default)]
+#[cfg_attr(
+    not(feature = "cel"),
+    expect(dead_code, reason = "read only by the palisade-cel backend")
+)]
 pub(crate) struct CrVars {
     pub(crate) name: String,
     pub(crate) namespace: String,

@@ -354,8 +354,7 @@ fn parse_public_key(oid: &str, params: Option<Tlv<'_>>, key: &[u8]) -> Result<Pu
                 "1.3.132.0.35" => 521,
                 _ => return Err("x509: unsupported elliptic curve".to_owned()),
             };
-            let byte_len = bits.div_ceil(8);
-            if key.len() != 1 + 2 * byte_len || key.first() != Some(&4) {
+            if !crate::ec::on_curve(bits, key) {
                 return Err("x509: failed to unmarshal elliptic curve point".to_owned());
             }
             Ok(PublicKey::Ecdsa(bits))

@@ -365,7 +365,7 @@ pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request, csr: &Csr) -> Out
     // OtherAttributes
     let oap = subp.child("otherAttributes");
     let mut found: Vec<(String, Vec<String>)> = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     for atv in csr.rdns.iter().flatten() {
         if NAMED_SUBJECT_OIDS.contains(&atv.oid.as_str()) {
             if atv.oid == "2.5.4.3" || atv.oid == "2.5.4.5" {
@@ -380,9 +380,7 @@ pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request, csr: &Csr) -> Out
             }
             continue;
         }
-        if !seen.contains(&atv.oid) {
-            seen.push(atv.oid.clone());
-        }
+        seen.insert(atv.oid.clone());
         match &atv.value {
             AttrValue::NonString => {
                 el.push(FieldErr::invalid(

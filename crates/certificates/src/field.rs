@@ -187,9 +187,10 @@ pub(crate) fn aggregate(errs: &[FieldErr]) -> Option<String> {
 
 /// `utilerrors.NewAggregate(errs).Error()` over already-rendered messages.
 pub(crate) fn aggregate_strings(msgs: &[String]) -> Option<String> {
+    let mut set = std::collections::BTreeSet::new();
     let mut seen: Vec<&str> = Vec::new();
     for m in msgs {
-        if !seen.contains(&m.as_str()) {
+        if set.insert(m.as_str()) {
             seen.push(m);
         }
     }

@@ -13,6 +13,7 @@
 mod asn1;
 mod cel;
 mod csr;
+mod ec;
 mod evaluate;
 mod field;
 mod gofmt;

@@ -820,30 +820,36 @@ pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
     }
 }
 
-/// `metav1.LabelSelectorAsSelector` on matchLabels: key and value syntax.
+/// `metav1.LabelSelectorAsSelector` on matchLabels: the first key or value apimachinery's
+/// `labels.NewRequirement` rejects (keys in sorted order; Go's map order is random).
 fn label_problem(key: &str, value: &str) -> Option<String> {
-    if let Some(msg) = qualified_name_problem(key) {
+    let key_errs = qualified_name_errors(key);
+    if !key_errs.is_empty() {
         return Some(format!(
-            "key: Invalid value: {}: {msg}",
-            crate::gofmt::go_quote(key)
+            "key: Invalid value: {}: {}",
+            crate::gofmt::go_quote(key),
+            key_errs.join("; ")
         ));
     }
-    if !value.is_empty() && !is_label_value(value) {
-        return Some(format!(
-            "values[0][{key}]: Invalid value: {}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
-            crate::gofmt::go_quote(value)
-        ));
-    }
+    let mut value_errs = Vec::new();
     if value.len() > 63 {
+        value_errs.push("must be no more than 63 characters".to_owned());
+    }
+    if !value.is_empty() && !is_qualified_name_part(value) {
+        value_errs.push("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')".to_owned());
+    }
+    if !value_errs.is_empty() {
         return Some(format!(
-            "values[0][{key}]: Invalid value: {}: must be no more than 63 characters",
-            crate::gofmt::go_quote(value)
+            "values[0][{key}]: Invalid value: {}: {}",
+            crate::gofmt::go_quote(value),
+            value_errs.join("; ")
         ));
     }
     None
 }
 
-fn is_label_value(v: &str) -> bool {
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`
+fn is_qualified_name_part(v: &str) -> bool {
     let b = v.as_bytes();
     b.first().is_some_and(u8::is_ascii_alphanumeric)
         && b.last().is_some_and(u8::is_ascii_alphanumeric)
@@ -851,39 +857,52 @@ fn is_label_value(v: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
 }
 
-fn qualified_name_problem(key: &str) -> Option<String> {
-    let (prefix, name) = match key.split_once('/') {
-        Some((p, n)) => (Some(p), n),
-        None => (None, key),
+const QUALIFIED_NAME_REGEX_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+/// apimachinery `validation.IsQualifiedName`.
+fn qualified_name_errors(key: &str) -> Vec<String> {
+    let parts: Vec<&str> = key.split('/').collect();
+    let mut errs = Vec::new();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                errs.push("prefix part must be non-empty".to_owned());
+            } else {
+                if prefix.len() > 253 {
+                    errs.push("prefix part must be no more than 253 characters".to_owned());
+                }
+                if !is_dns1123_subdomain(prefix) {
+                    errs.push("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_owned());
+                }
+            }
+            *name
+        }
+        _ => {
+            errs.push(format!("a qualified name {QUALIFIED_NAME_REGEX_MSG} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"));
+            return errs;
+        }
     };
     if name.is_empty() {
-        return Some("name part must be non-empty".to_owned());
+        errs.push("name part must be non-empty".to_owned());
+    } else if name.len() > 63 {
+        errs.push("name part must be no more than 63 characters".to_owned());
     }
-    if name.len() > 63 {
-        return Some("name part must be no more than 63 characters".to_owned());
+    if !is_qualified_name_part(name) {
+        errs.push(format!("name part {QUALIFIED_NAME_REGEX_MSG}"));
     }
-    if !is_label_value(name) {
-        return Some("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')".to_owned());
-    }
-    if let Some(p) = prefix {
-        if p.is_empty() {
-            return Some("prefix part must be non-empty".to_owned());
-        }
-        let ok = p.len() <= 253
-            && p.split('.').all(|l| {
-                let b = l.as_bytes();
-                !b.is_empty()
-                    && b.len() <= 63
-                    && b.first()
-                        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-                    && b.last()
-                        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-                    && b.iter()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-            });
-        if !ok {
-            return Some("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_owned());
-        }
-    }
-    None
+    errs
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`
+fn is_dns1123_subdomain(s: &str) -> bool {
+    s.split('.').all(|l| {
+        let b = l.as_bytes();
+        b.first()
+            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            && b.last()
+                .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            && b.iter()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+    })
 }

@@ -583,22 +583,83 @@ fn subject_multi_string_organization_still_works() {
     assert_eq!(eval_one(spec, &Cr::of(&csr)), Ok(String::new()));
 }
 
-// ---- evaluator_stringtypes_test.go: non-string encodings fail closed ----
+// ---- evaluator_stringtypes_test.go ----
+
+fn bmp(s: &str) -> Vec<u8> {
+    tlv(
+        0x1e,
+        &s.encode_utf16()
+            .flat_map(u16::to_be_bytes)
+            .collect::<Vec<u8>>(),
+    )
+}
+fn teletex(s: &str) -> Vec<u8> {
+    tlv(0x14, s.as_bytes())
+}
+fn universal(s: &str) -> Vec<u8> {
+    tlv(
+        0x1c,
+        &s.chars()
+            .flat_map(|c| (c as u32).to_be_bytes())
+            .collect::<Vec<u8>>(),
+    )
+}
+fn general(s: &str) -> Vec<u8> {
+    tlv(0x1b, s.as_bytes())
+}
+fn cn_wildcard() -> serde_json::Value {
+    json!({"allowed": {"commonName": {"value": "*.tenant.example.com"}}})
+}
+const UNSUPPORTED: &str = "unsupported ASN.1 type or string encoding";
 
 #[test]
-fn string_types_universal_string_cn_denied() {
-    // UniversalString (tag 28) is not a Go string: CN is denied with the OID named
-    let csr = CsrSpec::default().raw_attr(CN, tlv(0x1c, &[0, 0, 0, b'a']));
-    let spec = json!({"allowed": {"commonName": {"value": "*"}}});
+fn cn_supported_string_encodings() {
+    // upstream: TestEvaluate_CN_SupportedStringEncodings (+ PrintableString, IA5String)
+    for (name, v) in [
+        ("UTF8String", utf8("app.tenant.example.com")),
+        ("BMPString", bmp("app.tenant.example.com")),
+        ("TeletexString", teletex("app.tenant.example.com")),
+        ("PrintableString", printable("app.tenant.example.com")),
+        ("IA5String", tlv(0x16, b"app.tenant.example.com")),
+    ] {
+        let csr = CsrSpec::default().raw_attr(CN, v);
+        assert_eq!(
+            eval_one(cn_wildcard(), &Cr::of(&csr)),
+            Ok(String::new()),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn cn_supported_encoding_still_policed() {
+    // upstream: TestEvaluate_CN_SupportedEncodingStillPoliced
+    let csr = CsrSpec::default().raw_attr(CN, bmp("kubernetes-admin"));
     assert_eq!(
-        eval_one(spec, &Cr::of(&csr)).unwrap(),
-        r#"spec.allowed.commonName: Invalid value: "<non-string value>": subject attribute 2.5.4.3 uses an unsupported ASN.1 type or string encoding; re-issue the certificate with a UTF8String or PrintableString subject"#
+        eval_one(cn_wildcard(), &Cr::of(&csr)).unwrap(),
+        r#"spec.allowed.commonName.value: Invalid value: "kubernetes-admin": *.tenant.example.com"#
     );
 }
 
 #[test]
-fn string_types_general_string_serial_denied() {
-    let csr = CsrSpec::default().raw_attr(SERIAL, tlv(0x1b, b"x"));
+fn cn_unsupported_encodings_denied() {
+    // upstream: TestEvaluate_CN_UnsupportedEncodingsDenied
+    for (name, v) in [
+        ("UniversalString", universal("app.tenant.example.com")),
+        ("GeneralString", general("app.tenant.example.com")),
+    ] {
+        let csr = CsrSpec::default().raw_attr(CN, v);
+        assert_eq!(
+            eval_one(cn_wildcard(), &Cr::of(&csr)).unwrap(),
+            r#"spec.allowed.commonName: Invalid value: "<non-string value>": subject attribute 2.5.4.3 uses an unsupported ASN.1 type or string encoding; re-issue the certificate with a UTF8String or PrintableString subject"#,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn serial_number_unsupported_encoding_denied() {
+    let csr = CsrSpec::default().raw_attr(SERIAL, general("x"));
     let spec = json!({"allowed": {"subject": {"serialNumber": {"value": "*"}}}});
     assert_eq!(
         eval_one(spec, &Cr::of(&csr)).unwrap(),
@@ -607,38 +668,49 @@ fn string_types_general_string_serial_denied() {
 }
 
 #[test]
-fn string_types_accepted_encodings() {
-    // PrintableString, UTF8String, IA5String, T61String, BMPString, NumericString all read as text
-    for (tag, bytes) in [
-        (0x13u8, b"host.example.com".to_vec()),
-        (0x0c, b"host.example.com".to_vec()),
-        (0x16, b"host.example.com".to_vec()),
-        (0x14, b"host.example.com".to_vec()),
-        (
-            0x1e,
-            "host.example.com"
-                .encode_utf16()
-                .flat_map(u16::to_be_bytes)
-                .collect(),
-        ),
+fn named_slice_unsupported_encoding_denied() {
+    // upstream: TestEvaluate_NamedSlice_UnsupportedEncodingDenied
+    let csr = CsrSpec::default()
+        .cn("app.tenant.example.com")
+        .raw_attr(O, universal("tenant-a"));
+    let spec = json!({"allowed": {"commonName": {"value": "*.tenant.example.com"}, "subject": {"organizations": {"values": ["tenant-a"]}}}});
+    let m = eval_one(spec, &Cr::of(&csr)).unwrap();
+    assert_eq!(
+        m,
+        r#"spec.allowed.subject.organizations: Invalid value: "<non-string value>": subject attribute uses an unsupported ASN.1 type or string encoding; re-issue the certificate with a UTF8String or PrintableString subject"#
+    );
+}
+
+#[test]
+fn named_oid_truly_non_string_still_denied() {
+    // upstream: TestEvaluate_NamedOID_TrulyNonStringStillDenied
+    for (name, v) in [
+        ("OctetString", tlv(0x04, b"evil-corp")),
+        ("Integer", tlv(0x02, &[0x2a])),
     ] {
-        let csr = CsrSpec::default().raw_attr(CN, tlv(tag, &bytes));
-        let spec = json!({"allowed": {"commonName": {"value": "host.example.com"}}});
-        assert_eq!(
-            eval_one(spec, &Cr::of(&csr)),
-            Ok(String::new()),
-            "tag {tag:#x}"
+        let csr = CsrSpec::default()
+            .cn("app.tenant.example.com")
+            .raw_attr(O, v);
+        let m = eval_one(cn_wildcard(), &Cr::of(&csr)).unwrap();
+        assert!(m.contains(UNSUPPORTED), "{name}: {m}");
+        assert!(
+            m.starts_with("spec.allowed.subject.organizations: "),
+            "{name}: {m}"
         );
     }
 }
 
 #[test]
-fn string_types_unknown_oid_non_string() {
-    let csr =
-        CsrSpec::default().raw_attr("0.9.2342.19200300.100.1.25", tlv(0x1c, &[0, 0, 0, b'a']));
+fn other_attribute_unsupported_encoding_denied() {
+    // upstream: TestEvaluate_OtherAttribute_UnsupportedEncodingDenied
+    let csr = CsrSpec::default()
+        .cn("app.tenant.example.com")
+        .raw_attr(EMAIL_ADDRESS, universal("ops@tenant.example.com"));
+    let spec = json!({"allowed": {"commonName": {"value": "*.tenant.example.com"},
+        "subject": {"otherAttributes": [{"oid": EMAIL_ADDRESS, "values": ["*@tenant.example.com"]}]}}});
     assert_eq!(
-        eval_one(json!({}), &Cr::of(&csr)).unwrap(),
-        r#"spec.allowed.subject.otherAttributes[0.9.2342.19200300.100.1.25]: Invalid value: "<non-string value>": subject attribute uses an unsupported ASN.1 type or string encoding; re-issue the certificate with a UTF8String or PrintableString subject"#
+        eval_one(spec, &Cr::of(&csr)).unwrap(),
+        r#"spec.allowed.subject.otherAttributes[1.2.840.113549.1.9.1]: Invalid value: "<non-string value>": subject attribute uses an unsupported ASN.1 type or string encoding; re-issue the certificate with a UTF8String or PrintableString subject"#
     );
 }
 

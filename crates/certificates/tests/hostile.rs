@@ -432,3 +432,31 @@ fn arbitrary_policy_json_never_panics() {
         assert!(!compile_errors(d).is_empty(), "{d}");
     }
 }
+
+#[test]
+fn many_attributes_near_the_size_cap_stay_fast() {
+    // ~2400 distinct unknown subject OIDs and as many DNS names, just under the 36,500-byte PEM cap
+    let mut spec = CsrSpec::default();
+    for i in 0..1200u32 {
+        spec = spec.raw_attr(&format!("1.2.3.{i}"), utf8("v"));
+    }
+    for i in 0..700u32 {
+        spec = spec.dns(&[&format!("h{i}.x")]);
+    }
+    let request = spec.request();
+    assert!(request.len() > 30_000, "{}", request.len());
+    let pem_len = spec.pem().len();
+    assert!(pem_len < 36_500, "{pem_len}");
+    let policies = compile(&[open_policy(
+        "p",
+        json!({"allowed": {"dnsNames": {"validations": [{"rule": "self.endsWith('.x')"}]}}}),
+    )]);
+    let start = std::time::Instant::now();
+    let d = policies.evaluate(&Cr::new(&request).v, &FakeHost::allow_all());
+    assert!(matches!(d, Decision::Denied { .. }), "{d:?}");
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+}

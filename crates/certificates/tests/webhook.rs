@@ -392,3 +392,33 @@ fn every_problem_of_every_document_listed() {
     );
     assert_eq!(errs[0].1.path, "spec.selector");
 }
+
+#[test]
+fn label_selector_key_and_value_wording() {
+    // apimachinery validation.IsQualifiedName / IsValidLabelValue through LabelSelectorAsSelector
+    let err = |labels: serde_json::Value| {
+        compile_errors(&policy(
+            "p",
+            json!({"selector": {"namespace": {"matchLabels": labels}}}),
+        ))
+    };
+    assert_eq!(
+        err(json!({"Example.com/x": "v"})),
+        vec![
+            r#"spec.selector.namespace.matchLabels: Invalid value: {"Example.com/x":"v"}: key: Invalid value: "Example.com/x": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"#
+        ]
+    );
+    assert_eq!(
+        err(json!({"a/": "v"})),
+        vec![
+            r#"spec.selector.namespace.matchLabels: Invalid value: {"a/":"v"}: key: Invalid value: "a/": name part must be non-empty; name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"#
+        ]
+    );
+    assert_eq!(
+        err(json!({"env": "-prod"})),
+        vec![
+            r#"spec.selector.namespace.matchLabels: Invalid value: {"env":"-prod"}: values[0][env]: Invalid value: "-prod": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"#
+        ]
+    );
+    assert!(err(json!({"example.com/env": "", "a.b/c_d": "x.y-z"})).is_empty());
+}

@@ -74,7 +74,52 @@ pub struct Attributes<'a> {
     pub old_object: Option<&'a serde_json::Value>,
 }
 
+fn str_at<'a>(v: &'a serde_json::Value, key: &str) -> &'a str {
+    v.get(key).and_then(serde_json::Value::as_str).unwrap_or("")
+}
+
+fn gvr_at<'a>(v: &'a serde_json::Value, key: &str) -> Option<Gvr<'a>> {
+    let r = v.get(key)?;
+    r.is_object().then(|| Gvr {
+        group: str_at(r, "group"),
+        version: str_at(r, "version"),
+        resource: str_at(r, "resource"),
+    })
+}
+
+fn gvk_at<'a>(v: &'a serde_json::Value, key: &str) -> Option<Gvk<'a>> {
+    let k = v.get(key)?;
+    k.is_object().then(|| Gvk {
+        group: str_at(k, "group"),
+        version: str_at(k, "version"),
+        kind: str_at(k, "kind"),
+    })
+}
+
 impl<'a> Attributes<'a> {
+    /// Borrows the matching attributes of an AdmissionReview's `request` (admission.k8s.io v1 or
+    /// v1beta1): `operation`, `resource`, `subResource`, `kind`, `requestResource`,
+    /// `requestSubResource`, `requestKind`, `name`, `namespace`, `object`, `oldObject`.
+    /// Absent fields read as empty; a `null` object is no object.
+    pub fn from_admission_request(request: &'a serde_json::Value) -> Self {
+        let object = |key: &str| request.get(key).filter(|o| !o.is_null());
+        Attributes {
+            operation: str_at(request, "operation"),
+            resource: gvr_at(request, "resource").unwrap_or_default(),
+            subresource: str_at(request, "subResource"),
+            kind: gvk_at(request, "kind").unwrap_or_default(),
+            request_resource: gvr_at(request, "requestResource"),
+            request_sub_resource: request
+                .get("requestSubResource")
+                .and_then(serde_json::Value::as_str),
+            request_kind: gvk_at(request, "requestKind"),
+            name: str_at(request, "name"),
+            namespace: str_at(request, "namespace"),
+            object: object("object"),
+            old_object: object("oldObject"),
+        }
+    }
+
     /// The resource the request was made for (`requestResource`, else `resource`).
     pub fn effective_resource(&self) -> Gvr<'a> {
         self.request_resource.unwrap_or(self.resource)

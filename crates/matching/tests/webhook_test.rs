@@ -625,3 +625,71 @@ fn test_validate_validating_webhook_configuration() {
     }
     assert_eq!(cases.len(), 34);
 }
+
+// upstream: generic/webhook.go ShouldCallHook: selector errors only for a webhook whose rules match
+#[test]
+fn webhook_selectors_and_lookup_errors() {
+    let h = must(Webhook::parse(
+        &json!({"name": "webhook.k8s.io", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+        "namespaceSelector": {"matchExpressions": [{"key": "env", "operator": "In", "values": ["prod"]}]},
+        "objectSelector": {"matchLabels": {"app": "web"}},
+        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"], "scope": "Namespaced"}]}),
+        "webhooks[0]",
+    ));
+    let pod = json!({"metadata": {"labels": {"app": "web"}}});
+    let other = json!({"metadata": {"labels": {"app": "db"}}});
+    let a = record(
+        Some(&pod),
+        None,
+        gvk("", "v1", "Pod"),
+        "team-a",
+        "p",
+        gvr("", "v1", "pods"),
+        "",
+        "CREATE",
+    );
+    assert_eq!(
+        h.matches(&a, &FailingLookup).unwrap_err().to_string(),
+        "Internal error occurred: the host has no namespace cache"
+    );
+    assert_eq!(
+        h.matches(&a, &Namespaces::new(&[]))
+            .unwrap_err()
+            .to_string(),
+        "namespaces \"team-a\" not found"
+    );
+    assert!(
+        h.matches(&a, &Namespaces::new(&[("team-a", &[("env", "prod")])]))
+            .unwrap()
+            .is_some()
+    );
+    assert!(
+        h.matches(&a, &Namespaces::new(&[("team-a", &[("env", "dev")])]))
+            .unwrap()
+            .is_none()
+    );
+    // an object the objectSelector rejects hides the lookup error
+    let b = record(
+        Some(&other),
+        None,
+        gvk("", "v1", "Pod"),
+        "team-a",
+        "p",
+        gvr("", "v1", "pods"),
+        "",
+        "CREATE",
+    );
+    assert!(h.matches(&b, &FailingLookup).unwrap().is_none());
+    // rules that do not match never ask
+    let d = record(
+        Some(&pod),
+        None,
+        gvk("", "v1", "Pod"),
+        "team-a",
+        "p",
+        gvr("", "v1", "pods"),
+        "",
+        "DELETE",
+    );
+    assert!(h.matches(&d, &PanicLookup).unwrap().is_none());
+}

@@ -1,0 +1,192 @@
+//! Is an uncompressed point on a NIST curve? What Go's `elliptic.Unmarshal` checks before
+//! `x509.ParseCertificateRequest` accepts an ECDSA key: `x, y < p` and
+//! `y² ≡ x³ − 3x + b (mod p)`. Plain big-number arithmetic on 32-bit limbs; inputs are at most
+//! 66 bytes, so the schoolbook algorithms cost nothing.
+
+/// Little-endian 32-bit limbs, no leading zero limbs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Big(Vec<u32>);
+
+impl Big {
+    fn from_be(bytes: &[u8]) -> Big {
+        let mut limbs = Vec::with_capacity(bytes.len() / 4 + 1);
+        for chunk in bytes.rchunks(4) {
+            let mut v: u32 = 0;
+            for b in chunk {
+                v = (v << 8) | u32::from(*b);
+            }
+            limbs.push(v);
+        }
+        let mut n = Big(limbs);
+        n.trim();
+        n
+    }
+
+    fn from_hex(h: &str) -> Big {
+        let bytes: Vec<u8> = h
+            .as_bytes()
+            .chunks(2)
+            .map(|p| {
+                let s = std::str::from_utf8(p).unwrap_or("0");
+                u8::from_str_radix(s, 16).unwrap_or(0)
+            })
+            .collect();
+        Big::from_be(&bytes)
+    }
+
+    fn trim(&mut self) {
+        while self.0.last() == Some(&0) {
+            self.0.pop();
+        }
+    }
+
+    fn limb(&self, i: usize) -> u32 {
+        self.0.get(i).copied().unwrap_or(0)
+    }
+
+    fn cmp(&self, other: &Big) -> std::cmp::Ordering {
+        let n = self.0.len().max(other.0.len());
+        for i in (0..n).rev() {
+            match self.limb(i).cmp(&other.limb(i)) {
+                std::cmp::Ordering::Equal => {}
+                o => return o,
+            }
+        }
+        std::cmp::Ordering::Equal
+    }
+
+    fn add(&self, other: &Big) -> Big {
+        let n = self.0.len().max(other.0.len());
+        let mut out = Vec::with_capacity(n + 1);
+        let mut carry = 0u64;
+        for i in 0..n {
+            let s = u64::from(self.limb(i)) + u64::from(other.limb(i)) + carry;
+            out.push(s as u32);
+            carry = s >> 32;
+        }
+        out.push(carry as u32);
+        let mut b = Big(out);
+        b.trim();
+        b
+    }
+
+    /// `self - other`, requires `self >= other`.
+    fn sub(&self, other: &Big) -> Big {
+        let mut out = Vec::with_capacity(self.0.len());
+        let mut borrow = 0i64;
+        for i in 0..self.0.len() {
+            let mut d = i64::from(self.limb(i)) - i64::from(other.limb(i)) - borrow;
+            if d < 0 {
+                d += 1 << 32;
+                borrow = 1;
+            } else {
+                borrow = 0;
+            }
+            out.push(d as u32);
+        }
+        let mut b = Big(out);
+        b.trim();
+        b
+    }
+
+    fn mul(&self, other: &Big) -> Big {
+        let mut out = vec![0u32; self.0.len() + other.0.len() + 1];
+        for (i, a) in self.0.iter().enumerate() {
+            let mut carry = 0u64;
+            for (j, b) in other.0.iter().enumerate() {
+                let Some(slot) = out.get_mut(i + j) else { continue };
+                let t = u64::from(*slot) + u64::from(*a) * u64::from(*b) + carry;
+                *slot = t as u32;
+                carry = t >> 32;
+            }
+            let mut k = i + other.0.len();
+            while carry > 0 {
+                let Some(slot) = out.get_mut(k) else { break };
+                let t = u64::from(*slot) + carry;
+                *slot = t as u32;
+                carry = t >> 32;
+                k += 1;
+            }
+        }
+        let mut b = Big(out);
+        b.trim();
+        b
+    }
+
+    fn bits(&self) -> usize {
+        match self.0.last() {
+            None => 0,
+            Some(top) => (self.0.len() - 1) * 32 + (32 - top.leading_zeros() as usize),
+        }
+    }
+
+    fn bit(&self, i: usize) -> bool {
+        self.limb(i / 32) >> (i % 32) & 1 == 1
+    }
+
+    /// `self mod m` by binary long division.
+    fn rem(&self, m: &Big) -> Big {
+        let mut r = Big(Vec::new());
+        for i in (0..self.bits()).rev() {
+            // r = r * 2 + bit
+            r = r.add(&r);
+            if self.bit(i) {
+                r = r.add(&Big(vec![1]));
+            }
+            if r.cmp(m) != std::cmp::Ordering::Less {
+                r = r.sub(m);
+            }
+        }
+        r
+    }
+}
+
+/// (byte length, p, b) of the curves Go's x509 accepts.
+fn curve(bits: usize) -> Option<(usize, &'static str, &'static str)> {
+    Some(match bits {
+        224 => (
+            28,
+            "ffffffffffffffffffffffffffffffff000000000000000000000001",
+            "b4050a850c04b3abf54132565044b0b7d7bfd8ba270b39432355ffb4",
+        ),
+        256 => (
+            32,
+            "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff",
+            "5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b",
+        ),
+        384 => (
+            48,
+            "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffeffffffff0000000000000000ffffffff",
+            "b3312fa7e23ee7e4988e056be3f82d19181d9c6efe8141120314088f5013875ac656398d8a2ed19d2a85c8edd3ec2aef",
+        ),
+        521 => (
+            66,
+            "01ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+            "0051953eb9618e1c9a1f929a21a0b68540eea2da725b99b315f3b8b489918ef109e156193951ec7e937b1652c0bd3bb1bf073573df883d2c34f1ef451fd46b503f00",
+        ),
+        _ => return None,
+    })
+}
+
+/// `point` is `04 || X || Y` on the curve of `bits` bits.
+pub(crate) fn on_curve(bits: usize, point: &[u8]) -> bool {
+    let Some((len, p_hex, b_hex)) = curve(bits) else { return false };
+    let Some((&4, coords)) = point.split_first() else { return false };
+    if coords.len() != 2 * len {
+        return false;
+    }
+    let (xb, yb) = coords.split_at(len);
+    let p = Big::from_hex(p_hex);
+    let b = Big::from_hex(b_hex);
+    let x = Big::from_be(xb);
+    let y = Big::from_be(yb);
+    if x.cmp(&p) != std::cmp::Ordering::Less || y.cmp(&p) != std::cmp::Ordering::Less {
+        return false;
+    }
+    let lhs = y.mul(&y).rem(&p);
+    let x3 = x.mul(&x).rem(&p).mul(&x).rem(&p);
+    let three_x = x.add(&x).add(&x).rem(&p);
+    // x³ − 3x + b  ==  x³ + (p − 3x) + b   (mod p)
+    let rhs = x3.add(&p.sub(&three_x)).add(&b).rem(&p);
+    lhs == rhs
+}
