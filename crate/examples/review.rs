@@ -5,9 +5,14 @@ fn main() {
         eprintln!("usage: review BUNDLE.json REVIEW.json");
         std::process::exit(2);
     };
-    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_else(|e| {
-        eprintln!("{p}: {e}");
-        std::process::exit(2)
-    });
-    println!("{}", palisade::api::review_json(&read(bundle), &read(review)));
+    let read = |p: &str| {
+        std::fs::read_to_string(p).unwrap_or_else(|e| {
+            eprintln!("{p}: {e}");
+            std::process::exit(2)
+        })
+    };
+    println!(
+        "{}",
+        palisade::api::review_json(&read(bundle), &read(review))
+    );
 }

@@ -7,12 +7,17 @@ use serde_json::Value;
 use crate::bundle::ConfigError;
 use crate::context::StaticContext;
 use crate::engine::Engine;
-use crate::review::{ADMISSION_V1, ADMISSION_V1BETA1, AdmissionRequest, AdmissionResponse, AdmissionReviewOut};
+use crate::review::{
+    ADMISSION_V1, ADMISSION_V1BETA1, AdmissionRequest, AdmissionResponse, AdmissionReviewOut,
+};
 
 /// Parse a bundle (JSON) and compile it.
 pub fn configure(bundle_json: &[u8]) -> Result<Engine, ConfigError> {
     let value: Value = serde_json::from_slice(bundle_json).map_err(|e| ConfigError {
-        problems: vec![crate::Problem::at("", format!("the bundle is not valid JSON: {e}"))],
+        problems: vec![crate::Problem::at(
+            "",
+            format!("the bundle is not valid JSON: {e}"),
+        )],
     })?;
     Engine::new(&value)
 }
@@ -21,7 +26,9 @@ pub fn configure(bundle_json: &[u8]) -> Result<Engine, ConfigError> {
 pub fn configure_answer(result: &Result<Engine, ConfigError>) -> String {
     let answer = match result {
         Ok(_) => serde_json::json!({"valid": true}),
-        Err(e) => serde_json::json!({"valid": false, "message": e.to_string(), "problems": e.problems}),
+        Err(e) => {
+            serde_json::json!({"valid": false, "message": e.to_string(), "problems": e.problems})
+        }
     };
     answer.to_string()
 }
@@ -44,35 +51,41 @@ struct Unreadable {
 
 /// Read the input of `validate` into (apiVersion, request, context).
 fn read_input(input: &[u8]) -> Result<(String, AdmissionRequest, StaticContext), Unreadable> {
-    let text = std::str::from_utf8(input)
-        .map_err(|e| Unreadable { message: format!("the AdmissionReview is not valid UTF-8: {e}") })?;
+    let text = std::str::from_utf8(input).map_err(|e| Unreadable {
+        message: format!("the AdmissionReview is not valid UTF-8: {e}"),
+    })?;
     if !text.trim_start().starts_with('{') {
         let message = match serde_json::from_str::<Value>(text) {
-            Ok(other) => format!("the AdmissionReview must be a JSON object, not {}", crate::bundle::type_name(&other)),
+            Ok(other) => format!(
+                "the AdmissionReview must be a JSON object, not {}",
+                crate::bundle::type_name(&other)
+            ),
             Err(e) => format!("the AdmissionReview is not valid JSON: {e}"),
         };
         return Err(Unreadable { message });
     }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let parsed: Input = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let message = if inner.is_syntax() || inner.is_eof() || path == "." {
-            format!("the AdmissionReview is not valid JSON: {inner}")
-        } else {
-            format!("the AdmissionReview has a wrong field: {path}: {inner}")
-        };
-        Unreadable { message }
-    })?;
-    de.end().map_err(|e| Unreadable { message: format!("the AdmissionReview is not valid JSON: {e}") })?;
+    // The fast path reads without tracking field paths; only a failing input is read again to say where it failed.
+    let parsed: Input = match serde_json::from_str(text) {
+        Ok(parsed) => parsed,
+        Err(_) => return Err(explain_unreadable(text)),
+    };
     let (review, context) = match parsed.review {
         Some(review) => (*review, parsed.context),
         None => {
             let context = parsed.context;
-            (Input { context: None, review: None, ..parsed }, context)
+            (
+                Input {
+                    context: None,
+                    review: None,
+                    ..parsed
+                },
+                context,
+            )
         }
     };
-    let api_version = review.api_version.unwrap_or_else(|| ADMISSION_V1.to_owned());
+    let api_version = review
+        .api_version
+        .unwrap_or_else(|| ADMISSION_V1.to_owned());
     if api_version != ADMISSION_V1 && api_version != ADMISSION_V1BETA1 {
         return Err(Unreadable {
             message: format!(
@@ -81,12 +94,42 @@ fn read_input(input: &[u8]) -> Result<(String, AdmissionRequest, StaticContext),
         });
     }
     if let Some(kind) = review.kind.as_deref().filter(|k| *k != "AdmissionReview") {
-        return Err(Unreadable { message: format!("expected kind `AdmissionReview`, not `{kind}`") });
+        return Err(Unreadable {
+            message: format!("expected kind `AdmissionReview`, not `{kind}`"),
+        });
     }
     let Some(request) = review.request else {
-        return Err(Unreadable { message: "the AdmissionReview has no `request`".to_owned() });
+        return Err(Unreadable {
+            message: "the AdmissionReview has no `request`".to_owned(),
+        });
     };
     Ok((api_version, request, context.unwrap_or_default()))
+}
+
+/// Read an input that failed the fast path again, tracking field paths, to say what is wrong and where.
+fn explain_unreadable(text: &str) -> Unreadable {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let result: Result<Input, _> = serde_path_to_error::deserialize(&mut de);
+    match result {
+        Err(e) => {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let message = if inner.is_syntax() || inner.is_eof() || path == "." {
+                format!("the AdmissionReview is not valid JSON: {inner}")
+            } else {
+                format!("the AdmissionReview has a wrong field: {path}: {inner}")
+            };
+            Unreadable { message }
+        }
+        Ok(_) => match de.end() {
+            Err(e) => Unreadable {
+                message: format!("the AdmissionReview is not valid JSON: {e}"),
+            },
+            Ok(()) => Unreadable {
+                message: "the AdmissionReview cannot be read".to_owned(),
+            },
+        },
+    }
 }
 
 /// What we can recover from an unreadable input so the answer still echoes it: (apiVersion, uid).
@@ -94,13 +137,19 @@ fn recover_identity(input: &[u8]) -> (String, String) {
     let Ok(value) = serde_json::from_slice::<Value>(input) else {
         return (ADMISSION_V1.to_owned(), String::new());
     };
-    let review = value.get("review").filter(|r| r.is_object()).unwrap_or(&value);
+    let review = value
+        .get("review")
+        .filter(|r| r.is_object())
+        .unwrap_or(&value);
     let api_version = review
         .get("apiVersion")
         .and_then(Value::as_str)
         .filter(|v| *v == ADMISSION_V1 || *v == ADMISSION_V1BETA1)
         .unwrap_or(ADMISSION_V1);
-    let uid = review.pointer("/request/uid").and_then(Value::as_str).unwrap_or("");
+    let uid = review
+        .pointer("/request/uid")
+        .and_then(Value::as_str)
+        .unwrap_or("");
     (api_version.to_owned(), uid.to_owned())
 }
 
@@ -111,8 +160,11 @@ pub fn validate(engine: Result<&Engine, &str>, input: &[u8]) -> String {
         Ok(parts) => parts,
         Err(Unreadable { message }) => {
             let (api_version, uid) = recover_identity(input);
-            return AdmissionReviewOut::new(&api_version, AdmissionResponse::deny(&uid, 400, "BadRequest", message))
-                .to_json();
+            return AdmissionReviewOut::new(
+                &api_version,
+                AdmissionResponse::deny(&uid, 400, "BadRequest", message),
+            )
+            .to_json();
         }
     };
     let response = match engine {
@@ -128,13 +180,17 @@ pub fn validate(engine: Result<&Engine, &str>, input: &[u8]) -> String {
 }
 
 /// Why `validate` has no engine before any `configure`.
-pub const NEVER_CONFIGURED: &str = "no bundle has been configured (call `configure` with a bundle first)";
+pub const NEVER_CONFIGURED: &str =
+    "no bundle has been configured (call `configure` with a bundle first)";
 
 /// Configure then validate in one call: what the C ABI answers for `configure(bundle)` then `validate(input)`.
 /// Used to check that the library and the built `.wasm` agree.
 pub fn review_json(bundle_json: &str, input_json: &str) -> String {
     let engine = configure(bundle_json.as_bytes());
-    let reason = engine.as_ref().err().map(|e| format!("the last bundle was rejected: {e}"));
+    let reason = engine
+        .as_ref()
+        .err()
+        .map(|e| format!("the last bundle was rejected: {e}"));
     match (&engine, reason) {
         (Ok(engine), _) => validate(Ok(engine), input_json.as_bytes()),
         (Err(_), Some(reason)) => validate(Err(&reason), input_json.as_bytes()),
@@ -165,7 +221,10 @@ mod tests {
 
     #[test]
     fn wrapped_input_with_context() {
-        let out = answer("{}", br#"{"review":{"request":{"uid":"u2"}},"context":{"namespaces":[]}}"#);
+        let out = answer(
+            "{}",
+            br#"{"review":{"request":{"uid":"u2"}},"context":{"namespaces":[]}}"#,
+        );
         assert_eq!(out["response"]["uid"], "u2");
         assert_eq!(out["response"]["allowed"], true);
     }
@@ -178,15 +237,24 @@ mod tests {
             (b"[1,2]", "must be a JSON object, not a list"),
             (b"", "not valid JSON"),
             (br#"{"apiVersion":"admission.k8s.io/v1"}"#, "no `request`"),
-            (br#"{"request":{"uid":"u3","operation":5}}"#, "request.operation"),
-            (br#"{"apiVersion":"v1","request":{}}"#, "unsupported AdmissionReview apiVersion"),
+            (
+                br#"{"request":{"uid":"u3","operation":5}}"#,
+                "request.operation",
+            ),
+            (
+                br#"{"apiVersion":"v1","request":{}}"#,
+                "unsupported AdmissionReview apiVersion",
+            ),
         ] {
             let out = answer("{}", input);
             let response = &out["response"];
             assert_eq!(response["allowed"], false, "{needle}");
             assert_eq!(response["status"]["code"], 400, "{needle}");
             let message = response["status"]["message"].as_str().unwrap();
-            assert!(message.contains(needle), "{message} should contain {needle}");
+            assert!(
+                message.contains(needle),
+                "{message} should contain {needle}"
+            );
         }
         let out = answer("{}", br#"{"request":{"uid":"u3","operation":5}}"#);
         assert_eq!(out["response"]["uid"], "u3");
@@ -194,23 +262,39 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_a_clean_400() {
-        let deep = format!("{{\"request\":{{\"uid\":\"d\",\"object\":{}{}}}}}", "[".repeat(10_000), "]".repeat(10_000));
+        let deep = format!(
+            "{{\"request\":{{\"uid\":\"d\",\"object\":{}{}}}}}",
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
         let out = answer("{}", deep.as_bytes());
         assert_eq!(out["response"]["status"]["code"], 400);
     }
 
     #[test]
     fn not_configured_is_500() {
-        let out: Value = serde_json::from_str(&review_json("[1]", r#"{"request":{"uid":"x"}}"#)).unwrap();
+        let out: Value =
+            serde_json::from_str(&review_json("[1]", r#"{"request":{"uid":"x"}}"#)).unwrap();
         assert_eq!(out["response"]["status"]["code"], 500);
-        assert!(out["response"]["status"]["message"].as_str().unwrap().starts_with("palisade is not configured: "));
+        assert!(
+            out["response"]["status"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("palisade is not configured: ")
+        );
     }
 
     #[test]
     fn configure_answer_lists_problems() {
-        let answer: Value = serde_json::from_str(&configure_answer(&configure(br#"{"policies":[{"kind":"X"},{}]}"#))).unwrap();
+        let answer: Value = serde_json::from_str(&configure_answer(&configure(
+            br#"{"policies":[{"kind":"X"},{}]}"#,
+        )))
+        .unwrap();
         assert_eq!(answer["valid"], false);
         assert_eq!(answer["problems"].as_array().unwrap().len(), 2);
-        assert_eq!(serde_json::from_str::<Value>(&configure_answer(&configure(b"{}"))).unwrap(), serde_json::json!({"valid": true}));
+        assert_eq!(
+            serde_json::from_str::<Value>(&configure_answer(&configure(b"{}"))).unwrap(),
+            serde_json::json!({"valid": true})
+        );
     }
 }

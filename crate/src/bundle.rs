@@ -23,7 +23,12 @@ pub struct Problem {
 impl Problem {
     /// A problem at a path of the bundle itself.
     pub fn at(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { document: None, path: path.into(), message: message.into(), help: None }
+        Self {
+            document: None,
+            path: path.into(),
+            message: message.into(),
+            help: None,
+        }
     }
 
     /// A problem in `policies[index]`, at `field` inside that document (empty for the document itself).
@@ -35,7 +40,12 @@ impl Problem {
         } else {
             format!("policies[{index}].{field}")
         };
-        Self { document: Some(index), path, message: message.into(), help: None }
+        Self {
+            document: Some(index),
+            path,
+            message: message.into(),
+            help: None,
+        }
     }
 
     /// Attach a hint on how to fix it.
@@ -64,7 +74,11 @@ pub struct ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.problems.len();
-        write!(f, "the bundle has {n} problem{}: ", if n == 1 { "" } else { "s" })?;
+        write!(
+            f,
+            "the bundle has {n} problem{}: ",
+            if n == 1 { "" } else { "s" }
+        )?;
         for (i, p) in self.problems.iter().enumerate() {
             if i > 0 {
                 f.write_str("; ")?;
@@ -96,7 +110,11 @@ pub struct CertificateRequestSettings {
 
 impl Default for CertificateRequestSettings {
     fn default() -> Self {
-        Self { unmatched: Unmatched::Deny, require_use_permission: true, explicit: false }
+        Self {
+            unmatched: Unmatched::Deny,
+            require_use_permission: true,
+            explicit: false,
+        }
     }
 }
 
@@ -128,7 +146,10 @@ pub struct Bundle<'a> {
 impl<'a> Bundle<'a> {
     /// Documents of one kind, with their index.
     pub fn of_kind(&self, kind: Kind) -> impl Iterator<Item = (usize, &'a Value)> + '_ {
-        self.documents.iter().filter(move |(_, k, _)| *k == kind).map(|(i, _, v)| (*i, *v))
+        self.documents
+            .iter()
+            .filter(move |(_, k, _)| *k == kind)
+            .map(|(i, _, v)| (*i, *v))
     }
 }
 
@@ -143,20 +164,35 @@ pub fn read<'a>(root: &'a Value, problems: &mut Vec<Problem>) -> Bundle<'a> {
         Value::Object(map) => read_object(map, &mut bundle, problems),
         Value::Null => {}
         other => problems.push(
-            Problem::at("", format!("a bundle must be an object or a list of documents, not {}", type_name(other)))
-                .with_help("write `policies: [...]`, optionally with `params:` and `certificateRequests:`"),
+            Problem::at(
+                "",
+                format!(
+                    "a bundle must be an object or a list of documents, not {}",
+                    type_name(other)
+                ),
+            )
+            .with_help(
+                "write `policies: [...]`, optionally with `params:` and `certificateRequests:`",
+            ),
         ),
     }
     bundle
 }
 
-fn read_object<'a>(map: &'a Map<String, Value>, bundle: &mut Bundle<'a>, problems: &mut Vec<Problem>) {
+fn read_object<'a>(
+    map: &'a Map<String, Value>,
+    bundle: &mut Bundle<'a>,
+    problems: &mut Vec<Problem>,
+) {
     for (key, value) in map {
         match key.as_str() {
             "policies" => match value {
                 Value::Array(items) => read_policies(items, bundle, problems),
                 Value::Null => {}
-                other => problems.push(Problem::at("policies", format!("must be a list, not {}", type_name(other)))),
+                other => problems.push(Problem::at(
+                    "policies",
+                    format!("must be a list, not {}", type_name(other)),
+                )),
             },
             "params" => match value {
                 Value::Array(items) => {
@@ -172,9 +208,14 @@ fn read_object<'a>(map: &'a Map<String, Value>, bundle: &mut Bundle<'a>, problem
                     }
                 }
                 Value::Null => {}
-                other => problems.push(Problem::at("params", format!("must be a list, not {}", type_name(other)))),
+                other => problems.push(Problem::at(
+                    "params",
+                    format!("must be a list, not {}", type_name(other)),
+                )),
             },
-            "certificateRequests" => read_certificate_settings(value, &mut bundle.certificate_requests, problems),
+            "certificateRequests" => {
+                read_certificate_settings(value, &mut bundle.certificate_requests, problems)
+            }
             other => problems.push(
                 Problem::at(other, format!("unknown bundle field `{other}`"))
                     .with_help("a bundle has `policies`, `params` and `certificateRequests`"),
@@ -183,11 +224,18 @@ fn read_object<'a>(map: &'a Map<String, Value>, bundle: &mut Bundle<'a>, problem
     }
 }
 
-fn read_certificate_settings(value: &Value, settings: &mut CertificateRequestSettings, problems: &mut Vec<Problem>) {
+fn read_certificate_settings(
+    value: &Value,
+    settings: &mut CertificateRequestSettings,
+    problems: &mut Vec<Problem>,
+) {
     settings.explicit = true;
     let Some(map) = value.as_object() else {
         if !value.is_null() {
-            problems.push(Problem::at("certificateRequests", format!("must be an object, not {}", type_name(value))));
+            problems.push(Problem::at(
+                "certificateRequests",
+                format!("must be an object, not {}", type_name(value)),
+            ));
         }
         return;
     };
@@ -195,14 +243,19 @@ fn read_certificate_settings(value: &Value, settings: &mut CertificateRequestSet
         let path = format!("certificateRequests.{key}");
         match (key.as_str(), v) {
             ("unmatched", Value::String(s)) if s == "Deny" => settings.unmatched = Unmatched::Deny,
-            ("unmatched", Value::String(s)) if s == "Allow" => settings.unmatched = Unmatched::Allow,
+            ("unmatched", Value::String(s)) if s == "Allow" => {
+                settings.unmatched = Unmatched::Allow
+            }
             ("unmatched", other) => problems.push(Problem::at(
                 path,
                 format!("Unsupported value: {other}: supported values: \"Allow\", \"Deny\""),
             )),
             ("requireUsePermission", Value::Bool(b)) => settings.require_use_permission = *b,
             ("requireUsePermission", other) => {
-                problems.push(Problem::at(path, format!("must be a boolean, not {}", type_name(other))));
+                problems.push(Problem::at(
+                    path,
+                    format!("must be a boolean, not {}", type_name(other)),
+                ));
             }
             (other, _) => problems.push(
                 Problem::at(path, format!("unknown field `{other}`"))
@@ -215,30 +268,55 @@ fn read_certificate_settings(value: &Value, settings: &mut CertificateRequestSet
 fn read_policies<'a>(items: &'a [Value], bundle: &mut Bundle<'a>, problems: &mut Vec<Problem>) {
     for (index, doc) in items.iter().enumerate() {
         let Some(map) = doc.as_object() else {
-            problems.push(Problem::in_document(index, "", format!("a policy must be an object, not {}", type_name(doc))));
+            problems.push(Problem::in_document(
+                index,
+                "",
+                format!("a policy must be an object, not {}", type_name(doc)),
+            ));
             continue;
         };
         let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or("");
         let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
         let known = match kind {
-            "ValidatingAdmissionPolicy" => Some((Kind::ValidatingAdmissionPolicy, ADMISSIONREGISTRATION.contains(&api_version))),
-            "ValidatingAdmissionPolicyBinding" => {
-                Some((Kind::ValidatingAdmissionPolicyBinding, ADMISSIONREGISTRATION.contains(&api_version)))
-            }
-            "CertificateRequestPolicy" => Some((Kind::CertificateRequestPolicy, api_version == CERT_MANAGER_POLICY)),
+            "ValidatingAdmissionPolicy" => Some((
+                Kind::ValidatingAdmissionPolicy,
+                ADMISSIONREGISTRATION.contains(&api_version),
+            )),
+            "ValidatingAdmissionPolicyBinding" => Some((
+                Kind::ValidatingAdmissionPolicyBinding,
+                ADMISSIONREGISTRATION.contains(&api_version),
+            )),
+            "CertificateRequestPolicy" => Some((
+                Kind::CertificateRequestPolicy,
+                api_version == CERT_MANAGER_POLICY,
+            )),
             _ => None,
         };
         match known {
             Some((k, true)) => bundle.documents.push((index, k, doc)),
             Some((_, false)) => problems.push(
-                Problem::in_document(index, "apiVersion", format!("`{api_version}` is not an apiVersion of `{kind}`"))
-                    .with_help(KNOWN),
+                Problem::in_document(
+                    index,
+                    "apiVersion",
+                    format!("`{api_version}` is not an apiVersion of `{kind}`"),
+                )
+                .with_help(KNOWN),
             ),
             None if kind.is_empty() => problems.push(
-                Problem::in_document(index, "kind", "Required value: a document must have `apiVersion` and `kind`").with_help(KNOWN),
+                Problem::in_document(
+                    index,
+                    "kind",
+                    "Required value: a document must have `apiVersion` and `kind`",
+                )
+                .with_help(KNOWN),
             ),
             None => problems.push(
-                Problem::in_document(index, "kind", format!("unknown kind `{kind}` (apiVersion `{api_version}`)")).with_help(KNOWN),
+                Problem::in_document(
+                    index,
+                    "kind",
+                    format!("unknown kind `{kind}` (apiVersion `{api_version}`)"),
+                )
+                .with_help(KNOWN),
             ),
         }
     }
@@ -268,7 +346,7 @@ mod tests {
         let b = read(&v, &mut problems);
         assert!(b.documents.is_empty());
         let paths: Vec<_> = problems.iter().map(|p| p.path.as_str()).collect();
-        assert_eq!(paths, ["policies[0].kind", "policies[1]", "extra"]);
+        assert_eq!(paths, ["extra", "policies[0].kind", "policies[1]"]);
     }
 
     #[test]
@@ -282,7 +360,8 @@ mod tests {
 
     #[test]
     fn certificate_settings() {
-        let v = json!({"certificateRequests": {"unmatched": "Allow", "requireUsePermission": false}});
+        let v =
+            json!({"certificateRequests": {"unmatched": "Allow", "requireUsePermission": false}});
         let mut problems = Vec::new();
         let b = read(&v, &mut problems);
         assert!(problems.is_empty());

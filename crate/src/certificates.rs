@@ -21,7 +21,8 @@ pub struct Policies {
 
 impl Policies {
     pub fn compile(bundle: &Bundle<'_>, problems: &mut Vec<Problem>) -> Self {
-        let docs: Vec<(usize, &serde_json::Value)> = bundle.of_kind(Kind::CertificateRequestPolicy).collect();
+        let docs: Vec<(usize, &serde_json::Value)> =
+            bundle.of_kind(Kind::CertificateRequestPolicy).collect();
         let settings = &bundle.certificate_requests;
         if docs.is_empty() && !settings.explicit {
             return Self { inner: None };
@@ -47,9 +48,15 @@ impl Policies {
     /// Decide a CertificateRequest CREATE; every other request gets no verdict from here.
     pub fn review(&self, request: &AdmissionRequest, cluster: &dyn Cluster) -> Verdict {
         let mut verdict = Verdict::default();
-        let Some(inner) = &self.inner else { return verdict };
-        let is_certificate_request = request.kind.group == "cert-manager.io" && request.kind.kind == "CertificateRequest";
-        if !is_certificate_request || request.operation != "CREATE" || !request.sub_resource.is_empty() {
+        let Some(inner) = &self.inner else {
+            return verdict;
+        };
+        let is_certificate_request =
+            request.kind.group == "cert-manager.io" && request.kind.kind == "CertificateRequest";
+        if !is_certificate_request
+            || request.operation != "CREATE"
+            || !request.sub_resource.is_empty()
+        {
             return verdict;
         }
         let Some(object) = request.object() else {
@@ -64,7 +71,11 @@ impl Policies {
         match inner.evaluate(object, &host) {
             Decision::Approved { .. } | Decision::Unmatched { .. } => {}
             Decision::Denied { message } | Decision::Error { message } => {
-                verdict.denials.push(Denial { code: 403, reason: "Forbidden".to_owned(), message });
+                verdict.denials.push(Denial {
+                    code: 403,
+                    reason: "Forbidden".to_owned(),
+                    message,
+                });
             }
         }
         verdict
@@ -76,8 +87,13 @@ struct ClusterHost<'c> {
 }
 
 impl Host for ClusterHost<'_> {
-    fn namespace_labels(&self, namespace: &str) -> Result<Option<BTreeMap<String, String>>, String> {
-        self.cluster.namespace(namespace).map(|ns| ns.as_ref().map(crate::context::namespace_labels))
+    fn namespace_labels(
+        &self,
+        namespace: &str,
+    ) -> Result<Option<BTreeMap<String, String>>, String> {
+        self.cluster
+            .namespace(namespace)
+            .map(|ns| ns.as_ref().map(crate::context::namespace_labels))
     }
 
     fn can_use(&self, check: &UseCheck) -> Result<bool, String> {

@@ -122,7 +122,10 @@ impl Cluster for StaticContext {
         let Some(entries) = &self.authorizations else {
             return Err("an authorization check is needed but the context has no `authorizations` (add them to the context)".to_owned());
         };
-        Ok(entries.iter().find(|a| a.matches(query)).is_some_and(|a| a.allowed))
+        Ok(entries
+            .iter()
+            .find(|a| a.matches(query))
+            .is_some_and(|a| a.allowed))
     }
 }
 
@@ -131,7 +134,11 @@ pub fn namespace_labels(namespace: &Value) -> BTreeMap<String, String> {
     namespace
         .pointer("/metadata/labels")
         .and_then(Value::as_object)
-        .map(|m| m.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned()))).collect())
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -145,9 +152,16 @@ mod tests {
 
     #[test]
     fn absent_authorizations_is_an_error_but_empty_list_is_no() {
-        let q = AccessQuery { user: "alice".into(), verb: "use".into(), ..Default::default() };
+        let q = AccessQuery {
+            user: "alice".into(),
+            verb: "use".into(),
+            ..Default::default()
+        };
         assert!(ctx(serde_json::json!({})).authorize(&q).is_err());
-        assert_eq!(ctx(serde_json::json!({"authorizations": []})).authorize(&q), Ok(false));
+        assert_eq!(
+            ctx(serde_json::json!({"authorizations": []})).authorize(&q),
+            Ok(false)
+        );
     }
 
     #[test]
@@ -176,9 +190,14 @@ mod tests {
 
     #[test]
     fn namespace_lookup() {
-        let c = ctx(serde_json::json!({"namespaces": [{"metadata": {"name": "a", "labels": {"env": "prod"}}}]}));
+        let c = ctx(
+            serde_json::json!({"namespaces": [{"metadata": {"name": "a", "labels": {"env": "prod"}}}]}),
+        );
         let ns = c.namespace("a").unwrap().unwrap();
-        assert_eq!(namespace_labels(&ns).get("env").map(String::as_str), Some("prod"));
+        assert_eq!(
+            namespace_labels(&ns).get("env").map(String::as_str),
+            Some("prod")
+        );
         assert_eq!(c.namespace("b"), Ok(None));
         assert!(StaticContext::default().namespace("a").is_err());
     }

@@ -20,27 +20,42 @@ impl<'a, 'p> Fields<'a, 'p> {
         let map = match value {
             Value::Object(map) => map,
             other => {
-                problems.push(Problem::in_document(doc, &path, format!("must be an object, not {}", type_name(other))));
+                problems.push(Problem::in_document(
+                    doc,
+                    &path,
+                    format!("must be an object, not {}", type_name(other)),
+                ));
                 &EMPTY
             }
         };
-        Self { doc, path, map, problems }
+        Self {
+            doc,
+            path,
+            map,
+            problems,
+        }
     }
 
     /// The path of a field of this object.
     pub fn child(&self, key: &str) -> String {
-        if self.path.is_empty() { key.to_owned() } else { format!("{}.{key}", self.path) }
+        if self.path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{}.{key}", self.path)
+        }
     }
 
     /// Report a problem at a field of this object.
     pub fn problem(&mut self, key: &str, message: impl Into<String>) {
         let path = self.child(key);
-        self.problems.push(Problem::in_document(self.doc, &path, message));
+        self.problems
+            .push(Problem::in_document(self.doc, &path, message));
     }
 
     /// Report a problem at an exact path inside the document.
     pub fn problem_at(&mut self, path: &str, message: impl Into<String>) {
-        self.problems.push(Problem::in_document(self.doc, path, message));
+        self.problems
+            .push(Problem::in_document(self.doc, path, message));
     }
 
     /// A field, `None` when absent or `null`.
@@ -119,7 +134,12 @@ impl<'a, 'p> Fields<'a, 'p> {
 
     /// Report fields not in `known` (a typo would otherwise be silently ignored).
     pub fn deny_unknown(&mut self, known: &[&str]) {
-        let unknown: Vec<String> = self.map.keys().filter(|k| !known.contains(&k.as_str())).cloned().collect();
+        let unknown: Vec<String> = self
+            .map
+            .keys()
+            .filter(|k| !known.contains(&k.as_str()))
+            .cloned()
+            .collect();
         for key in unknown {
             let message = format!("unknown field `{key}`");
             self.problem(&key, message);
@@ -130,5 +150,8 @@ impl<'a, 'p> Fields<'a, 'p> {
 /// The apiserver's wording for a value outside an enum.
 pub fn unsupported(value: &str, allowed: &[&str]) -> String {
     let list: Vec<String> = allowed.iter().map(|a| format!("{a:?}")).collect();
-    format!("Unsupported value: {value:?}: supported values: {}", list.join(", "))
+    format!(
+        "Unsupported value: {value:?}: supported values: {}",
+        list.join(", ")
+    )
 }

@@ -39,7 +39,11 @@ impl Verdict {
             let causes = self
                 .denials
                 .iter()
-                .map(|d| StatusCause { reason: String::new(), message: d.message.clone(), field: String::new() })
+                .map(|d| StatusCause {
+                    reason: String::new(),
+                    message: d.message.clone(),
+                    field: String::new(),
+                })
                 .collect();
             response.allowed = false;
             response.status = Some(Status {
@@ -76,10 +80,16 @@ impl Engine {
         // Documents of every kind are handled above; this keeps the compiler honest when a kind is added.
         debug_assert!(read.documents.iter().all(|(_, k, _)| matches!(
             k,
-            Kind::ValidatingAdmissionPolicy | Kind::ValidatingAdmissionPolicyBinding | Kind::CertificateRequestPolicy
+            Kind::ValidatingAdmissionPolicy
+                | Kind::ValidatingAdmissionPolicyBinding
+                | Kind::CertificateRequestPolicy
         )));
         if problems.is_empty() {
-            Ok(Self { vap, certificates, diagnostics })
+            Ok(Self {
+                vap,
+                certificates,
+                diagnostics,
+            })
         } else {
             Err(ConfigError { problems })
         }

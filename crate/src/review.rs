@@ -148,7 +148,11 @@ pub struct AdmissionResponse {
 impl AdmissionResponse {
     /// `allowed: true` and nothing else.
     pub fn allow(uid: &str) -> Self {
-        Self { uid: uid.to_owned(), allowed: true, ..Self::default() }
+        Self {
+            uid: uid.to_owned(),
+            allowed: true,
+            ..Self::default()
+        }
     }
 
     /// `allowed: false` with a status code, reason and message.
@@ -179,7 +183,11 @@ pub struct AdmissionReviewOut {
 impl AdmissionReviewOut {
     /// Wrap a response in an AdmissionReview of the given apiVersion.
     pub fn new(api_version: &str, response: AdmissionResponse) -> Self {
-        Self { api_version: api_version.to_owned(), kind: "AdmissionReview", response }
+        Self {
+            api_version: api_version.to_owned(),
+            kind: "AdmissionReview",
+            response,
+        }
     }
 
     /// Serialize; a response always serializes, so this cannot fail in practice, and still answers JSON if it did.

@@ -76,7 +76,12 @@ fn message_fallbacks() {
     ]});
     let r = run(bundle, pod_review(json!({})));
     assert_eq!(r["allowed"], true);
-    let warnings: Vec<&str> = r["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    let warnings: Vec<&str> = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
     assert_eq!(
         warnings,
         [
@@ -91,7 +96,10 @@ fn message_fallbacks() {
 #[test]
 fn runtime_error_follows_failure_policy() {
     let make = |fp: &str| {
-        let mut p = policy("p", json!({"validations": [{"expression": "object.metadata.labels.team == 'a'"}]}));
+        let mut p = policy(
+            "p",
+            json!({"validations": [{"expression": "object.metadata.labels.team == 'a'"}]}),
+        );
         p["spec"]["failurePolicy"] = json!(fp);
         json!({"policies": [p, binding("b", "p", &["Deny"], json!({}))]})
     };
@@ -127,15 +135,23 @@ fn audit_annotations_as_kube_apiserver_writes_them() {
 
 #[test]
 fn params_by_name_and_not_found() {
-    let p = policy("replicas", json!({
+    let p = policy(
+        "replicas",
+        json!({
         "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
-        "validations": [{"expression": "object.metadata.name != params.data.forbidden", "messageExpression": "'name ' + object.metadata.name + ' is forbidden'"}]}));
-    let make = |name: &str, action: &str| json!({
-        "policies": [p.clone(), binding("b", "replicas", &["Deny"], json!({"paramRef": {"name": name, "parameterNotFoundAction": action}}))],
-        "params": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "default"}, "data": {"forbidden": "web"}}]
-    });
+        "validations": [{"expression": "object.metadata.name != params.data.forbidden", "messageExpression": "'name ' + object.metadata.name + ' is forbidden'"}]}),
+    );
+    let make = |name: &str, action: &str| {
+        json!({
+            "policies": [p.clone(), binding("b", "replicas", &["Deny"], json!({"paramRef": {"name": name, "parameterNotFoundAction": action}}))],
+            "params": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "default"}, "data": {"forbidden": "web"}}]
+        })
+    };
     let r = run(make("cfg", "Deny"), pod_review(json!({})));
-    assert_eq!(r["status"]["message"], "ValidatingAdmissionPolicy 'replicas' with binding 'b' denied request: name web is forbidden");
+    assert_eq!(
+        r["status"]["message"],
+        "ValidatingAdmissionPolicy 'replicas' with binding 'b' denied request: name web is forbidden"
+    );
     let r = run(make("other", "Deny"), pod_review(json!({})));
     assert_eq!(
         r["status"]["message"],
@@ -153,7 +169,16 @@ fn bundle_errors_name_the_field() {
     ]});
     let engine = palisade::api::configure(bundle.to_string().as_bytes());
     let err = engine.unwrap_err().to_string();
-    assert!(err.contains("policies[0].spec.validations[0].expression: compilation error"), "{err}");
-    assert!(err.contains("policies[0].spec.validations[1].expression: compilation error"), "{err}");
-    assert!(err.contains("policies[1].spec.validationActions: Invalid value"), "{err}");
+    assert!(
+        err.contains("policies[0].spec.validations[0].expression: compilation error"),
+        "{err}"
+    );
+    assert!(
+        err.contains("policies[0].spec.validations[1].expression: compilation error"),
+        "{err}"
+    );
+    assert!(
+        err.contains("policies[1].spec.validationActions: Invalid value"),
+        "{err}"
+    );
 }

@@ -43,7 +43,9 @@ impl fmt::Display for AnnotateError {
             Self::Read { path, reason } => write!(f, "cannot read `{path}`: {reason}"),
             Self::Write { path, reason } => write!(f, "cannot write `{path}`: {reason}"),
             Self::Syntax(reason) => write!(f, "the metadata is not valid: {reason}"),
-            Self::Invalid(problems) => write!(f, "the metadata is invalid: {}", problems.join("; ")),
+            Self::Invalid(problems) => {
+                write!(f, "the metadata is invalid: {}", problems.join("; "))
+            }
             Self::Module(reason) => write!(f, "cannot annotate the module: {reason}"),
         }
     }
@@ -127,7 +129,9 @@ fn check_asterisk(path: &str, values: &[String], problems: &mut Vec<String>) {
     if values.is_empty() {
         problems.push(format!("{path}: must not be empty"));
     } else if values.len() > 1 && values.iter().any(|v| v == "*") {
-        problems.push(format!("{path}: No other elements can be defined when '*' is used"));
+        problems.push(format!(
+            "{path}: No other elements can be defined when '*' is used"
+        ));
     }
 }
 
@@ -157,11 +161,15 @@ fn check_resources(path: &str, resources: &[String], problems: &mut Vec<String>)
             continue;
         };
         if with_wildcard_subresource.contains(res) {
-            problems.push(format!("{path}: if '{resource}/*' is present, must not specify {res}"));
+            problems.push(format!(
+                "{path}: if '{resource}/*' is present, must not specify {res}"
+            ));
             return;
         }
         if subresource_with_wildcard_resource.contains(sub) {
-            problems.push(format!("{path}: if '*/{sub}' is present, must not specify {resource}"));
+            problems.push(format!(
+                "{path}: if '*/{sub}' is present, must not specify {resource}"
+            ));
             return;
         }
         if sub == "*" {
@@ -172,10 +180,14 @@ fn check_resources(path: &str, resources: &[String], problems: &mut Vec<String>)
         }
     }
     if resources.len() > 1 && has_double_wildcard {
-        problems.push(format!("{path}: if '*/*' is present, must not specify other resources"));
+        problems.push(format!(
+            "{path}: if '*/*' is present, must not specify other resources"
+        ));
     }
     if has_single_wildcard && has_resource_without_subresource {
-        problems.push(format!("{path}: if '*' is present, must not specify other resources without subresources"));
+        problems.push(format!(
+            "{path}: if '*' is present, must not specify other resources without subresources"
+        ));
     }
 }
 
@@ -185,7 +197,10 @@ fn is_known_capability(pattern: &str) -> bool {
         return true;
     }
     match pattern.strip_suffix("/*") {
-        Some(prefix) => HOST_CAPABILITIES.iter().any(|c| c.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('/'))),
+        Some(prefix) => HOST_CAPABILITIES.iter().any(|c| {
+            c.strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with('/'))
+        }),
         None => HOST_CAPABILITIES.contains(&pattern),
     }
 }
@@ -201,33 +216,68 @@ impl Metadata {
             ));
         }
         if !["kubernetes", "raw"].contains(&self.policy_type.as_str()) {
-            problems.push(format!("policyType: unknown policy type `{}`: expected kubernetes or raw", self.policy_type));
+            problems.push(format!(
+                "policyType: unknown policy type `{}`: expected kubernetes or raw",
+                self.policy_type
+            ));
         }
         if self.execution_mode == "kubewarden-wapc" {
             match self.protocol_version.as_deref() {
                 Some("v1") => {}
-                None => problems.push("protocolVersion: required for executionMode kubewarden-wapc".to_owned()),
-                Some(other) => problems.push(format!("protocolVersion: Must specify a valid protocol version, not `{other}`")),
+                None => problems
+                    .push("protocolVersion: required for executionMode kubewarden-wapc".to_owned()),
+                Some(other) => problems.push(format!(
+                    "protocolVersion: Must specify a valid protocol version, not `{other}`"
+                )),
             }
         }
         for (i, rule) in self.rules.iter().enumerate() {
-            check_asterisk(&format!("rules[{i}].apiGroups"), &rule.api_groups, &mut problems);
-            check_asterisk(&format!("rules[{i}].apiVersions"), &rule.api_versions, &mut problems);
-            check_resources(&format!("rules[{i}].resources"), &rule.resources, &mut problems);
-            check_asterisk(&format!("rules[{i}].operations"), &rule.operations, &mut problems);
-            for op in rule.operations.iter().filter(|op| !OPERATIONS.contains(&op.as_str())) {
+            check_asterisk(
+                &format!("rules[{i}].apiGroups"),
+                &rule.api_groups,
+                &mut problems,
+            );
+            check_asterisk(
+                &format!("rules[{i}].apiVersions"),
+                &rule.api_versions,
+                &mut problems,
+            );
+            check_resources(
+                &format!("rules[{i}].resources"),
+                &rule.resources,
+                &mut problems,
+            );
+            check_asterisk(
+                &format!("rules[{i}].operations"),
+                &rule.operations,
+                &mut problems,
+            );
+            for op in rule
+                .operations
+                .iter()
+                .filter(|op| !OPERATIONS.contains(&op.as_str()))
+            {
                 problems.push(format!("rules[{i}].operations: unknown operation `{op}`"));
             }
         }
         for (i, resource) in self.context_aware_resources.iter().enumerate() {
             if resource.api_version.is_empty() {
-                problems.push(format!("contextAwareResources[{i}].apiVersion: must not be empty"));
+                problems.push(format!(
+                    "contextAwareResources[{i}].apiVersion: must not be empty"
+                ));
             }
             if resource.kind.is_empty() {
-                problems.push(format!("contextAwareResources[{i}].kind: must not be empty"));
+                problems.push(format!(
+                    "contextAwareResources[{i}].kind: must not be empty"
+                ));
             }
         }
-        for capability in self.host_capabilities.iter().flatten().filter(|c| !is_known_capability(c)) {
+        for capability in self
+            .host_capabilities
+            .iter()
+            .flatten()
+            .filter(|c| !is_known_capability(c))
+        {
             problems.push(format!(
                 "hostCapabilities: unknown host capability `{capability}`: expected `*`, `<prefix>/*` or one of {}",
                 HOST_CAPABILITIES.join(", ")
@@ -246,7 +296,10 @@ pub fn metadata_json(metadata_yaml: &str, usage: Option<&str>) -> Result<Vec<u8>
         metadata.protocol_version = Some("Unknown".to_owned());
     }
     if let Some(usage) = usage {
-        metadata.annotations.get_or_insert_default().insert(USAGE_ANNOTATION.to_owned(), usage.to_owned());
+        metadata
+            .annotations
+            .get_or_insert_default()
+            .insert(USAGE_ANNOTATION.to_owned(), usage.to_owned());
     }
     let problems = metadata.problems();
     if !problems.is_empty() {
@@ -261,34 +314,46 @@ pub fn annotate(module: &[u8], metadata_json: &[u8]) -> Result<Vec<u8>, Annotate
     let mut out = Vec::with_capacity(module.len() + metadata_json.len() + 32);
     let mut exports_guest_call = false;
     for payload in wasmparser::Parser::new(0).parse_all(module) {
-        let payload = payload.map_err(|e| AnnotateError::Module(format!("not a valid WebAssembly module: {e}")))?;
+        let payload = payload
+            .map_err(|e| AnnotateError::Module(format!("not a valid WebAssembly module: {e}")))?;
         match &payload {
-            wasmparser::Payload::Version { encoding, range, .. } => {
+            wasmparser::Payload::Version {
+                encoding, range, ..
+            } => {
                 if *encoding != wasmparser::Encoding::Module {
-                    return Err(AnnotateError::Module("a component, not a core WebAssembly module".to_owned()));
+                    return Err(AnnotateError::Module(
+                        "a component, not a core WebAssembly module".to_owned(),
+                    ));
                 }
                 out.extend_from_slice(module.get(range.clone()).unwrap_or_default());
                 continue;
             }
             wasmparser::Payload::ExportSection(exports) => {
                 for export in exports.clone() {
-                    let export = export.map_err(|e| AnnotateError::Module(format!("unreadable export: {e}")))?;
+                    let export = export
+                        .map_err(|e| AnnotateError::Module(format!("unreadable export: {e}")))?;
                     exports_guest_call |= export.name == "__guest_call";
                 }
             }
-            wasmparser::Payload::CustomSection(custom) if custom.name() == METADATA_SECTION => continue,
+            wasmparser::Payload::CustomSection(custom) if custom.name() == METADATA_SECTION => {
+                continue;
+            }
             _ => {}
         }
         if let Some((id, range)) = payload.as_section() {
-            let data = module
-                .get(range)
-                .ok_or_else(|| AnnotateError::Module("a section runs past the end of the module".to_owned()))?;
+            let data = module.get(range).ok_or_else(|| {
+                AnnotateError::Module("a section runs past the end of the module".to_owned())
+            })?;
             wasm_encoder::RawSection { id, data }.append_to(&mut out);
         }
     }
     let is_wapc_metadata = serde_json::from_slice::<serde_json::Value>(metadata_json)
         .ok()
-        .and_then(|m| m.get("executionMode").and_then(|v| v.as_str()).map(|v| v == "kubewarden-wapc"))
+        .and_then(|m| {
+            m.get("executionMode")
+                .and_then(|v| v.as_str())
+                .map(|v| v == "kubewarden-wapc")
+        })
         .unwrap_or(true);
     if is_wapc_metadata && !exports_guest_call {
         return Err(AnnotateError::Module(
@@ -296,37 +361,54 @@ pub fn annotate(module: &[u8], metadata_json: &[u8]) -> Result<Vec<u8>, Annotate
                 .to_owned(),
         ));
     }
-    wasm_encoder::CustomSection { name: METADATA_SECTION.into(), data: metadata_json.into() }.append_to(&mut out);
+    wasm_encoder::CustomSection {
+        name: METADATA_SECTION.into(),
+        data: metadata_json.into(),
+    }
+    .append_to(&mut out);
     Ok(out)
 }
 
 /// The metadata embedded in a module, as policy-evaluator reads it: the first `io.kubewarden.metadata` section.
 pub fn read_metadata(module: &[u8]) -> Result<Option<serde_json::Value>, AnnotateError> {
     for payload in wasmparser::Parser::new(0).parse_all(module) {
-        let payload = payload.map_err(|e| AnnotateError::Module(format!("not a valid WebAssembly module: {e}")))?;
+        let payload = payload
+            .map_err(|e| AnnotateError::Module(format!("not a valid WebAssembly module: {e}")))?;
         if let wasmparser::Payload::CustomSection(custom) = payload
             && custom.name() == METADATA_SECTION
         {
             return serde_json::from_slice(custom.data())
                 .map(Some)
-                .map_err(|e| AnnotateError::Module(format!("the `{METADATA_SECTION}` section is not JSON: {e}")));
+                .map_err(|e| {
+                    AnnotateError::Module(format!(
+                        "the `{METADATA_SECTION}` section is not JSON: {e}"
+                    ))
+                });
         }
     }
     Ok(None)
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, AnnotateError> {
-    std::fs::read(path).map_err(|e| AnnotateError::Read { path: path.display().to_string(), reason: e.to_string() })
+    std::fs::read(path).map_err(|e| AnnotateError::Read {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })
 }
 
 fn read_text(path: &Path) -> Result<String, AnnotateError> {
-    String::from_utf8(read(path)?)
-        .map_err(|e| AnnotateError::Read { path: path.display().to_string(), reason: e.to_string() })
+    String::from_utf8(read(path)?).map_err(|e| AnnotateError::Read {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })
 }
 
 /// Write through a temporary file beside the destination, so a reader never sees half a module.
 fn write(path: &Path, bytes: &[u8]) -> Result<(), AnnotateError> {
-    let error = |e: std::io::Error| AnnotateError::Write { path: path.display().to_string(), reason: e.to_string() };
+    let error = |e: std::io::Error| AnnotateError::Write {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    };
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".annotating");
     std::fs::write(&tmp, bytes).map_err(error)?;
@@ -334,7 +416,12 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), AnnotateError> {
 }
 
 /// `palisade annotate -m METADATA [-u USAGE] -o OUTPUT MODULE`: read, annotate, write (OUTPUT may be MODULE).
-pub fn annotate_paths(module: &Path, metadata: &Path, usage: Option<&Path>, output: &Path) -> Result<(), AnnotateError> {
+pub fn annotate_paths(
+    module: &Path,
+    metadata: &Path,
+    usage: Option<&Path>,
+    output: &Path,
+) -> Result<(), AnnotateError> {
     let usage = usage.map(read_text).transpose()?;
     let json = metadata_json(&read_text(metadata)?, usage.as_deref())?;
     let annotated = annotate(&read(module)?, &json)?;
@@ -353,9 +440,15 @@ mod tests {
     /// A waPC-shaped module: exports `__guest_call`, with a custom section before and after it.
     fn wapc_module() -> Vec<u8> {
         let mut module = wasm_encoder::Module::new();
-        module.section(&wasm_encoder::CustomSection { name: "before".into(), data: b"1".as_slice().into() });
+        module.section(&wasm_encoder::CustomSection {
+            name: "before".into(),
+            data: b"1".as_slice().into(),
+        });
         let mut types = wasm_encoder::TypeSection::new();
-        types.ty().function([wasm_encoder::ValType::I32, wasm_encoder::ValType::I32], [wasm_encoder::ValType::I32]);
+        types.ty().function(
+            [wasm_encoder::ValType::I32, wasm_encoder::ValType::I32],
+            [wasm_encoder::ValType::I32],
+        );
         module.section(&types);
         let mut functions = wasm_encoder::FunctionSection::new();
         functions.function(0);
@@ -368,7 +461,10 @@ mod tests {
         f.instructions().i32_const(1).end();
         code.function(&f);
         module.section(&code);
-        module.section(&wasm_encoder::CustomSection { name: "after".into(), data: b"2".as_slice().into() });
+        module.section(&wasm_encoder::CustomSection {
+            name: "after".into(),
+            data: b"2".as_slice().into(),
+        });
         module.finish()
     }
 
@@ -376,7 +472,9 @@ mod tests {
         wasmparser::Parser::new(0)
             .parse_all(module)
             .filter_map(|p| match p.unwrap() {
-                wasmparser::Payload::CustomSection(c) => Some((c.name().to_owned(), c.data().to_vec())),
+                wasmparser::Payload::CustomSection(c) => {
+                    Some((c.name().to_owned(), c.data().to_vec()))
+                }
                 _ => None,
             })
             .collect()
@@ -408,52 +506,106 @@ mod tests {
     #[test]
     fn invalid_metadata_lists_every_problem() {
         let cases = [
-            ("rules:\n- apiGroups: ['', '*']\n  apiVersions: [v1]\n  resources: [pods]\n  operations: [CREATE]\nmutating: false\nprotocolVersion: v1\n",
-             "rules[0].apiGroups: No other elements can be defined when '*' is used"),
-            ("rules:\n- apiGroups: []\n  apiVersions: [v1]\n  resources: [pods]\n  operations: [CREATE]\nmutating: false\nprotocolVersion: v1\n",
-             "rules[0].apiGroups: must not be empty"),
-            ("rules:\n- apiGroups: ['']\n  apiVersions: [v1]\n  resources: [pods]\n  operations: ['*', CREATE]\nmutating: false\nprotocolVersion: v1\n",
-             "rules[0].operations: No other elements can be defined when '*' is used"),
-            ("rules:\n- apiGroups: ['']\n  apiVersions: [v1]\n  resources: ['*', pods]\n  operations: [CREATE]\nmutating: false\nprotocolVersion: v1\n",
-             "rules[0].resources: if '*' is present, must not specify other resources without subresources"),
-            ("rules:\n- apiGroups: ['']\n  apiVersions: [v1]\n  resources: ['*/*', pods]\n  operations: [CREATE]\nmutating: false\nprotocolVersion: v1\n",
-             "rules[0].resources: if '*/*' is present, must not specify other resources"),
-            ("rules:\n- apiGroups: ['']\n  apiVersions: [v1]\n  resources: ['pods/*', pods/log]\n  operations: [CREATE]\nmutating: false\nprotocolVersion: v1\n",
-             "rules[0].resources: if 'pods/log/*' is present, must not specify pods"),
-            ("rules:\n- apiGroups: ['']\n  apiVersions: [v1]\n  resources: ['*/a', b/a]\n  operations: [CREATE]\nmutating: false\nprotocolVersion: v1\n",
-             "rules[0].resources: if '*/a' is present, must not specify b/a"),
-            ("rules: []\nmutating: false\nprotocolVersion: Unknown\n", "protocolVersion: Must specify a valid protocol version"),
+            (
+                "rules:\n- apiGroups: ['', '*']\n  apiVersions: [v1]\n  resources: [pods]\n  operations: [CREATE]\nmutating: false\nprotocolVersion: v1\n",
+                "rules[0].apiGroups: No other elements can be defined when '*' is used",
+            ),
+            (
+                "rules:\n- apiGroups: []\n  apiVersions: [v1]\n  resources: [pods]\n  operations: [CREATE]\nmutating: false\nprotocolVersion: v1\n",
+                "rules[0].apiGroups: must not be empty",
+            ),
+            (
+                "rules:\n- apiGroups: ['']\n  apiVersions: [v1]\n  resources: [pods]\n  operations: ['*', CREATE]\nmutating: false\nprotocolVersion: v1\n",
+                "rules[0].operations: No other elements can be defined when '*' is used",
+            ),
+            (
+                "rules:\n- apiGroups: ['']\n  apiVersions: [v1]\n  resources: ['*', pods]\n  operations: [CREATE]\nmutating: false\nprotocolVersion: v1\n",
+                "rules[0].resources: if '*' is present, must not specify other resources without subresources",
+            ),
+            (
+                "rules:\n- apiGroups: ['']\n  apiVersions: [v1]\n  resources: ['*/*', pods]\n  operations: [CREATE]\nmutating: false\nprotocolVersion: v1\n",
+                "rules[0].resources: if '*/*' is present, must not specify other resources",
+            ),
+            (
+                "rules:\n- apiGroups: ['']\n  apiVersions: [v1]\n  resources: ['pods/*', pods/log]\n  operations: [CREATE]\nmutating: false\nprotocolVersion: v1\n",
+                "rules[0].resources: if 'pods/log/*' is present, must not specify pods",
+            ),
+            (
+                "rules:\n- apiGroups: ['']\n  apiVersions: [v1]\n  resources: ['*/a', b/a]\n  operations: [CREATE]\nmutating: false\nprotocolVersion: v1\n",
+                "rules[0].resources: if '*/a' is present, must not specify b/a",
+            ),
+            (
+                "rules: []\nmutating: false\nprotocolVersion: Unknown\n",
+                "protocolVersion: Must specify a valid protocol version",
+            ),
             ("rules: []\nmutating: false\n", "protocolVersion: required"),
-            ("rules: []\nmutating: false\nprotocolVersion: v1\ncontextAwareResources: [{apiVersion: '', kind: Pod}]\n",
-             "contextAwareResources[0].apiVersion: must not be empty"),
-            ("rules: []\nmutating: false\nprotocolVersion: v1\ncontextAwareResources: [{apiVersion: v1, kind: ''}]\n",
-             "contextAwareResources[0].kind: must not be empty"),
-            ("rules: []\nmutating: false\nprotocolVersion: v1\nhostCapabilities: [kubernetes/get_resources]\n",
-             "hostCapabilities: unknown host capability `kubernetes/get_resources`"),
+            (
+                "rules: []\nmutating: false\nprotocolVersion: v1\ncontextAwareResources: [{apiVersion: '', kind: Pod}]\n",
+                "contextAwareResources[0].apiVersion: must not be empty",
+            ),
+            (
+                "rules: []\nmutating: false\nprotocolVersion: v1\ncontextAwareResources: [{apiVersion: v1, kind: ''}]\n",
+                "contextAwareResources[0].kind: must not be empty",
+            ),
+            (
+                "rules: []\nmutating: false\nprotocolVersion: v1\nhostCapabilities: [kubernetes/get_resources]\n",
+                "hostCapabilities: unknown host capability `kubernetes/get_resources`",
+            ),
         ];
         for (yaml, needle) in cases {
             let err = metadata_json(yaml, None).unwrap_err();
-            assert!(err.to_string().contains(needle), "`{err}` should contain `{needle}`");
+            assert!(
+                err.to_string().contains(needle),
+                "`{err}` should contain `{needle}`"
+            );
         }
         // upstream validate_resource_asterisk_can_coexist_with_resources_that_have_subresources and
         // validate_resource_foo_slash_asterisk_can_mix_with_foo
         for resources in ["['*', a/b, '*/a', 'c/*']", "['a/*', a]"] {
-            let yaml = format!("rules:\n- apiGroups: ['']\n  apiVersions: [v1]\n  resources: {resources}\n  operations: [CREATE]\nmutating: false\nprotocolVersion: v1\n");
+            let yaml = format!(
+                "rules:\n- apiGroups: ['']\n  apiVersions: [v1]\n  resources: {resources}\n  operations: [CREATE]\nmutating: false\nprotocolVersion: v1\n"
+            );
             metadata_json(&yaml, None).unwrap();
         }
-        let two = metadata_json("rules: []\nmutating: false\nexecutionMode: nope\npolicyType: weird\n", None).unwrap_err();
-        let AnnotateError::Invalid(problems) = two else { panic!("{two:?}") };
+        let two = metadata_json(
+            "rules: []\nmutating: false\nexecutionMode: nope\npolicyType: weird\n",
+            None,
+        )
+        .unwrap_err();
+        let AnnotateError::Invalid(problems) = two else {
+            panic!("{two:?}")
+        };
         assert_eq!(problems.len(), 2, "{problems:?}");
-        assert!(matches!(metadata_json("rules: []\nmutating: false\nprotocolVersoin: v1\n", None), Err(AnnotateError::Syntax(_))));
-        assert!(matches!(metadata_json("rules: []\n", None), Err(AnnotateError::Syntax(_))));
+        assert!(matches!(
+            metadata_json("rules: []\nmutating: false\nprotocolVersoin: v1\n", None),
+            Err(AnnotateError::Syntax(_))
+        ));
+        assert!(matches!(
+            metadata_json("rules: []\n", None),
+            Err(AnnotateError::Syntax(_))
+        ));
     }
 
     #[test]
     fn known_host_capability_patterns() {
-        for ok in ["*", "kubernetes/*", "oci/*", "oci/v1/*", "kubernetes/can_i", "crypto/v1/is_certificate_trusted"] {
+        for ok in [
+            "*",
+            "kubernetes/*",
+            "oci/*",
+            "oci/v1/*",
+            "kubernetes/can_i",
+            "crypto/v1/is_certificate_trusted",
+        ] {
             assert!(is_known_capability(ok), "{ok}");
         }
-        for bad in ["kube/*", "oci/v3/*", "kubernetes/can", "kubernetes", "o*", ""] {
+        for bad in [
+            "kube/*",
+            "oci/v3/*",
+            "kubernetes/can",
+            "kubernetes",
+            "o*",
+            "",
+        ] {
             assert!(!is_known_capability(bad), "{bad}");
         }
     }
@@ -465,13 +617,19 @@ mod tests {
         let once = annotate(&module, &json).unwrap();
         let twice = annotate(&once, &json).unwrap();
         assert_eq!(once, twice, "re-annotating replaces the section");
-        assert!(once.starts_with(&module), "every original byte is kept, in order");
+        assert!(
+            once.starts_with(&module),
+            "every original byte is kept, in order"
+        );
         let sections = custom_sections(&once);
         assert_eq!(
             sections.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
             ["before", "after", METADATA_SECTION]
         );
-        assert_eq!(read_metadata(&once).unwrap().unwrap(), serde_json::from_slice::<serde_json::Value>(&json).unwrap());
+        assert_eq!(
+            read_metadata(&once).unwrap().unwrap(),
+            serde_json::from_slice::<serde_json::Value>(&json).unwrap()
+        );
         assert_eq!(read_metadata(&module).unwrap(), None);
         wasmparser::Validator::new().validate_all(&once).unwrap();
     }
@@ -481,10 +639,18 @@ mod tests {
         let not_wapc = wasm_encoder::Module::new().finish();
         let err = annotate(&not_wapc, &metadata_json(MINIMAL, None).unwrap()).unwrap_err();
         assert!(err.to_string().contains("not a waPC guest"), "{err}");
-        let wasi = metadata_json("rules: []\nmutating: false\nexecutionMode: wasi\n", None).unwrap();
-        assert!(std::str::from_utf8(&wasi).unwrap().contains(r#""protocolVersion":"Unknown""#));
+        let wasi =
+            metadata_json("rules: []\nmutating: false\nexecutionMode: wasi\n", None).unwrap();
+        assert!(
+            std::str::from_utf8(&wasi)
+                .unwrap()
+                .contains(r#""protocolVersion":"Unknown""#)
+        );
         annotate(&not_wapc, &wasi).unwrap();
-        assert!(matches!(annotate(b"not wasm", &wasi), Err(AnnotateError::Module(_))));
+        assert!(matches!(
+            annotate(b"not wasm", &wasi),
+            Err(AnnotateError::Module(_))
+        ));
     }
 
     #[test]
@@ -497,7 +663,10 @@ mod tests {
         std::fs::write(&metadata, MINIMAL).unwrap();
         annotate_file(&module, &metadata).unwrap();
         let annotated = std::fs::read(&module).unwrap();
-        assert_eq!(read_metadata(&annotated).unwrap().unwrap()["protocolVersion"], "v1");
+        assert_eq!(
+            read_metadata(&annotated).unwrap().unwrap()["protocolVersion"],
+            "v1"
+        );
         let missing = annotate_file(&dir.join("nope.wasm"), &metadata).unwrap_err();
         assert!(matches!(missing, AnnotateError::Read { .. }), "{missing}");
         std::fs::remove_dir_all(&dir).unwrap();
@@ -506,17 +675,29 @@ mod tests {
     /// The shipped metadata.yml is valid and declares what the guest uses.
     #[test]
     fn shipped_metadata_is_valid() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policies/kubewarden/metadata.yml");
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../policies/kubewarden/metadata.yml");
         let json = metadata_json(&std::fs::read_to_string(path).unwrap(), None).unwrap();
         let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
         assert_eq!(value["protocolVersion"], "v1");
         assert_eq!(value["executionMode"], "kubewarden-wapc");
         assert_eq!(value["mutating"], false);
-        assert_eq!(value["contextAwareResources"], serde_json::json!([{"apiVersion": "v1", "kind": "Namespace"}]));
-        assert_eq!(value["hostCapabilities"], serde_json::json!(["kubernetes/can_i", "kubernetes/get_resource"]));
+        assert_eq!(
+            value["contextAwareResources"],
+            serde_json::json!([{"apiVersion": "v1", "kind": "Namespace"}])
+        );
+        assert_eq!(
+            value["hostCapabilities"],
+            serde_json::json!(["kubernetes/can_i", "kubernetes/get_resource"])
+        );
         for key in ["title", "description", "source", "license", "usage"] {
             let annotation = format!("io.kubewarden.policy.{key}");
-            assert!(value["annotations"][&annotation].as_str().is_some_and(|s| !s.is_empty()), "{annotation}");
+            assert!(
+                value["annotations"][&annotation]
+                    .as_str()
+                    .is_some_and(|s| !s.is_empty()),
+                "{annotation}"
+            );
         }
     }
 }

@@ -24,7 +24,9 @@ use std::time::{Duration, Instant};
 use palisade::{AccessQuery, Cluster, StaticContext};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use wasmtime_provider::{EpochDeadlines, ResourceLimits, WasmtimeEngineProviderBuilder, WasmtimeEngineProviderPre};
+use wasmtime_provider::{
+    EpochDeadlines, ResourceLimits, WasmtimeEngineProviderBuilder, WasmtimeEngineProviderPre,
+};
 
 use crate::annotate;
 use crate::backend::{Backend, HostError};
@@ -46,9 +48,15 @@ struct Grants {
 
 impl Grants {
     fn from_metadata(metadata: &Value) -> Self {
-        let host_capabilities = metadata.get("hostCapabilities").and_then(Value::as_array).map(|list| {
-            list.iter().filter_map(Value::as_str).map(str::to_owned).collect()
-        });
+        let host_capabilities = metadata
+            .get("hostCapabilities")
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            });
         let context_aware_resources = Some(
             metadata
                 .get("contextAwareResources")
@@ -56,23 +64,32 @@ impl Grants {
                 .map(|list| {
                     list.iter()
                         .filter_map(|r| {
-                            Some((r.get("apiVersion")?.as_str()?.to_owned(), r.get("kind")?.as_str()?.to_owned()))
+                            Some((
+                                r.get("apiVersion")?.as_str()?.to_owned(),
+                                r.get("kind")?.as_str()?.to_owned(),
+                            ))
                         })
                         .collect()
                 })
                 .unwrap_or_default(),
         );
-        Self { host_capabilities, context_aware_resources }
+        Self {
+            host_capabilities,
+            context_aware_resources,
+        }
     }
 
     /// policy-evaluator's host-capability patterns: `*`, `<prefix>/*`, or the exact `namespace/operation`.
     fn allows_capability(&self, path: &str) -> bool {
-        let Some(patterns) = &self.host_capabilities else { return true };
+        let Some(patterns) = &self.host_capabilities else {
+            return true;
+        };
         patterns.iter().any(|p| {
             p == "*"
                 || p == path
                 || p.strip_suffix("/*").is_some_and(|prefix| {
-                    path.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('/'))
+                    path.strip_prefix(prefix)
+                        .is_some_and(|rest| rest.starts_with('/'))
                 })
         })
     }
@@ -124,7 +141,13 @@ struct ResourceAttributes {
 
 /// The host callback: policy-evaluator's `host_callback` for the capabilities a case's context can answer, with
 /// policy-server's wording for refusals.
-fn answer(state: &HostState, binding: &str, namespace: &str, operation: &str, payload: &[u8]) -> Result<Vec<u8>, String> {
+fn answer(
+    state: &HostState,
+    binding: &str,
+    namespace: &str,
+    operation: &str,
+    payload: &[u8],
+) -> Result<Vec<u8>, String> {
     if binding != "kubewarden" {
         return Err(format!("unknown binding: {binding}"));
     }
@@ -141,12 +164,21 @@ fn answer(state: &HostState, binding: &str, namespace: &str, operation: &str, pa
         ("kubernetes", "get_resource") => get_resource(state, payload),
         ("kubernetes", "can_i") => can_i(state, payload),
         ("kubernetes", "list_resources_by_namespace" | "list_resources_all")
-        | ("oci", "v1/verify" | "v2/verify" | "v1/manifest_digest" | "v1/oci_manifest" | "v1/oci_manifest_config")
+        | (
+            "oci",
+            "v1/verify"
+            | "v2/verify"
+            | "v1/manifest_digest"
+            | "v1/oci_manifest"
+            | "v1/oci_manifest_config",
+        )
         | ("net", "v1/dns_lookup_host")
-        | ("crypto", "v1/is_certificate_trusted") => {
-            Err(format!("the harness cannot answer `{namespace}/{operation}` from a case's context"))
+        | ("crypto", "v1/is_certificate_trusted") => Err(format!(
+            "the harness cannot answer `{namespace}/{operation}` from a case's context"
+        )),
+        ("tracing" | "kubernetes" | "oci" | "net" | "crypto", _) => {
+            Err(format!("unknown operation: {operation}"))
         }
-        ("tracing" | "kubernetes" | "oci" | "net" | "crypto", _) => Err(format!("unknown operation: {operation}")),
         _ => Err(format!("unknown namespace: {namespace}")),
     }
 }
@@ -160,7 +192,9 @@ fn get_resource(state: &HostState, payload: &[u8]) -> Result<Vec<u8>, String> {
         ));
     }
     if (api_version.as_str(), kind.as_str()) != ("v1", "Namespace") {
-        return Err(format!("the harness context holds only v1/Namespace objects, not `{api_version}/{kind}`"));
+        return Err(format!(
+            "the harness context holds only v1/Namespace objects, not `{api_version}/{kind}`"
+        ));
     }
     match state.context.namespace(name)? {
         Some(object) => serde_json::to_vec(&object).map_err(|e| e.to_string()),
@@ -221,27 +255,43 @@ pub struct KubewardenInstance {
 impl KubewardenInstance {
     /// Call one waPC operation; the answer's bytes, or why there is none.
     pub fn call(&self, operation: &str, payload: &[u8]) -> Result<Vec<u8>, HostError> {
-        self.host.call(operation, payload).map_err(|e| call_error(operation, &e.to_string(), self.deadline))
+        self.host
+            .call(operation, payload)
+            .map_err(|e| call_error(operation, &e.to_string(), self.deadline))
     }
 }
 
 fn epoch_ticks(deadline: Duration) -> u64 {
-    u64::try_from(deadline.as_nanos().div_ceil(TICK.as_nanos().max(1))).unwrap_or(u64::MAX).max(1)
+    u64::try_from(deadline.as_nanos().div_ceil(TICK.as_nanos().max(1)))
+        .unwrap_or(u64::MAX)
+        .max(1)
 }
 
 /// A waPC call error as a [`HostError`]: the deadline, a trap, or a waPC error the guest answered.
 fn call_error(call: &str, message: &str, deadline: Duration) -> HostError {
     if message.contains(EPOCH_INTERRUPTED) {
-        HostError::Timeout { call: call.to_owned(), deadline }
+        HostError::Timeout {
+            call: call.to_owned(),
+            deadline,
+        }
     } else if message.contains("wasm trap") || message.contains("wasm backtrace") {
-        HostError::Trap { call: call.to_owned(), reason: message.to_owned() }
+        HostError::Trap {
+            call: call.to_owned(),
+            reason: message.to_owned(),
+        }
     } else {
-        HostError::BadOutput { call: call.to_owned(), reason: format!("the guest answered a waPC error: {message}") }
+        HostError::BadOutput {
+            call: call.to_owned(),
+            reason: format!("the guest answered a waPC error: {message}"),
+        }
     }
 }
 
 fn bad_output(call: &str, reason: impl Into<String>) -> HostError {
-    HostError::BadOutput { call: call.to_owned(), reason: reason.into() }
+    HostError::BadOutput {
+        call: call.to_owned(),
+        reason: reason.into(),
+    }
 }
 
 /// `{"request": review.request, "settings": bundle}`, the payload policy-server sends to `validate`.
@@ -259,19 +309,33 @@ pub fn admission_review(review: &Value, validation_response: &[u8]) -> Result<Va
     let accepted = response
         .get("accepted")
         .and_then(Value::as_bool)
-        .ok_or_else(|| bad_output("validate", "the ValidationResponse has no boolean `accepted`"))?;
+        .ok_or_else(|| {
+            bad_output(
+                "validate",
+                "the ValidationResponse has no boolean `accepted`",
+            )
+        })?;
     let present = |key: &str| response.get(key).filter(|v| !v.is_null());
     if present("mutated_object").is_some() {
-        return Err(bad_output("validate", "the ValidationResponse mutates the object, but Palisade never mutates"));
+        return Err(bad_output(
+            "validate",
+            "the ValidationResponse mutates the object, but Palisade never mutates",
+        ));
     }
     let mut out = Map::new();
-    let uid = review.pointer("/request/uid").and_then(Value::as_str).unwrap_or_default();
+    let uid = review
+        .pointer("/request/uid")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     out.insert("uid".into(), json!(uid));
     out.insert("allowed".into(), json!(accepted));
     let message = present("message");
     let code = present("code");
     if message.is_some_and(|m| !m.is_string()) || code.is_some_and(|c| !c.is_u64()) {
-        return Err(bad_output("validate", "the ValidationResponse's `message` or `code` has the wrong type"));
+        return Err(bad_output(
+            "validate",
+            "the ValidationResponse's `message` or `code` has the wrong type",
+        ));
     }
     if message.is_some() || code.is_some() {
         let mut status = Map::new();
@@ -284,14 +348,26 @@ pub fn admission_review(review: &Value, validation_response: &[u8]) -> Result<Va
         out.insert("status".into(), Value::Object(status));
     }
     if let Some(annotations) = present("audit_annotations") {
-        if !annotations.as_object().is_some_and(|m| m.values().all(Value::is_string)) {
-            return Err(bad_output("validate", "the ValidationResponse's `audit_annotations` is not a string map"));
+        if !annotations
+            .as_object()
+            .is_some_and(|m| m.values().all(Value::is_string))
+        {
+            return Err(bad_output(
+                "validate",
+                "the ValidationResponse's `audit_annotations` is not a string map",
+            ));
         }
         out.insert("auditAnnotations".into(), annotations.clone());
     }
     if let Some(warnings) = present("warnings") {
-        if !warnings.as_array().is_some_and(|w| w.iter().all(Value::is_string)) {
-            return Err(bad_output("validate", "the ValidationResponse's `warnings` is not a list of strings"));
+        if !warnings
+            .as_array()
+            .is_some_and(|w| w.iter().all(Value::is_string))
+        {
+            return Err(bad_output(
+                "validate",
+                "the ValidationResponse's `warnings` is not a list of strings",
+            ));
         }
         out.insert("warnings".into(), warnings.clone());
     }
@@ -300,17 +376,32 @@ pub fn admission_review(review: &Value, validation_response: &[u8]) -> Result<Va
         .and_then(Value::as_str)
         .filter(|v| *v == ADMISSION_V1 || *v == ADMISSION_V1BETA1)
         .unwrap_or(ADMISSION_V1);
-    Ok(json!({ "apiVersion": api_version, "kind": "AdmissionReview", "response": Value::Object(out) }))
+    Ok(
+        json!({ "apiVersion": api_version, "kind": "AdmissionReview", "response": Value::Object(out) }),
+    )
 }
 
 /// A `validate_settings` answer: `Ok(None)` valid, `Ok(Some(message))` invalid.
 fn settings_answer(bytes: &[u8]) -> Result<Option<String>, HostError> {
-    let answer: Value = serde_json::from_slice(bytes)
-        .map_err(|e| bad_output("validate_settings", format!("not a SettingsValidationResponse: {e}")))?;
+    let answer: Value = serde_json::from_slice(bytes).map_err(|e| {
+        bad_output(
+            "validate_settings",
+            format!("not a SettingsValidationResponse: {e}"),
+        )
+    })?;
     match answer.get("valid").and_then(Value::as_bool) {
         Some(true) => Ok(None),
-        Some(false) => Ok(Some(answer.get("message").and_then(Value::as_str).unwrap_or_default().to_owned())),
-        None => Err(bad_output("validate_settings", "the SettingsValidationResponse has no boolean `valid`")),
+        Some(false) => Ok(Some(
+            answer
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+        )),
+        None => Err(bad_output(
+            "validate_settings",
+            "the SettingsValidationResponse has no boolean `valid`",
+        )),
     }
 }
 
@@ -320,7 +411,10 @@ impl KubewardenBackend {
     pub fn load(path: &Path) -> Result<Self, HostError> {
         let bytes = read_module(path)?;
         let backend = Self::from_bytes(path, &bytes)?;
-        let load_err = |reason: String| HostError::Load { module: path.display().to_string(), reason };
+        let load_err = |reason: String| HostError::Load {
+            module: path.display().to_string(),
+            reason,
+        };
         let Some(metadata) = &backend.metadata else {
             return Err(load_err(format!(
                 "the module has no `{}` section, so policy-server would refuse it (annotate it with `palisade annotate`)",
@@ -328,11 +422,21 @@ impl KubewardenBackend {
             )));
         };
         if metadata.get("protocolVersion").and_then(Value::as_str) != Some("v1") {
-            return Err(load_err("the module's metadata does not say protocolVersion v1".to_owned()));
+            return Err(load_err(
+                "the module's metadata does not say protocolVersion v1".to_owned(),
+            ));
         }
-        let version = backend.instantiate(None, DEFAULT_DEADLINE)?.call("protocol_version", &[])?;
+        let version = backend
+            .instantiate(None, DEFAULT_DEADLINE)?
+            .call("protocol_version", &[])?;
         if serde_json::from_slice::<Value>(&version).ok() != Some(json!("v1")) {
-            return Err(bad_output("protocol_version", format!("expected `\"v1\"`, got `{}`", String::from_utf8_lossy(&version))));
+            return Err(bad_output(
+                "protocol_version",
+                format!(
+                    "expected `\"v1\"`, got `{}`",
+                    String::from_utf8_lossy(&version)
+                ),
+            ));
         }
         Ok(backend)
     }
@@ -344,7 +448,10 @@ impl KubewardenBackend {
 
     /// Compile a module from bytes; `path` only names it. Metadata, when present, gates host capabilities.
     pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self, HostError> {
-        let load_err = |reason: String| HostError::Load { module: path.display().to_string(), reason };
+        let load_err = |reason: String| HostError::Load {
+            module: path.display().to_string(),
+            reason,
+        };
         let runtime = Runtime::shared()?;
         // Text (`.wat`) test guests carry no custom sections.
         let metadata = if bytes.starts_with(b"\0asm") {
@@ -365,8 +472,17 @@ impl KubewardenBackend {
             })
             .build_pre()
             .map_err(|e| load_err(e.to_string()))?;
-        let grants = metadata.as_ref().map(Grants::from_metadata).unwrap_or_default();
-        Ok(Self { path: path.to_path_buf(), pre, grants, metadata, compile_time })
+        let grants = metadata
+            .as_ref()
+            .map(Grants::from_metadata)
+            .unwrap_or_default();
+        Ok(Self {
+            path: path.to_path_buf(),
+            pre,
+            grants,
+            metadata,
+            compile_time,
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -383,7 +499,11 @@ impl KubewardenBackend {
     }
 
     /// A fresh instance (`wapc_init` run) whose host capabilities answer from `context`; every call has `deadline`.
-    pub fn instantiate(&self, context: Option<&Value>, deadline: Duration) -> Result<KubewardenInstance, HostError> {
+    pub fn instantiate(
+        &self,
+        context: Option<&Value>,
+        deadline: Duration,
+    ) -> Result<KubewardenInstance, HostError> {
         let context: StaticContext = match context {
             None => StaticContext::default(),
             Some(value) => serde_json::from_value(value.clone())
@@ -392,29 +512,55 @@ impl KubewardenBackend {
         let ticks = epoch_ticks(deadline);
         let provider = self
             .pre
-            .rehydrate(Some(EpochDeadlines { wapc_init: ticks, wapc_func: ticks }))
-            .map_err(|e| HostError::Load { module: self.path.display().to_string(), reason: e.to_string() })?;
-        let state = Arc::new(HostState { context, grants: self.grants.clone() });
-        let callback = move |_id: u64, binding: &str, namespace: &str, operation: &str, payload: &[u8]| {
-            answer(&state, binding, namespace, operation, payload).map_err(Into::into)
-        };
-        let host = wapc::WapcHost::new(Box::new(provider), Some(Box::new(callback))).map_err(|e| {
-            let message = e.to_string();
-            if message.contains(INIT_INTERRUPTED) {
-                HostError::Timeout { call: "wapc_init".into(), deadline }
-            } else if message.contains("Initialization failed: ") {
-                HostError::Trap { call: "wapc_init".into(), reason: message }
-            } else {
-                HostError::Load { module: self.path.display().to_string(), reason: message }
-            }
-        })?;
+            .rehydrate(Some(EpochDeadlines {
+                wapc_init: ticks,
+                wapc_func: ticks,
+            }))
+            .map_err(|e| HostError::Load {
+                module: self.path.display().to_string(),
+                reason: e.to_string(),
+            })?;
+        let state = Arc::new(HostState {
+            context,
+            grants: self.grants.clone(),
+        });
+        let callback =
+            move |_id: u64, binding: &str, namespace: &str, operation: &str, payload: &[u8]| {
+                answer(&state, binding, namespace, operation, payload).map_err(Into::into)
+            };
+        let host =
+            wapc::WapcHost::new(Box::new(provider), Some(Box::new(callback))).map_err(|e| {
+                let message = e.to_string();
+                if message.contains(INIT_INTERRUPTED) {
+                    HostError::Timeout {
+                        call: "wapc_init".into(),
+                        deadline,
+                    }
+                } else if message.contains("Initialization failed: ") {
+                    HostError::Trap {
+                        call: "wapc_init".into(),
+                        reason: message,
+                    }
+                } else {
+                    HostError::Load {
+                        module: self.path.display().to_string(),
+                        reason: message,
+                    }
+                }
+            })?;
         Ok(KubewardenInstance { host, deadline })
     }
 
     /// policy-server's request path: a fresh instance, then `validate` with the settings (no `validate_settings`,
     /// which policy-server runs once at start-up). The ValidationResponse bytes.
-    pub fn validate_fresh(&self, payload: &[u8], context: Option<&Value>, deadline: Duration) -> Result<Vec<u8>, HostError> {
-        self.instantiate(context, deadline)?.call("validate", payload)
+    pub fn validate_fresh(
+        &self,
+        payload: &[u8],
+        context: Option<&Value>,
+        deadline: Duration,
+    ) -> Result<Vec<u8>, HostError> {
+        self.instantiate(context, deadline)?
+            .call("validate", payload)
     }
 }
 
@@ -424,12 +570,16 @@ fn read_module(path: &Path) -> Result<Vec<u8>, HostError> {
         if e.kind() == std::io::ErrorKind::NotFound {
             reason.push_str(" (build it with `cargo build --release -p palisade-harness`)");
         }
-        HostError::Load { module: path.display().to_string(), reason }
+        HostError::Load {
+            module: path.display().to_string(),
+            reason,
+        }
     })
 }
 
 fn settings_bytes(bundle: &Value) -> Result<Vec<u8>, HostError> {
-    serde_json::to_vec(bundle).map_err(|e| HostError::Host(format!("cannot encode the bundle: {e}")))
+    serde_json::to_vec(bundle)
+        .map_err(|e| HostError::Host(format!("cannot encode the bundle: {e}")))
 }
 
 impl Backend for KubewardenBackend {
@@ -478,8 +628,10 @@ pub fn bench_samples(
     warmup: usize,
     iterations: usize,
 ) -> Result<Vec<BenchSamples>, HostError> {
-    let reused: Vec<KubewardenInstance> =
-        backends.iter().map(|b| b.instantiate(context, DEFAULT_DEADLINE)).collect::<Result<_, _>>()?;
+    let reused: Vec<KubewardenInstance> = backends
+        .iter()
+        .map(|b| b.instantiate(context, DEFAULT_DEADLINE))
+        .collect::<Result<_, _>>()?;
     let mut samples = vec![BenchSamples::default(); backends.len()];
     let check = |bytes: &[u8]| admission_review(&Value::Null, bytes).map(|_| ());
     for round in 0..warmup.saturating_add(iterations) {
@@ -510,19 +662,31 @@ mod tests {
     fn state(context: Value, metadata: Option<Value>) -> HostState {
         HostState {
             context: serde_json::from_value(context).unwrap(),
-            grants: metadata.as_ref().map(Grants::from_metadata).unwrap_or_default(),
+            grants: metadata
+                .as_ref()
+                .map(Grants::from_metadata)
+                .unwrap_or_default(),
         }
     }
 
     fn shipped_metadata() -> Value {
-        let yaml = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../policies/kubewarden/metadata.yml")).unwrap();
+        let yaml = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../policies/kubewarden/metadata.yml"),
+        )
+        .unwrap();
         serde_json::from_slice(&annotate::metadata_json(&yaml, None).unwrap()).unwrap()
     }
 
     fn get(state: &HostState, name: &str) -> Result<Value, String> {
         let payload = json!({"api_version": "v1", "kind": "Namespace", "name": name, "namespace": null, "disable_cache": false});
-        answer(state, "kubewarden", "kubernetes", "get_resource", payload.to_string().as_bytes())
-            .map(|b| serde_json::from_slice(&b).unwrap())
+        answer(
+            state,
+            "kubewarden",
+            "kubernetes",
+            "get_resource",
+            payload.to_string().as_bytes(),
+        )
+        .map(|b| serde_json::from_slice(&b).unwrap())
     }
 
     #[test]
@@ -531,14 +695,23 @@ mod tests {
             json!({"namespaces": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a", "labels": {"env": "prod"}}}]}),
             Some(shipped_metadata()),
         );
-        assert_eq!(get(&s, "team-a").unwrap()["metadata"]["labels"]["env"], "prod");
+        assert_eq!(
+            get(&s, "team-a").unwrap()["metadata"]["labels"]["env"],
+            "prod"
+        );
         // policy-evaluator's wording for a missing object; the guest reads it as "no such namespace".
         let missing = get(&s, "nope").unwrap_err();
-        assert_eq!(missing, "Cannot find v1/Namespace named 'nope' inside of namespace 'None'");
+        assert_eq!(
+            missing,
+            "Cannot find v1/Namespace named 'nope' inside of namespace 'None'"
+        );
         assert!(missing.starts_with(palisade_kubewarden_not_found_prefix()));
         // No `namespaces` in the context: the same message the C ABI module gives.
         let empty = state(json!({}), None);
-        assert_eq!(get(&empty, "a").unwrap_err(), StaticContext::default().namespace("a").unwrap_err());
+        assert_eq!(
+            get(&empty, "a").unwrap_err(),
+            StaticContext::default().namespace("a").unwrap_err()
+        );
     }
 
     /// The prefix the guest (crate/src/abi/kubewarden.rs `NAMESPACE_NOT_FOUND_PREFIX`) reads as "not found".
@@ -552,23 +725,50 @@ mod tests {
         let s = state(json!({"namespaces": []}), Some(metadata.clone()));
         let pods = json!({"api_version": "v1", "kind": "Pod", "name": "p", "namespace": "a", "disable_cache": false});
         assert_eq!(
-            answer(&s, "kubewarden", "kubernetes", "get_resource", pods.to_string().as_bytes()).unwrap_err(),
+            answer(
+                &s,
+                "kubewarden",
+                "kubernetes",
+                "get_resource",
+                pods.to_string().as_bytes()
+            )
+            .unwrap_err(),
             "Policy has not been granted access to Kubernetes v1/Pod resources. The violation has been reported."
         );
         assert_eq!(
             answer(&s, "kubewarden", "kubernetes", "list_resources_all", b"{}").unwrap_err(),
             "Policy has not been granted access to the 'kubernetes/list_resources_all' host capability. The violation has been reported."
         );
-        assert_eq!(answer(&s, "other", "kubernetes", "can_i", b"{}").unwrap_err(), "unknown binding: other");
-        assert_eq!(answer(&s, "kubewarden", "tracing", "log", b"{}").unwrap(), Vec::<u8>::new());
+        assert_eq!(
+            answer(&s, "other", "kubernetes", "can_i", b"{}").unwrap_err(),
+            "unknown binding: other"
+        );
+        assert_eq!(
+            answer(&s, "kubewarden", "tracing", "log", b"{}").unwrap(),
+            Vec::<u8>::new()
+        );
         metadata["hostCapabilities"] = json!(["kubernetes/*"]);
         let s = state(json!({}), Some(metadata.clone()));
-        assert!(answer(&s, "kubewarden", "kubernetes", "list_resources_all", b"{}").unwrap_err().contains("cannot answer"));
-        assert!(answer(&s, "kubewarden", "oci", "v1/verify", b"{}").unwrap_err().contains("'oci/v1/verify' host capability"));
+        assert!(
+            answer(&s, "kubewarden", "kubernetes", "list_resources_all", b"{}")
+                .unwrap_err()
+                .contains("cannot answer")
+        );
+        assert!(
+            answer(&s, "kubewarden", "oci", "v1/verify", b"{}")
+                .unwrap_err()
+                .contains("'oci/v1/verify' host capability")
+        );
         metadata["hostCapabilities"] = json!(["*"]);
         let s = state(json!({}), Some(metadata));
-        assert_eq!(answer(&s, "kubewarden", "nope", "x", b"{}").unwrap_err(), "unknown namespace: nope");
-        assert_eq!(answer(&s, "kubewarden", "kubernetes", "x", b"{}").unwrap_err(), "unknown operation: x");
+        assert_eq!(
+            answer(&s, "kubewarden", "nope", "x", b"{}").unwrap_err(),
+            "unknown namespace: nope"
+        );
+        assert_eq!(
+            answer(&s, "kubewarden", "kubernetes", "x", b"{}").unwrap_err(),
+            "unknown operation: x"
+        );
     }
 
     #[test]
@@ -583,14 +783,33 @@ mod tests {
                 "group": "policy.cert-manager.io", "name": "team-a-certs", "namespace": "team-a",
                 "resource": "certificaterequestpolicies", "subresource": null, "verb": "use", "version": null},
                 "user": user}, "disable_cache": false});
-            answer(&s, "kubewarden", "kubernetes", "can_i", payload.to_string().as_bytes())
-                .map(|b| serde_json::from_slice::<Value>(&b).unwrap())
+            answer(
+                &s,
+                "kubewarden",
+                "kubernetes",
+                "can_i",
+                payload.to_string().as_bytes(),
+            )
+            .map(|b| serde_json::from_slice::<Value>(&b).unwrap())
         };
-        assert_eq!(ask("alice", json!(["devs"])).unwrap(), json!({"allowed": true}));
-        assert_eq!(ask("alice", Value::Null).unwrap(), json!({"allowed": false}));
+        assert_eq!(
+            ask("alice", json!(["devs"])).unwrap(),
+            json!({"allowed": true})
+        );
+        assert_eq!(
+            ask("alice", Value::Null).unwrap(),
+            json!({"allowed": false})
+        );
         let none = state(json!({}), None);
         let payload = json!({"subject_access_review": {"groups": null, "resource_attributes": {"resource": "r", "verb": "v"}, "user": "u"}, "disable_cache": false});
-        let err = answer(&none, "kubewarden", "kubernetes", "can_i", payload.to_string().as_bytes()).unwrap_err();
+        let err = answer(
+            &none,
+            "kubewarden",
+            "kubernetes",
+            "can_i",
+            payload.to_string().as_bytes(),
+        )
+        .unwrap_err();
         assert!(err.contains("context has no `authorizations`"), "{err}");
         assert!(answer(&none, "kubewarden", "kubernetes", "can_i", b"{}").is_err());
     }
@@ -609,19 +828,56 @@ mod tests {
                 "uid": "u1", "allowed": false, "status": {"message": "no", "code": 403},
                 "auditAnnotations": {"a/b": "c"}, "warnings": ["w"]}})
         );
-        let allowed = admission_review(&json!({"request": {"uid": "u2"}}), br#"{"accepted":true,"message":null,"code":null}"#).unwrap();
-        assert_eq!(allowed, json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {"uid": "u2", "allowed": true}}));
-        for bad in [&b"nope"[..], br#"{"message":"x"}"#, br#"{"accepted":true,"mutated_object":{}}"#, br#"{"accepted":true,"warnings":[1]}"#, br#"{"accepted":false,"code":"x"}"#] {
-            assert!(matches!(admission_review(&review, bad), Err(HostError::BadOutput { .. })), "{}", String::from_utf8_lossy(bad));
+        let allowed = admission_review(
+            &json!({"request": {"uid": "u2"}}),
+            br#"{"accepted":true,"message":null,"code":null}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            allowed,
+            json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {"uid": "u2", "allowed": true}})
+        );
+        for bad in [
+            &b"nope"[..],
+            br#"{"message":"x"}"#,
+            br#"{"accepted":true,"mutated_object":{}}"#,
+            br#"{"accepted":true,"warnings":[1]}"#,
+            br#"{"accepted":false,"code":"x"}"#,
+        ] {
+            assert!(
+                matches!(
+                    admission_review(&review, bad),
+                    Err(HostError::BadOutput { .. })
+                ),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
         }
     }
 
     #[test]
     fn wapc_errors_are_named() {
         let d = Duration::from_millis(5);
-        assert!(matches!(call_error("validate", "Guest call failure: guest code interrupted, execution deadline exceeded", d), HostError::Timeout { .. }));
-        assert!(matches!(call_error("validate", "error while executing at wasm backtrace:\n 0: ...", d), HostError::Trap { .. }));
-        assert!(matches!(call_error("validate", "No handler registered for function validate", d), HostError::BadOutput { .. }));
+        assert!(matches!(
+            call_error(
+                "validate",
+                "Guest call failure: guest code interrupted, execution deadline exceeded",
+                d
+            ),
+            HostError::Timeout { .. }
+        ));
+        assert!(matches!(
+            call_error(
+                "validate",
+                "error while executing at wasm backtrace:\n 0: ...",
+                d
+            ),
+            HostError::Trap { .. }
+        ));
+        assert!(matches!(
+            call_error("validate", "No handler registered for function validate", d),
+            HostError::BadOutput { .. }
+        ));
         assert_eq!(epoch_ticks(Duration::from_secs(1)), 1000);
         assert_eq!(epoch_ticks(Duration::ZERO), 1);
     }
@@ -639,15 +895,33 @@ mod tests {
 
     #[test]
     fn endless_guests_time_out_with_the_deadline() {
-        let backend = KubewardenBackend::from_bytes(Path::new("loop.wat"), &wat_guest("(loop (br 0)) (i32.const 1)")).unwrap();
+        let backend = KubewardenBackend::from_bytes(
+            Path::new("loop.wat"),
+            &wat_guest("(loop (br 0)) (i32.const 1)"),
+        )
+        .unwrap();
         let deadline = Duration::from_millis(50);
         let started = Instant::now();
-        let err = backend.instantiate(None, deadline).unwrap().call("validate", b"{}").unwrap_err();
-        assert_eq!(err, HostError::Timeout { call: "validate".into(), deadline });
+        let err = backend
+            .instantiate(None, deadline)
+            .unwrap()
+            .call("validate", b"{}")
+            .unwrap_err();
+        assert_eq!(
+            err,
+            HostError::Timeout {
+                call: "validate".into(),
+                deadline
+            }
+        );
         assert!(started.elapsed() < Duration::from_secs(5));
-        let trap = KubewardenBackend::from_bytes(Path::new("trap.wat"), &wat_guest("unreachable")).unwrap();
+        let trap = KubewardenBackend::from_bytes(Path::new("trap.wat"), &wat_guest("unreachable"))
+            .unwrap();
         let err = trap.check(&json!({})).unwrap_err();
-        assert!(matches!(err, HostError::Trap { ref call, .. } if call == "validate_settings"), "{err}");
+        assert!(
+            matches!(err, HostError::Trap { ref call, .. } if call == "validate_settings"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -663,12 +937,17 @@ mod tests {
     }
 
     /// The real artifact, annotated here from metadata.yml (so this holds whether or not the build annotated it).
-    fn shipped_backend() -> KubewardenBackend {
+    pub(super) fn shipped_backend() -> KubewardenBackend {
         let module = crate::artifacts::artifact(crate::artifacts::KUBEWARDEN);
-        let bytes = std::fs::read(&module).unwrap_or_else(|e| panic!("{}: {e} (built by build.rs)", module.display()));
+        let bytes = std::fs::read(&module)
+            .unwrap_or_else(|e| panic!("{}: {e} (built by build.rs)", module.display()));
         let metadata = serde_json::to_vec(&shipped_metadata()).unwrap();
         let annotated = annotate::annotate(&bytes, &metadata).unwrap();
-        let dir = std::env::temp_dir().join(format!("palisade-kw-shipped-{}-{:?}", std::process::id(), std::thread::current().id()));
+        let dir = std::env::temp_dir().join(format!(
+            "palisade-kw-shipped-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("palisade-kubewarden.wasm");
         std::fs::write(&path, annotated).unwrap();
@@ -685,35 +964,82 @@ mod tests {
     fn the_shipped_module_runs_through_the_wapc_host() {
         let backend = shipped_backend();
         let review: Value = serde_json::from_str(POD_REVIEW).unwrap();
-        let out = backend.evaluate(&json!({}), &review, None, DEFAULT_DEADLINE).unwrap();
-        assert_eq!(out, json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {"uid": "705ab4f5", "allowed": true}}));
+        let out = backend
+            .evaluate(&json!({}), &review, None, DEFAULT_DEADLINE)
+            .unwrap();
+        assert_eq!(
+            out,
+            json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {"uid": "705ab4f5", "allowed": true}})
+        );
         assert_eq!(backend.check(&json!({})).unwrap(), None);
         let broken = json!({"policies": [{"kind": "X"}, {}]});
         let message = backend.check(&broken).unwrap().unwrap();
-        assert!(message.starts_with("the bundle has 2 problems: "), "{message}");
-        let out = backend.evaluate(&broken, &review, None, DEFAULT_DEADLINE).unwrap();
+        assert!(
+            message.starts_with("the bundle has 2 problems: "),
+            "{message}"
+        );
+        let out = backend
+            .evaluate(&broken, &review, None, DEFAULT_DEADLINE)
+            .unwrap();
         assert_eq!(out["response"]["allowed"], false);
         assert_eq!(out["response"]["status"]["code"], 500);
-        assert_eq!(out["response"]["status"]["message"], format!("palisade is not configured: the last bundle was rejected: {message}"));
+        assert_eq!(
+            out["response"]["status"]["message"],
+            format!("palisade is not configured: the last bundle was rejected: {message}")
+        );
         // A review without a request reaches the guest, which rejects it with 400.
-        let out = backend.evaluate(&json!({}), &json!({"apiVersion": "admission.k8s.io/v1"}), None, DEFAULT_DEADLINE).unwrap();
+        let out = backend
+            .evaluate(
+                &json!({}),
+                &json!({"apiVersion": "admission.k8s.io/v1"}),
+                None,
+                DEFAULT_DEADLINE,
+            )
+            .unwrap();
         assert_eq!(out["response"]["status"]["code"], 400);
-        assert_eq!(out["response"]["status"]["message"], "the AdmissionReview has no `request`");
+        assert_eq!(
+            out["response"]["status"]["message"],
+            "the AdmissionReview has no `request`"
+        );
     }
 
     /// Both artifacts answer the same for what the C ABI's hostile and foundation inputs look like through waPC.
     #[test]
     fn the_shipped_module_agrees_with_the_c_abi_module() {
         let kubewarden = shipped_backend();
-        let c_abi = crate::host::CAbiBackend::load(&crate::artifacts::artifact(crate::artifacts::C_ABI)).unwrap();
+        let c_abi =
+            crate::host::CAbiBackend::load(&crate::artifacts::artifact(crate::artifacts::C_ABI))
+                .unwrap();
         let review: Value = serde_json::from_str(POD_REVIEW).unwrap();
-        for bundle in [json!({}), json!({"policies": []}), json!({"policies": [{"kind": "X"}]}), json!([1])] {
-            let a = kubewarden.evaluate(&bundle, &review, None, DEFAULT_DEADLINE).unwrap();
-            let b = c_abi.evaluate(&bundle, &review, None, DEFAULT_DEADLINE).unwrap();
-            assert_eq!(a["response"]["allowed"], b["response"]["allowed"], "{bundle}");
-            assert_eq!(a["response"]["status"]["code"], b["response"]["status"]["code"], "{bundle}");
-            assert_eq!(a["response"]["status"]["message"], b["response"]["status"]["message"], "{bundle}");
-            assert_eq!(kubewarden.check(&bundle).unwrap(), c_abi.check(&bundle).unwrap(), "{bundle}");
+        for bundle in [
+            json!({}),
+            json!({"policies": []}),
+            json!({"policies": [{"kind": "X"}]}),
+            json!([1]),
+        ] {
+            let a = kubewarden
+                .evaluate(&bundle, &review, None, DEFAULT_DEADLINE)
+                .unwrap();
+            let b = c_abi
+                .evaluate(&bundle, &review, None, DEFAULT_DEADLINE)
+                .unwrap();
+            assert_eq!(
+                a["response"]["allowed"], b["response"]["allowed"],
+                "{bundle}"
+            );
+            assert_eq!(
+                a["response"]["status"]["code"], b["response"]["status"]["code"],
+                "{bundle}"
+            );
+            assert_eq!(
+                a["response"]["status"]["message"], b["response"]["status"]["message"],
+                "{bundle}"
+            );
+            assert_eq!(
+                kubewarden.check(&bundle).unwrap(),
+                c_abi.check(&bundle).unwrap(),
+                "{bundle}"
+            );
         }
     }
 
@@ -724,6 +1050,59 @@ mod tests {
         let payload = validation_payload(&json!({}), &review).unwrap();
         let samples = bench_samples(&[&backend, &backend], &[payload], None, 1, 3).unwrap();
         assert_eq!(samples.len(), 2);
-        assert!(samples.iter().all(|s| s.fresh.len() == 3 && s.reused.len() == 3));
+        assert!(
+            samples
+                .iter()
+                .all(|s| s.fresh.len() == 3 && s.reused.len() == 3)
+        );
+    }
+}
+
+#[cfg(test)]
+mod manifests {
+    use super::*;
+
+    fn manifest(name: &str) -> Value {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policies/kubewarden").join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        serde_yaml::from_str(&text).unwrap()
+    }
+
+    /// Each shipped ClusterAdmissionPolicy is one policy-server accepts, and its settings are a bundle that compiles.
+    #[test]
+    fn cluster_admission_policies_carry_bundles_that_compile() {
+        for name in ["pod-baseline.yaml", "cert-manager-requests.yaml"] {
+            let policy = manifest(name);
+            assert_eq!(policy["apiVersion"], "policies.kubewarden.io/v1", "{name}");
+            assert_eq!(policy["kind"], "ClusterAdmissionPolicy", "{name}");
+            let spec = &policy["spec"];
+            assert!(spec["module"].as_str().unwrap().starts_with("registry://"), "{name}");
+            assert_eq!(spec["mutating"], false, "{name}");
+            assert_eq!(spec["contextAwareResources"], json!([{"apiVersion": "v1", "kind": "Namespace"}]), "{name}");
+            let settings = &spec["settings"];
+            assert!(!settings["policies"].as_array().unwrap().is_empty(), "{name}");
+            if let Err(e) = palisade::Engine::new(settings) {
+                panic!("{name}: the settings do not compile: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn pod_baseline_settings_are_the_benchmark_bundle() {
+        let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/bench/pod-baseline.yaml");
+        let Ok(text) = std::fs::read_to_string(&bench) else {
+            panic!("{} is missing", bench.display());
+        };
+        let bundle: Value = serde_yaml::from_str(&text).unwrap();
+        assert_eq!(manifest("pod-baseline.yaml")["spec"]["settings"], bundle);
+    }
+
+    /// The shipped module refuses nothing the native engine accepts in these manifests.
+    #[test]
+    fn the_shipped_module_accepts_the_manifest_settings() {
+        let backend = tests::shipped_backend();
+        for name in ["pod-baseline.yaml", "cert-manager-requests.yaml"] {
+            assert_eq!(backend.check(&manifest(name)["spec"]["settings"]).unwrap(), None, "{name}");
+        }
     }
 }

@@ -30,6 +30,21 @@ fn every_case_file_passes_through_the_wasm() {
     assert!(text.ends_with(&format!("{} passed, 0 failed\n", files.len())), "{text}");
 }
 
+/// The same cases through `palisade-kubewarden.wasm` over waPC (fresh instance per request,
+/// settings on every call, capabilities answered from the context), when it has been built.
+#[test]
+fn every_case_file_passes_through_kubewarden() {
+    let module = common::artifact("palisade-kubewarden.wasm");
+    if !module.exists() {
+        eprintln!("skipped: {} is not built", module.display());
+        return;
+    }
+    let backend = palisade_harness::kubewarden::KubewardenBackend::load(&module).unwrap();
+    let files = all_case_files();
+    let report = runner::run_all(&files, &backend, false);
+    assert_eq!(report.failed(), 0, "\n{}", runner::render_text(&report));
+}
+
 /// The native library (`palisade::api::review_json`) must give the very same answer as the
 /// `.wasm` for every case: agreement is the proof that the artifact is the library.
 #[test]

@@ -148,3 +148,102 @@ fn the_cli_reports_a_trap_without_crashing() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("`validate` trapped: ") && stderr.contains("wasm `unreachable` instruction executed"), "{stderr}");
 }
+
+// Webhook dispatch when the module fails: failurePolicy decides, in upstream's words
+// (k8s.io/apiserver pkg/admission/plugin/webhook/validating/dispatcher.go, pkg/util/webhook/error.go).
+mod failure_policy {
+    use super::*;
+    use palisade_harness::case::Outcome;
+    use palisade_harness::webhook::dispatch;
+    use serde_json::Value;
+
+    fn configuration(failure_policy: &str, timeout_seconds: u64) -> Value {
+        json!({
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingWebhookConfiguration",
+            "metadata": {"name": "palisade"},
+            "webhooks": [{
+                "name": "palisade.example.com",
+                "rules": [{"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*"]}],
+                "sideEffects": "None",
+                "admissionReviewVersions": ["v1"],
+                "timeoutSeconds": timeout_seconds,
+                "failurePolicy": failure_policy
+            }]
+        })
+    }
+
+    fn review() -> Value {
+        json!({
+            "apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "request": {
+                "uid": "u-1",
+                "kind": {"group": "", "version": "v1", "kind": "Namespace"},
+                "resource": {"group": "", "version": "v1", "resource": "namespaces"},
+                "name": "team-a", "operation": "CREATE", "userInfo": {"username": "alice"},
+                "object": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
+            }
+        })
+    }
+
+    fn run(guest_file: &str, failure_policy: &str, timeout_seconds: u64) -> Value {
+        let backend = CAbiBackend::new(guest(guest_file));
+        match dispatch(&configuration(failure_policy, timeout_seconds), &json!({"policies": []}), &review(), None, &backend) {
+            Outcome::Response(r) => r,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_trap_under_fail_is_an_internal_error() {
+        let r = run("trap.wat", "Fail", 10);
+        assert_eq!(r["allowed"], false);
+        assert_eq!(r["uid"], "u-1");
+        assert_eq!(r["status"]["code"], 500);
+        assert_eq!(r["status"]["reason"], "InternalError");
+        let message = r["status"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(
+                "Internal error occurred: failed calling webhook \"palisade.example.com\": failed to call webhook: `validate` trapped: "
+            ),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_trap_under_ignore_fails_open_with_the_audit_annotation() {
+        let r = run("trap.wat", "Ignore", 10);
+        assert_eq!(
+            r,
+            json!({"uid": "u-1", "allowed": true, "auditAnnotations": {
+                "failed-open.validating.webhook.admission.k8s.io/round_0_index_0": "palisade.example.com"}})
+        );
+    }
+
+    #[test]
+    fn timeout_seconds_is_the_call_deadline() {
+        let started = Instant::now();
+        let r = run("loop-forever.wat", "Fail", 1);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert_eq!(
+            r["status"]["message"],
+            "Internal error occurred: failed calling webhook \"palisade.example.com\": failed to call webhook: `validate` timed out after 1s"
+        );
+        let r = run("loop-forever.wat", "Ignore", 1);
+        assert_eq!(r["allowed"], true);
+    }
+
+    #[test]
+    fn garbage_and_a_wrong_uid_are_call_failures() {
+        let r = run("garbage-output.wat", "Fail", 10);
+        let message = r["status"]["message"].as_str().unwrap();
+        assert!(message.contains("failed to call webhook: `configure` returned a malformed answer: the answer is not JSON"), "{message}");
+        let r = run("echo.wat", "Fail", 10);
+        assert_eq!(
+            r["status"]["message"],
+            "Internal error occurred: failed calling webhook \"palisade.example.com\": received invalid webhook response: expected response.uid=\"u-1\", got \"hostile-echo\""
+        );
+        let r = run("echo.wat", "Ignore", 10);
+        assert_eq!(r["allowed"], true);
+    }
+}

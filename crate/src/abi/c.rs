@@ -2,7 +2,10 @@
 //!
 //! Every `i64` result packs `(ptr << 32) | len` of a UTF-8 JSON buffer allocated here; the host frees both its input
 //! buffer and the output buffer with `palisade_free` after each call.
-#![expect(unsafe_code, reason = "the exported functions exchange raw buffers with the host")]
+#![expect(
+    unsafe_code,
+    reason = "the exported functions exchange raw buffers with the host"
+)]
 
 use std::cell::RefCell;
 

@@ -52,7 +52,12 @@ pub struct ValidationResponse {
 impl ValidationResponse {
     /// A rejection with a code and a message, nothing else.
     pub fn reject(code: u16, message: impl Into<String>) -> Self {
-        Self { accepted: false, message: Some(message.into()), code: Some(code), ..Self::default() }
+        Self {
+            accepted: false,
+            message: Some(message.into()),
+            code: Some(code),
+            ..Self::default()
+        }
     }
 
     /// Palisade's AdmissionResponse as a ValidationResponse: `allowed` → `accepted`, `status.message`/`status.code`
@@ -60,7 +65,10 @@ impl ValidationResponse {
     /// `status.details` have no place in a ValidationResponse.
     pub fn from_admission_response(response: AdmissionResponse) -> Self {
         let (message, code) = match response.status {
-            Some(status) => ((!status.message.is_empty()).then_some(status.message), status.code),
+            Some(status) => (
+                (!status.message.is_empty()).then_some(status.message),
+                status.code,
+            ),
             None => (None, None),
         };
         Self {
@@ -68,7 +76,8 @@ impl ValidationResponse {
             message,
             code,
             mutated_object: None,
-            audit_annotations: (!response.audit_annotations.is_empty()).then_some(response.audit_annotations),
+            audit_annotations: (!response.audit_annotations.is_empty())
+                .then_some(response.audit_annotations),
             warnings: (!response.warnings.is_empty()).then_some(response.warnings),
         }
     }
@@ -77,7 +86,8 @@ impl ValidationResponse {
     pub fn to_bytes(&self) -> Vec<u8> {
         serde_json::to_vec(self).unwrap_or_else(|e| {
             // A ValidationResponse always serializes; answer well-formed even if it did not.
-            let fallback = ValidationResponse::reject(500, format!("cannot encode the response: {e}"));
+            let fallback =
+                ValidationResponse::reject(500, format!("cannot encode the response: {e}"));
             serde_json::to_vec(&fallback).unwrap_or_default()
         })
     }
@@ -116,10 +126,17 @@ pub fn validate(payload: &[u8], host: &dyn Host) -> ValidationResponse {
 
 /// `validate_settings`: compile the bundle; every problem is listed in `message`. Never a waPC error.
 pub fn validate_settings(payload: &[u8]) -> SettingsValidationResponse {
-    let compiled = read_settings(payload).and_then(|settings| Engine::new(&settings).map_err(|e| e.to_string()));
+    let compiled = read_settings(payload)
+        .and_then(|settings| Engine::new(&settings).map_err(|e| e.to_string()));
     match compiled {
-        Ok(_) => SettingsValidationResponse { valid: true, message: None },
-        Err(message) => SettingsValidationResponse { valid: false, message: Some(message) },
+        Ok(_) => SettingsValidationResponse {
+            valid: true,
+            message: None,
+        },
+        Err(message) => SettingsValidationResponse {
+            valid: false,
+            message: Some(message),
+        },
     }
 }
 
@@ -152,12 +169,15 @@ struct ValidationRequest {
 }
 
 fn read_validation_request(payload: &[u8]) -> Result<(AdmissionRequest, Value), String> {
-    let text =
-        std::str::from_utf8(payload).map_err(|e| format!("the validation request is not valid UTF-8: {e}"))?;
+    let text = std::str::from_utf8(payload)
+        .map_err(|e| format!("the validation request is not valid UTF-8: {e}"))?;
     if !text.trim_start().starts_with('{') {
         return Err(match serde_json::from_str::<Value>(text) {
             Ok(other) => {
-                format!("the validation request must be a JSON object, not {}", crate::bundle::type_name(&other))
+                format!(
+                    "the validation request must be a JSON object, not {}",
+                    crate::bundle::type_name(&other)
+                )
             }
             Err(e) => format!("the validation request is not valid JSON: {e}"),
         });
@@ -173,8 +193,11 @@ fn read_validation_request(payload: &[u8]) -> Result<(AdmissionRequest, Value), 
             format!("the AdmissionReview has a wrong field: {path}: {inner}")
         }
     })?;
-    de.end().map_err(|e| format!("the validation request is not valid JSON: {e}"))?;
-    let request = parsed.request.ok_or_else(|| "the AdmissionReview has no `request`".to_owned())?;
+    de.end()
+        .map_err(|e| format!("the validation request is not valid JSON: {e}"))?;
+    let request = parsed
+        .request
+        .ok_or_else(|| "the AdmissionReview has no `request`".to_owned())?;
     Ok((request, or_empty_bundle(parsed.settings)))
 }
 
@@ -188,7 +211,11 @@ pub struct HostCluster<'h> {
 
 impl<'h> HostCluster<'h> {
     pub fn new(host: &'h dyn Host) -> Self {
-        Self { host, namespaces: RefCell::default(), access: RefCell::default() }
+        Self {
+            host,
+            namespaces: RefCell::default(),
+            access: RefCell::default(),
+        }
     }
 
     fn get_namespace(&self, name: &str) -> Result<Option<Value>, ContextError> {
@@ -199,14 +226,19 @@ impl<'h> HostCluster<'h> {
             "namespace": null,
             "disable_cache": false,
         });
-        match self.host.call(KUBERNETES, GET_RESOURCE, request.to_string().as_bytes()) {
+        match self
+            .host
+            .call(KUBERNETES, GET_RESOURCE, request.to_string().as_bytes())
+        {
             Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
                 Ok(object @ Value::Object(_)) => Ok(Some(object)),
                 Ok(other) => Err(format!(
                     "`kubernetes/get_resource` answered {} for namespace `{name}`, not an object",
                     crate::bundle::type_name(&other)
                 )),
-                Err(e) => Err(format!("`kubernetes/get_resource` answered invalid JSON for namespace `{name}`: {e}")),
+                Err(e) => Err(format!(
+                    "`kubernetes/get_resource` answered invalid JSON for namespace `{name}`: {e}"
+                )),
             },
             Err(message) if message.starts_with(NAMESPACE_NOT_FOUND_PREFIX) => Ok(None),
             Err(message) => Err(message),
@@ -215,25 +247,38 @@ impl<'h> HostCluster<'h> {
 
     fn can_i(&self, query: &AccessQuery) -> Result<bool, ContextError> {
         if query.path.is_some() {
-            return Err("non-resource authorization checks (`authorizer.path`) cannot be asked through \
+            return Err(
+                "non-resource authorization checks (`authorizer.path`) cannot be asked through \
                         Kubewarden's `kubernetes/can_i` host capability"
-                .to_owned());
+                    .to_owned(),
+            );
         }
         let request = can_i_request(query);
-        let bytes = self.host.call(KUBERNETES, CAN_I, request.to_string().as_bytes())?;
+        let bytes = self
+            .host
+            .call(KUBERNETES, CAN_I, request.to_string().as_bytes())?;
         let status: Value = serde_json::from_slice(&bytes)
             .map_err(|e| format!("`kubernetes/can_i` answered invalid JSON: {e}"))?;
         status
             .get("allowed")
             .and_then(Value::as_bool)
-            .ok_or_else(|| "`kubernetes/can_i` answered a SubjectAccessReviewStatus without `allowed`".to_owned())
+            .ok_or_else(|| {
+                "`kubernetes/can_i` answered a SubjectAccessReviewStatus without `allowed`"
+                    .to_owned()
+            })
     }
 }
 
 /// The `can_i` payload policy-sdk-rust sends: `{"subject_access_review": {groups, resource_attributes, user},
 /// "disable_cache": false}`. Empty optional attributes are left out (`null`), as the SDK's `Option`s are.
 pub fn can_i_request(query: &AccessQuery) -> Value {
-    let opt = |s: &str| if s.is_empty() { Value::Null } else { Value::String(s.to_owned()) };
+    let opt = |s: &str| {
+        if s.is_empty() {
+            Value::Null
+        } else {
+            Value::String(s.to_owned())
+        }
+    };
     json!({
         "subject_access_review": {
             "groups": if query.groups.is_empty() { Value::Null } else { json!(query.groups) },
@@ -258,7 +303,9 @@ impl Cluster for HostCluster<'_> {
             return known.clone();
         }
         let answer = self.get_namespace(name);
-        self.namespaces.borrow_mut().insert(name.to_owned(), answer.clone());
+        self.namespaces
+            .borrow_mut()
+            .insert(name.to_owned(), answer.clone());
         answer
     }
 
@@ -267,7 +314,9 @@ impl Cluster for HostCluster<'_> {
             return known.clone();
         }
         let answer = self.can_i(query);
-        self.access.borrow_mut().push((query.clone(), answer.clone()));
+        self.access
+            .borrow_mut()
+            .push((query.clone(), answer.clone()));
         answer
     }
 }
@@ -280,11 +329,19 @@ mod guest {
     struct WapcHost;
 
     impl super::Host for WapcHost {
-        fn call(&self, namespace: &str, operation: &str, payload: &[u8]) -> Result<Vec<u8>, String> {
+        fn call(
+            &self,
+            namespace: &str,
+            operation: &str,
+            payload: &[u8],
+        ) -> Result<Vec<u8>, String> {
             wapc_guest::host_call(super::BINDING, namespace, operation, payload).map_err(|e| {
                 let message = e.to_string();
                 // wapc-guest wraps the host's message as `Host error: <message>`.
-                message.strip_prefix("Host error: ").map(str::to_owned).unwrap_or(message)
+                message
+                    .strip_prefix("Host error: ")
+                    .map(str::to_owned)
+                    .unwrap_or(message)
             })
         }
     }
@@ -326,21 +383,36 @@ mod tests {
 
     impl<F: Fn(&str, &str, &Value) -> Result<Value, String>> FakeHost<F> {
         fn new(answer: F) -> Self {
-            Self { answer, calls: Cell::new(0), seen: RefCell::default() }
+            Self {
+                answer,
+                calls: Cell::new(0),
+                seen: RefCell::default(),
+            }
         }
     }
 
     impl<F: Fn(&str, &str, &Value) -> Result<Value, String>> Host for FakeHost<F> {
-        fn call(&self, namespace: &str, operation: &str, payload: &[u8]) -> Result<Vec<u8>, String> {
+        fn call(
+            &self,
+            namespace: &str,
+            operation: &str,
+            payload: &[u8],
+        ) -> Result<Vec<u8>, String> {
             self.calls.set(self.calls.get() + 1);
             let payload: Value = serde_json::from_slice(payload).unwrap();
-            self.seen.borrow_mut().push((namespace.to_owned(), operation.to_owned(), payload.clone()));
+            self.seen.borrow_mut().push((
+                namespace.to_owned(),
+                operation.to_owned(),
+                payload.clone(),
+            ));
             (self.answer)(namespace, operation, &payload).map(|v| serde_json::to_vec(&v).unwrap())
         }
     }
 
     fn no_host() -> FakeHost<impl Fn(&str, &str, &Value) -> Result<Value, String>> {
-        FakeHost::new(|_: &str, _: &str, _: &Value| -> Result<Value, String> { panic!("no host call expected") })
+        FakeHost::new(|_: &str, _: &str, _: &Value| -> Result<Value, String> {
+            panic!("no host call expected")
+        })
     }
 
     fn as_json(response: &ValidationResponse) -> Value {
@@ -364,9 +436,14 @@ mod tests {
 
     #[test]
     fn absent_or_null_settings_are_the_empty_bundle() {
-        for payload in [format!(r#"{{"request":{POD_CREATE}}}"#), format!(r#"{{"request":{POD_CREATE},"settings":null}}"#)]
-        {
-            assert!(validate(payload.as_bytes(), &no_host()).accepted, "{payload}");
+        for payload in [
+            format!(r#"{{"request":{POD_CREATE}}}"#),
+            format!(r#"{{"request":{POD_CREATE},"settings":null}}"#),
+        ] {
+            assert!(
+                validate(payload.as_bytes(), &no_host()).accepted,
+                "{payload}"
+            );
         }
         assert!(validate_settings(b"").valid);
         assert!(validate_settings(b"null").valid);
@@ -376,26 +453,48 @@ mod tests {
     #[test]
     fn bad_payloads_reject_with_400_and_the_reason() {
         for (payload, needle) in [
-            (&b"{not json"[..], "the validation request is not valid JSON"),
+            (
+                &b"{not json"[..],
+                "the validation request is not valid JSON",
+            ),
             (b"\xff\xfe", "not valid UTF-8"),
             (b"[1]", "must be a JSON object, not a list"),
             (b"", "the validation request is not valid JSON"),
-            (br#"{"settings":{}}"#, "the AdmissionReview has no `request`"),
-            (br#"{"request":null,"settings":{}}"#, "the AdmissionReview has no `request`"),
-            (br#"{"request":{"uid":"x","operation":5},"settings":{}}"#, "the AdmissionReview has a wrong field: request.operation: "),
-            (br#"{"request":{"uid":"x"},"settings":{}} trailing"#, "not valid JSON"),
+            (
+                br#"{"settings":{}}"#,
+                "the AdmissionReview has no `request`",
+            ),
+            (
+                br#"{"request":null,"settings":{}}"#,
+                "the AdmissionReview has no `request`",
+            ),
+            (
+                br#"{"request":{"uid":"x","operation":5},"settings":{}}"#,
+                "the AdmissionReview has a wrong field: request.operation: ",
+            ),
+            (
+                br#"{"request":{"uid":"x"},"settings":{}} trailing"#,
+                "not valid JSON",
+            ),
         ] {
             let response = validate(payload, &no_host());
             assert!(!response.accepted, "{needle}");
             assert_eq!(response.code, Some(400), "{needle}");
             let message = response.message.unwrap();
-            assert!(message.contains(needle), "`{message}` should contain `{needle}`");
+            assert!(
+                message.contains(needle),
+                "`{message}` should contain `{needle}`"
+            );
         }
     }
 
     #[test]
     fn deep_nesting_is_a_clean_400() {
-        let deep = format!(r#"{{"request":{{"uid":"d","object":{}{}}}}}"#, "[".repeat(10_000), "]".repeat(10_000));
+        let deep = format!(
+            r#"{{"request":{{"uid":"d","object":{}{}}}}}"#,
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
         let response = validate(deep.as_bytes(), &no_host());
         assert_eq!(response.code, Some(400));
     }
@@ -406,10 +505,19 @@ mod tests {
         let answer = validate_settings(bundle);
         assert!(!answer.valid);
         let message = answer.message.unwrap();
-        assert!(message.starts_with("the bundle has 2 problems: "), "{message}");
-        assert!(message.contains("policies[0]") && message.contains("policies[1]"), "{message}");
+        assert!(
+            message.starts_with("the bundle has 2 problems: "),
+            "{message}"
+        );
+        assert!(
+            message.contains("policies[0]") && message.contains("policies[1]"),
+            "{message}"
+        );
         // The same bundle sent with a request answers what the C ABI answers for an unconfigured module.
-        let payload = format!(r#"{{"request":{POD_CREATE},"settings":{}}}"#, std::str::from_utf8(bundle).unwrap());
+        let payload = format!(
+            r#"{{"request":{POD_CREATE},"settings":{}}}"#,
+            std::str::from_utf8(bundle).unwrap()
+        );
         let response = validate(payload.as_bytes(), &no_host());
         assert_eq!(response.code, Some(500));
         assert_eq!(
@@ -422,15 +530,26 @@ mod tests {
     fn settings_that_are_not_json_are_invalid_not_an_error() {
         let answer = validate_settings(b"policies: []");
         assert!(!answer.valid);
-        assert!(answer.message.unwrap().starts_with("the settings are not valid JSON: "));
-        assert_eq!(serde_json::to_value(validate_settings(b"{}")).unwrap(), json!({"valid": true, "message": null}));
+        assert!(
+            answer
+                .message
+                .unwrap()
+                .starts_with("the settings are not valid JSON: ")
+        );
+        assert_eq!(
+            serde_json::to_value(validate_settings(b"{}")).unwrap(),
+            json!({"valid": true, "message": null})
+        );
     }
 
     // upstream: kubewarden/policy-sdk-rust src/metadata.rs protocol_version_try_from_known_version (`"v1"`)
     #[test]
     fn protocol_version_is_the_json_string_v1() {
         assert_eq!(protocol_version(), b"\"v1\"");
-        assert_eq!(serde_json::from_slice::<Value>(&protocol_version()).unwrap(), json!("v1"));
+        assert_eq!(
+            serde_json::from_slice::<Value>(&protocol_version()).unwrap(),
+            json!("v1")
+        );
     }
 
     #[test]
@@ -445,7 +564,13 @@ mod tests {
                    "audit_annotations": {"p/k": "v"}, "warnings": ["w1", "w2"]})
         );
         let allowed = ValidationResponse::from_admission_response(AdmissionResponse::allow("u"));
-        assert_eq!(allowed, ValidationResponse { accepted: true, ..Default::default() });
+        assert_eq!(
+            allowed,
+            ValidationResponse {
+                accepted: true,
+                ..Default::default()
+            }
+        );
     }
 
     #[test]
@@ -455,10 +580,14 @@ mod tests {
             match payload["name"].as_str().unwrap() {
                 "team-a" => Ok(json!({"apiVersion": "v1", "kind": "Namespace",
                                       "metadata": {"name": "team-a", "labels": {"env": "prod"}}})),
-                "gone" => Err("Cannot find v1/Namespace named 'gone' inside of namespace 'None'".to_owned()),
-                _ => Err("Policy has not been granted access to Kubernetes v1/Namespace resources. \
+                "gone" => Err(
+                    "Cannot find v1/Namespace named 'gone' inside of namespace 'None'".to_owned(),
+                ),
+                _ => Err(
+                    "Policy has not been granted access to Kubernetes v1/Namespace resources. \
                           The violation has been reported."
-                    .to_owned()),
+                        .to_owned(),
+                ),
             }
         });
         let cluster = HostCluster::new(&host);
@@ -474,7 +603,10 @@ mod tests {
         assert_eq!(cluster.namespace("gone"), Ok(None));
         assert_eq!(cluster.namespace("gone"), Ok(None));
         let refused = cluster.namespace("other").unwrap_err();
-        assert!(refused.starts_with("Policy has not been granted access"), "{refused}");
+        assert!(
+            refused.starts_with("Policy has not been granted access"),
+            "{refused}"
+        );
         assert!(cluster.namespace("other").is_err());
         assert_eq!(host.calls.get(), 3);
     }
@@ -520,7 +652,12 @@ mod tests {
         assert_eq!(cluster.authorize(&query), Ok(false));
         assert_eq!(host.calls.get(), 2);
         query.path = Some("/healthz".into());
-        assert!(cluster.authorize(&query).unwrap_err().contains("authorizer.path"));
+        assert!(
+            cluster
+                .authorize(&query)
+                .unwrap_err()
+                .contains("authorizer.path")
+        );
         assert_eq!(host.calls.get(), 2);
     }
 
@@ -530,12 +667,21 @@ mod tests {
             Err("Policy has not been granted access to the 'kubernetes/can_i' host capability. The violation has been reported.".into())
         });
         let cluster = HostCluster::new(&host);
-        let query = AccessQuery { user: "a".into(), verb: "use".into(), ..Default::default() };
+        let query = AccessQuery {
+            user: "a".into(),
+            verb: "use".into(),
+            ..Default::default()
+        };
         assert_eq!(
             cluster.authorize(&query),
             Err("Policy has not been granted access to the 'kubernetes/can_i' host capability. The violation has been reported.".into())
         );
         let host = FakeHost::new(|_: &str, _: &str, _: &Value| Ok(json!({"denied": true})));
-        assert!(HostCluster::new(&host).authorize(&query).unwrap_err().contains("without `allowed`"));
+        assert!(
+            HostCluster::new(&host)
+                .authorize(&query)
+                .unwrap_err()
+                .contains("without `allowed`")
+        );
     }
 }

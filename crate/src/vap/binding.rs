@@ -70,25 +70,34 @@ impl Binding {
             return None;
         };
         let mut spec = Fields::new(doc, "spec".to_owned(), spec_value, root.problems);
-        spec.deny_unknown(&["policyName", "paramRef", "matchResources", "validationActions"]);
+        spec.deny_unknown(&[
+            "policyName",
+            "paramRef",
+            "matchResources",
+            "validationActions",
+        ]);
         let policy_name = spec.required_string("policyName").map(str::to_owned);
 
-        let param_ref = spec.get("paramRef").and_then(|pr| read_param_ref(doc, pr, spec.problems));
+        let param_ref = spec
+            .get("paramRef")
+            .and_then(|pr| read_param_ref(doc, pr, spec.problems));
 
-        let match_resources = spec.get("matchResources").and_then(|mr| match MatchResources::parse(mr, "") {
-            Ok(m) => Some(m),
-            Err(errors) => {
-                for e in errors {
-                    let path = if e.path.is_empty() {
-                        "spec.matchResources".to_owned()
-                    } else {
-                        format!("spec.matchResources.{}", e.path)
-                    };
-                    spec.problem_at(&path, e.message);
-                }
-                None
-            }
-        });
+        let match_resources =
+            spec.get("matchResources")
+                .and_then(|mr| match MatchResources::parse(mr, "") {
+                    Ok(m) => Some(m),
+                    Err(errors) => {
+                        for e in errors {
+                            let path = if e.path.is_empty() {
+                                "spec.matchResources".to_owned()
+                            } else {
+                                format!("spec.matchResources.{}", e.path)
+                            };
+                            spec.problem_at(&path, e.message);
+                        }
+                        None
+                    }
+                });
 
         let mut actions = Vec::new();
         let raw = spec.strings("validationActions");
@@ -99,7 +108,10 @@ impl Binding {
                 "Warn" => Action::Warn,
                 "Audit" => Action::Audit,
                 other => {
-                    spec.problem_at(&path, crate::document::unsupported(other, &["Audit", "Deny", "Warn"]));
+                    spec.problem_at(
+                        &path,
+                        crate::document::unsupported(other, &["Audit", "Deny", "Warn"]),
+                    );
                     continue;
                 }
             };
@@ -120,13 +132,22 @@ impl Binding {
             );
         }
         if raw.is_empty() {
-            spec.problem("validationActions", "Required value: at least one validation action is required");
+            spec.problem(
+                "validationActions",
+                "Required value: at least one validation action is required",
+            );
         }
 
         if problems.len() > before {
             return None;
         }
-        Some(Binding { name: name?, policy_name: policy_name?, param_ref, match_resources, actions })
+        Some(Binding {
+            name: name?,
+            policy_name: policy_name?,
+            param_ref,
+            match_resources,
+            actions,
+        })
     }
 }
 
@@ -134,25 +155,43 @@ fn read_param_ref(doc: usize, value: &Value, problems: &mut Vec<Problem>) -> Opt
     let mut pr = Fields::new(doc, "spec.paramRef".to_owned(), value, problems);
     pr.deny_unknown(&["name", "namespace", "selector", "parameterNotFoundAction"]);
     let name = pr.string("name").filter(|n| !n.is_empty());
-    let namespace = pr.string("namespace").filter(|n| !n.is_empty()).map(str::to_owned);
-    let selector = pr.get("selector").and_then(|s| match LabelSelector::parse(s, "") {
-        Ok(sel) => Some(sel),
-        Err(errors) => {
-            for e in errors {
-                let path = if e.path.is_empty() { "spec.paramRef.selector".to_owned() } else { format!("spec.paramRef.selector.{}", e.path) };
-                pr.problem_at(&path, e.message);
+    let namespace = pr
+        .string("namespace")
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned);
+    let selector = pr
+        .get("selector")
+        .and_then(|s| match LabelSelector::parse(s, "") {
+            Ok(sel) => Some(sel),
+            Err(errors) => {
+                for e in errors {
+                    let path = if e.path.is_empty() {
+                        "spec.paramRef.selector".to_owned()
+                    } else {
+                        format!("spec.paramRef.selector.{}", e.path)
+                    };
+                    pr.problem_at(&path, e.message);
+                }
+                None
             }
-            None
-        }
-    });
+        });
     let has_selector = pr.get("selector").is_some();
     if name.is_some() && has_selector {
-        pr.problem("name", "Forbidden: name and selector are mutually exclusive");
-        pr.problem("selector", "Forbidden: name and selector are mutually exclusive");
+        pr.problem(
+            "name",
+            "Forbidden: name and selector are mutually exclusive",
+        );
+        pr.problem(
+            "selector",
+            "Forbidden: name and selector are mutually exclusive",
+        );
     }
     if name.is_none() && !has_selector {
         let path = pr.path.clone();
-        pr.problem_at(&path, "Required value: one of name or selector must be specified");
+        pr.problem_at(
+            &path,
+            "Required value: one of name or selector must be specified",
+        );
     }
     let not_found = match pr.string("parameterNotFoundAction") {
         Some("Allow") => Some(NotFound::Allow),
@@ -162,7 +201,10 @@ fn read_param_ref(doc: usize, value: &Value, problems: &mut Vec<Problem>) -> Opt
             None
         }
         Some(other) => {
-            pr.problem("parameterNotFoundAction", crate::document::unsupported(other, &["Deny", "Allow"]));
+            pr.problem(
+                "parameterNotFoundAction",
+                crate::document::unsupported(other, &["Deny", "Allow"]),
+            );
             None
         }
     };
@@ -171,5 +213,9 @@ fn read_param_ref(doc: usize, value: &Value, problems: &mut Vec<Problem>) -> Opt
         (None, Some(s)) => ParamSelection::Selector(s),
         _ => return None,
     };
-    Some(ParamRef { selection, namespace, not_found: not_found? })
+    Some(ParamRef {
+        selection,
+        namespace,
+        not_found: not_found?,
+    })
 }

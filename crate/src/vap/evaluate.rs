@@ -18,7 +18,10 @@ const MAX_MESSAGE_EXPRESSION_BYTES: usize = 5 * 1024;
 pub enum Decision {
     Admit,
     /// A failed validation, or an evaluation error under `failurePolicy: Fail`.
-    Deny { reason: String, message: String },
+    Deny {
+        reason: String,
+        message: String,
+    },
 }
 
 /// What one evaluation produced.
@@ -42,7 +45,12 @@ pub struct RequestScope<'r> {
 
 impl<'r> RequestScope<'r> {
     pub fn new(request: &'r AdmissionRequest, cluster: &'r dyn Cluster) -> Self {
-        Self { request, cluster, request_value: request_variable(request), namespace: OnceCell::new() }
+        Self {
+            request,
+            cluster,
+            request_value: request_variable(request),
+            namespace: OnceCell::new(),
+        }
     }
 
     /// The request's namespace object, looked up once; `Ok(None)` for cluster-scoped requests.
@@ -54,11 +62,13 @@ impl<'r> RequestScope<'r> {
         if name.is_empty() || is_namespace {
             return Ok(None);
         }
-        let cached = self.namespace.get_or_init(|| match self.cluster.namespace(name) {
-            Ok(Some(ns)) => Ok(Some(namespace_object(ns))),
-            Ok(None) => Err(format!("namespace \"{name}\" not found")),
-            Err(e) => Err(e),
-        });
+        let cached = self
+            .namespace
+            .get_or_init(|| match self.cluster.namespace(name) {
+                Ok(Some(ns)) => Ok(Some(namespace_object(ns))),
+                Ok(None) => Err(format!("namespace \"{name}\" not found")),
+                Err(e) => Err(e),
+            });
         match cached {
             Ok(ns) => Ok(ns.as_ref()),
             Err(e) => Err(e.clone()),
@@ -66,16 +76,26 @@ impl<'r> RequestScope<'r> {
     }
 
     /// Labels of a namespace, for namespaceSelectors: the request's own namespace comes from the cache.
-    pub fn namespace_labels(&self, name: &str) -> Result<Option<std::collections::BTreeMap<String, String>>, String> {
+    pub fn namespace_labels(
+        &self,
+        name: &str,
+    ) -> Result<Option<std::collections::BTreeMap<String, String>>, String> {
         if name == self.request.namespace {
-            return self.namespace().map(|ns| ns.map(crate::context::namespace_labels));
+            return self
+                .namespace()
+                .map(|ns| ns.map(crate::context::namespace_labels));
         }
-        self.cluster.namespace(name).map(|ns| ns.as_ref().map(crate::context::namespace_labels))
+        self.cluster
+            .namespace(name)
+            .map(|ns| ns.as_ref().map(crate::context::namespace_labels))
     }
 }
 
 impl palisade_matching::NamespaceLookup for RequestScope<'_> {
-    fn labels(&self, namespace: &str) -> Result<Option<std::collections::BTreeMap<String, String>>, String> {
+    fn labels(
+        &self,
+        namespace: &str,
+    ) -> Result<Option<std::collections::BTreeMap<String, String>>, String> {
         self.namespace_labels(namespace)
     }
 }
@@ -96,7 +116,10 @@ fn request_variable(r: &AdmissionRequest) -> Value {
         "userInfo": r.user_info,
         "dryRun": r.is_dry_run(),
     });
-    if let (Some(options), Some(map)) = (r.options.as_ref().filter(|o| !o.is_null()), v.as_object_mut()) {
+    if let (Some(options), Some(map)) = (
+        r.options.as_ref().filter(|o| !o.is_null()),
+        v.as_object_mut(),
+    ) {
         map.insert("options".to_owned(), options.clone());
     }
     v
@@ -124,12 +147,19 @@ struct UserAuthorizer<'r> {
 }
 
 impl palisade_cel::Authorizer for UserAuthorizer<'_> {
-    fn check(&self, attrs: &palisade_cel::AuthzCheck) -> Result<palisade_cel::AuthzDecision, String> {
+    fn check(
+        &self,
+        attrs: &palisade_cel::AuthzCheck,
+    ) -> Result<palisade_cel::AuthzDecision, String> {
         let user = &self.scope.request.user_info;
         let (username, groups) = match &attrs.service_account {
             Some((ns, name)) => (
                 format!("system:serviceaccount:{ns}:{name}"),
-                vec!["system:serviceaccounts".to_owned(), format!("system:serviceaccounts:{ns}"), "system:authenticated".to_owned()],
+                vec![
+                    "system:serviceaccounts".to_owned(),
+                    format!("system:serviceaccounts:{ns}"),
+                    "system:authenticated".to_owned(),
+                ],
             ),
             None => (user.username.clone(), user.groups.clone()),
         };
@@ -149,7 +179,10 @@ impl palisade_cel::Authorizer for UserAuthorizer<'_> {
         self.scope
             .cluster
             .authorize(&query)
-            .map(|allowed| palisade_cel::AuthzDecision { allowed, reason: String::new() })
+            .map(|allowed| palisade_cel::AuthzDecision {
+                allowed,
+                reason: String::new(),
+            })
     }
 }
 
@@ -164,7 +197,10 @@ fn error_message(source: &str, e: &EvalError) -> String {
 fn for_error(policy: &Policy, message: String) -> Decision {
     match policy.failure_policy {
         FailurePolicy::Ignore => Decision::Admit,
-        FailurePolicy::Fail => Decision::Deny { reason: String::new(), message },
+        FailurePolicy::Fail => Decision::Deny {
+            reason: String::new(),
+            message,
+        },
     }
 }
 
@@ -190,14 +226,24 @@ pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>
             Ok(v) if v.as_bool() == Some(false) => return Outcome::default(),
             Ok(_) => {}
             Err(e) if e.is_out_of_budget() => {
-                return Outcome { decisions: vec![for_error(policy, e.to_string())], ..Outcome::default() };
+                return Outcome {
+                    decisions: vec![for_error(policy, e.to_string())],
+                    ..Outcome::default()
+                };
             }
             Err(e) => errors.push(error_message(condition.source(), &e)),
         }
     }
     if !errors.is_empty() {
-        let message = if errors.len() == 1 { errors.remove(0) } else { format!("[{}]", errors.join(", ")) };
-        return Outcome { decisions: vec![for_error(policy, message)], ..Outcome::default() };
+        let message = if errors.len() == 1 {
+            errors.remove(0)
+        } else {
+            format!("[{}]", errors.join(", "))
+        };
+        return Outcome {
+            decisions: vec![for_error(policy, message)],
+            ..Outcome::default()
+        };
     }
 
     let mut outcome = Outcome::default();
@@ -205,11 +251,17 @@ pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>
         let decision = match validation.expression.eval(&activation, &mut budget) {
             Ok(v) if v.as_bool() == Some(true) => Decision::Admit,
             Ok(_) => Decision::Deny {
-                reason: validation.reason.clone().unwrap_or_else(|| "Invalid".to_owned()),
+                reason: validation
+                    .reason
+                    .clone()
+                    .unwrap_or_else(|| "Invalid".to_owned()),
                 message: failure_message(validation, &activation, &mut budget),
             },
             Err(e) if e.is_out_of_budget() => {
-                return Outcome { decisions: vec![for_error(policy, e.to_string())], ..Outcome::default() };
+                return Outcome {
+                    decisions: vec![for_error(policy, e.to_string())],
+                    ..Outcome::default()
+                };
             }
             Err(e) => for_error(policy, error_message(validation.expression.source(), &e)),
         };
@@ -218,11 +270,16 @@ pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>
 
     let mut annotation_budget = Budget::kubernetes();
     for annotation in &policy.audit_annotations {
-        match annotation.value_expression.eval(&activation, &mut annotation_budget) {
+        match annotation
+            .value_expression
+            .eval(&activation, &mut annotation_budget)
+        {
             Ok(v) if v.is_null() => {}
             Ok(v) => match v.as_str() {
                 Some(s) if s.trim().is_empty() => {}
-                Some(s) => outcome.annotations.push((annotation.key.clone(), s.trim().to_owned())),
+                Some(s) => outcome
+                    .annotations
+                    .push((annotation.key.clone(), s.trim().to_owned())),
                 None => {
                     if policy.failure_policy == FailurePolicy::Fail {
                         outcome.annotation_errors.push(format!(
@@ -235,7 +292,9 @@ pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>
             },
             Err(e) => {
                 if policy.failure_policy == FailurePolicy::Fail {
-                    outcome.annotation_errors.push(error_message(annotation.value_expression.source(), &e));
+                    outcome
+                        .annotation_errors
+                        .push(error_message(annotation.value_expression.source(), &e));
                 }
             }
         }
@@ -244,17 +303,31 @@ pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>
 }
 
 /// The message of a failed validation: messageExpression, else message, else `failed expression: …`.
-fn failure_message(validation: &Validation, activation: &Activation<'_>, budget: &mut Budget) -> String {
+fn failure_message(
+    validation: &Validation,
+    activation: &Activation<'_>,
+    budget: &mut Budget,
+) -> String {
     if let Some(program) = &validation.message_expression {
-        if let Ok(CelValue::String(s)) = program.eval(activation, budget).as_ref().map(|v| v.clone()) {
+        if let Ok(CelValue::String(s)) =
+            program.eval(activation, budget).as_ref().map(|v| v.clone())
+        {
             let s = s.as_str().trim();
             if !s.is_empty() && s.len() <= MAX_MESSAGE_EXPRESSION_BYTES && !s.contains('\n') {
                 return s.to_owned();
             }
         }
     }
-    if let Some(m) = validation.message.as_deref().map(str::trim).filter(|m| !m.is_empty()) {
+    if let Some(m) = validation
+        .message
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+    {
         return m.to_owned();
     }
-    format!("failed expression: {}", validation.expression.source().trim())
+    format!(
+        "failed expression: {}",
+        validation.expression.source().trim()
+    )
 }

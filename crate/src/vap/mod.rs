@@ -35,19 +35,30 @@ pub struct Policies {
 
 impl Default for Policies {
     fn default() -> Self {
-        Self { policies: Vec::new(), index: Index::new(Vec::new()), params: Vec::new() }
+        Self {
+            policies: Vec::new(),
+            index: Index::new(Vec::new()),
+            params: Vec::new(),
+        }
     }
 }
 
 impl std::fmt::Debug for Policies {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Policies").field("policies", &self.policies).field("params", &self.params.len()).finish()
+        f.debug_struct("Policies")
+            .field("policies", &self.policies)
+            .field("params", &self.params.len())
+            .finish()
     }
 }
 
 impl Policies {
     /// Compile every ValidatingAdmissionPolicy and binding of the bundle; problems and diagnostics are appended.
-    pub fn compile(bundle: &Bundle<'_>, problems: &mut Vec<Problem>, diagnostics: &mut Vec<Problem>) -> Self {
+    pub fn compile(
+        bundle: &Bundle<'_>,
+        problems: &mut Vec<Problem>,
+        diagnostics: &mut Vec<Problem>,
+    ) -> Self {
         let env = &palisade_cel::Env::admission();
         let mut policies: Vec<Policy> = Vec::new();
         for (doc, value) in bundle.of_kind(Kind::ValidatingAdmissionPolicy) {
@@ -68,12 +79,17 @@ impl Policies {
         }
         let mut binding_names: BTreeMap<String, usize> = BTreeMap::new();
         for (doc, value) in bundle.of_kind(Kind::ValidatingAdmissionPolicyBinding) {
-            let Some(binding) = Binding::compile(doc, value, problems) else { continue };
+            let Some(binding) = Binding::compile(doc, value, problems) else {
+                continue;
+            };
             if let Some(first) = binding_names.insert(binding.name.clone(), doc) {
                 problems.push(Problem::in_document(
                     doc,
                     "metadata.name",
-                    format!("Duplicate value: {:?}: policies[{first}] is a binding of the same name", binding.name),
+                    format!(
+                        "Duplicate value: {:?}: policies[{first}] is a binding of the same name",
+                        binding.name
+                    ),
                 ));
                 continue;
             }
@@ -83,7 +99,10 @@ impl Policies {
                         diagnostics.push(Problem::in_document(
                             doc,
                             "spec.paramRef",
-                            format!("policy `{}` has no paramKind, so this paramRef is ignored", policy.name),
+                            format!(
+                                "policy `{}` has no paramKind, so this paramRef is ignored",
+                                policy.name
+                            ),
                         ));
                     }
                     policy.bindings.push(binding);
@@ -92,7 +111,10 @@ impl Policies {
                     Problem::in_document(
                         doc,
                         "spec.policyName",
-                        format!("no ValidatingAdmissionPolicy named `{}` in the bundle", binding.policy_name),
+                        format!(
+                            "no ValidatingAdmissionPolicy named `{}` in the bundle",
+                            binding.policy_name
+                        ),
                     )
                     .with_help("add the policy to the bundle, or fix the binding's policyName"),
                 ),
@@ -104,14 +126,28 @@ impl Policies {
                     Problem::in_document(
                         policy.doc,
                         "",
-                        format!("ValidatingAdmissionPolicy `{}` has no binding, so it has no effect", policy.name),
+                        format!(
+                            "ValidatingAdmissionPolicy `{}` has no binding, so it has no effect",
+                            policy.name
+                        ),
                     )
-                    .with_help("add a ValidatingAdmissionPolicyBinding whose spec.policyName names it"),
+                    .with_help(
+                        "add a ValidatingAdmissionPolicyBinding whose spec.policyName names it",
+                    ),
                 );
             }
         }
-        let index = Index::new(policies.iter().enumerate().map(|(i, p)| (p.match_constraints.clone(), i)));
-        Self { policies, index, params: bundle.params.iter().map(|p| (*p).clone()).collect() }
+        let index = Index::new(
+            policies
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.match_constraints.clone(), i)),
+        );
+        Self {
+            policies,
+            index,
+            params: bundle.params.iter().map(|p| (*p).clone()).collect(),
+        }
     }
 
     /// Decide one request against every policy whose constraints and bindings match it.
@@ -128,7 +164,9 @@ impl Policies {
         candidates.sort_unstable();
         candidates.dedup();
         for i in candidates {
-            let Some(policy) = self.policies.get(i) else { continue };
+            let Some(policy) = self.policies.get(i) else {
+                continue;
+            };
             if policy.bindings.is_empty() {
                 continue;
             }
@@ -136,7 +174,12 @@ impl Policies {
                 Ok(Some(_)) => {}
                 Ok(None) => continue,
                 Err(e) => {
-                    config_error(&mut verdict, policy, None, &format!("failed to configure policy: {e}"));
+                    config_error(
+                        &mut verdict,
+                        policy,
+                        None,
+                        &format!("failed to configure policy: {e}"),
+                    );
                     continue;
                 }
             }
@@ -147,30 +190,52 @@ impl Policies {
                         Ok(Some(_)) => {}
                         Ok(None) => continue,
                         Err(e) => {
-                            config_error(&mut verdict, policy, Some(binding), &format!("failed to configure binding: {e}"));
+                            config_error(
+                                &mut verdict,
+                                policy,
+                                Some(binding),
+                                &format!("failed to configure binding: {e}"),
+                            );
                             continue;
                         }
                     }
                 }
-                let selected = match params::collect(policy, binding, &request.namespace, &self.params) {
-                    Ok(selected) => selected,
-                    Err(e) => {
-                        config_error(&mut verdict, policy, Some(binding), &format!("failed to configure binding: {e}"));
-                        continue;
-                    }
-                };
+                let selected =
+                    match params::collect(policy, binding, &request.namespace, &self.params) {
+                        Ok(selected) => selected,
+                        Err(e) => {
+                            config_error(
+                                &mut verdict,
+                                policy,
+                                Some(binding),
+                                &format!("failed to configure binding: {e}"),
+                            );
+                            continue;
+                        }
+                    };
                 for param in selected {
                     let outcome = evaluate::validate(policy, param, &scope);
-                    apply(&mut verdict, &mut failures, &mut annotations, policy, binding, outcome);
+                    apply(
+                        &mut verdict,
+                        &mut failures,
+                        &mut annotations,
+                        policy,
+                        binding,
+                        outcome,
+                    );
                 }
             }
             for (key, values) in annotations {
-                verdict.audit_annotations.push((format!("{}/{key}", policy.name), values.join(", ")));
+                verdict
+                    .audit_annotations
+                    .push((format!("{}/{key}", policy.name), values.join(", ")));
             }
         }
         if !failures.is_empty() {
             failures.truncate(MAX_VALIDATION_FAILURES);
-            verdict.audit_annotations.push((VALIDATION_FAILURE_KEY.to_owned(), go_json(&failures)));
+            verdict
+                .audit_annotations
+                .push((VALIDATION_FAILURE_KEY.to_owned(), go_json(&failures)));
         }
         verdict
     }
@@ -217,8 +282,14 @@ fn reason_to_code(reason: &str) -> u16 {
 
 fn denial_message(policy: &Policy, binding: Option<&Binding>, message: &str) -> String {
     match binding {
-        Some(b) => format!("ValidatingAdmissionPolicy '{}' with binding '{}' denied request: {message}", policy.name, b.name),
-        None => format!("ValidatingAdmissionPolicy '{}' denied request: {message}", policy.name),
+        Some(b) => format!(
+            "ValidatingAdmissionPolicy '{}' with binding '{}' denied request: {message}",
+            policy.name, b.name
+        ),
+        None => format!(
+            "ValidatingAdmissionPolicy '{}' denied request: {message}",
+            policy.name
+        ),
     }
 }
 
@@ -243,7 +314,9 @@ fn apply(
     outcome: Outcome,
 ) {
     for (index, decision) in outcome.decisions.into_iter().enumerate() {
-        let Decision::Deny { reason, message } = decision else { continue };
+        let Decision::Deny { reason, message } = decision else {
+            continue;
+        };
         for action in &binding.actions {
             match action {
                 Action::Deny => {
@@ -298,10 +371,18 @@ fn truncate(mut s: String, max: usize) -> String {
 /// The matching view of a request (borrowed).
 pub(crate) fn attributes(request: &AdmissionRequest) -> Attributes<'_> {
     fn gvr(r: &crate::review::GroupVersionResource) -> Gvr<'_> {
-        Gvr { group: &r.group, version: &r.version, resource: &r.resource }
+        Gvr {
+            group: &r.group,
+            version: &r.version,
+            resource: &r.resource,
+        }
     }
     fn gvk(k: &crate::review::GroupVersionKind) -> Gvk<'_> {
-        Gvk { group: &k.group, version: &k.version, kind: &k.kind }
+        Gvk {
+            group: &k.group,
+            version: &k.version,
+            kind: &k.kind,
+        }
     }
     Attributes {
         operation: &request.operation,

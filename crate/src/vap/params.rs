@@ -11,7 +11,11 @@ use super::binding::{Binding, NotFound, ParamSelection};
 use super::policy::Policy;
 
 fn meta<'a>(param: &'a Value, field: &str) -> &'a str {
-    param.get("metadata").and_then(|m| m.get(field)).and_then(Value::as_str).unwrap_or("")
+    param
+        .get("metadata")
+        .and_then(|m| m.get(field))
+        .and_then(Value::as_str)
+        .unwrap_or("")
 }
 
 fn labels(param: &Value) -> BTreeMap<String, String> {
@@ -53,17 +57,31 @@ pub fn collect<'a>(
         }
     } else {
         if param_ref.namespace.is_some() {
-            return Err("paramRef.namespace must not be provided for a cluster-scoped `paramKind`".to_owned());
+            return Err(
+                "paramRef.namespace must not be provided for a cluster-scoped `paramKind`"
+                    .to_owned(),
+            );
         }
         None
     };
-    let in_scope = of_kind.into_iter().filter(|p| namespace.is_none_or(|ns| meta(p, "namespace") == ns));
+    let in_scope = of_kind
+        .into_iter()
+        .filter(|p| namespace.is_none_or(|ns| meta(p, "namespace") == ns));
     let selected: Vec<Option<&Value>> = match &param_ref.selection {
-        ParamSelection::Name(name) => in_scope.filter(|p| meta(p, "name") == name).take(1).map(Some).collect(),
-        ParamSelection::Selector(selector) => in_scope.filter(|p| selector.matches(&labels(p))).map(Some).collect(),
+        ParamSelection::Name(name) => in_scope
+            .filter(|p| meta(p, "name") == name)
+            .take(1)
+            .map(Some)
+            .collect(),
+        ParamSelection::Selector(selector) => in_scope
+            .filter(|p| selector.matches(&labels(p)))
+            .map(Some)
+            .collect(),
     };
     if selected.is_empty() && param_ref.not_found == NotFound::Deny {
-        return Err("no params found for policy binding with `Deny` parameterNotFoundAction".to_owned());
+        return Err(
+            "no params found for policy binding with `Deny` parameterNotFoundAction".to_owned(),
+        );
     }
     Ok(selected)
 }

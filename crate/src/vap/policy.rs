@@ -54,7 +54,12 @@ pub struct Policy {
     pub bindings: Vec<Binding>,
 }
 
-const REASONS: [&str; 4] = ["Forbidden", "Invalid", "RequestEntityTooLarge", "Unauthorized"];
+const REASONS: [&str; 4] = [
+    "Forbidden",
+    "Invalid",
+    "RequestEntityTooLarge",
+    "Unauthorized",
+];
 const MAX_AUDIT_ANNOTATIONS: usize = 20;
 const MAX_VALUE_EXPRESSION_LEN: usize = 5 * 1024;
 const MAX_MATCH_CONDITIONS: usize = 64;
@@ -78,7 +83,12 @@ pub(crate) fn compile(
 
 impl Policy {
     /// Read and compile `policies[doc]`; `None` when it has problems (all of them reported).
-    pub fn compile(doc: usize, value: &Value, env: &Env, problems: &mut Vec<Problem>) -> Option<Policy> {
+    pub fn compile(
+        doc: usize,
+        value: &Value,
+        env: &Env,
+        problems: &mut Vec<Problem>,
+    ) -> Option<Policy> {
         let before = problems.len();
         let mut root = Fields::new(doc, String::new(), value, problems);
         let name = metadata_name(&mut root);
@@ -107,7 +117,10 @@ impl Policy {
             let mut pk = Fields::new(doc, "spec.paramKind".to_owned(), pk, spec.problems);
             pk.deny_unknown(&["apiVersion", "kind"]);
             ParamKind {
-                api_version: pk.required_string("apiVersion").unwrap_or_default().to_owned(),
+                api_version: pk
+                    .required_string("apiVersion")
+                    .unwrap_or_default()
+                    .to_owned(),
                 kind: pk.required_string("kind").unwrap_or_default().to_owned(),
             }
         });
@@ -117,18 +130,16 @@ impl Policy {
                 spec.problem("matchConstraints", "Required value");
                 None
             }
-            Some(mc) => {
-                match MatchResources::parse_policy_constraints(mc, "") {
-                    Ok(m) => Some(m),
-                    Err(errors) => {
-                        for e in errors {
-                            let path = join("spec.matchConstraints", &e.path);
-                            spec.problem_at(&path, e.message);
-                        }
-                        None
+            Some(mc) => match MatchResources::parse_policy_constraints(mc, "") {
+                Ok(m) => Some(m),
+                Err(errors) => {
+                    for e in errors {
+                        let path = join("spec.matchConstraints", &e.path);
+                        spec.problem_at(&path, e.message);
                     }
+                    None
                 }
-            }
+            },
         };
 
         let match_conditions = read_match_conditions(&mut spec, env);
@@ -143,7 +154,10 @@ impl Policy {
             if name.trim().is_empty() {
                 var.problem("name", "Required value: name is not specified");
             } else if !is_cel_identifier(name) {
-                var.problem("name", format!("Invalid value: {name:?}: name is not a valid CEL identifier"));
+                var.problem(
+                    "name",
+                    format!("Invalid value: {name:?}: name is not a valid CEL identifier"),
+                );
             }
             if expression.trim().is_empty() {
                 var.problem("expression", "Required value: expression is not specified");
@@ -153,7 +167,10 @@ impl Policy {
         let variables = match Variables::compile(env, &variable_sources) {
             Ok(v) => Some(v),
             Err((i, e)) => {
-                spec.problem_at(&format!("spec.variables[{i}].expression"), format!("compilation error: {e}"));
+                spec.problem_at(
+                    &format!("spec.variables[{i}].expression"),
+                    format!("compilation error: {e}"),
+                );
                 None
             }
         };
@@ -162,7 +179,10 @@ impl Policy {
         let validation_values = spec.list("validations");
         let annotation_values = spec.list("auditAnnotations");
         if validation_values.is_empty() && annotation_values.is_empty() {
-            spec.problem("validations", "Required value: validations or auditAnnotations must contain at least one item");
+            spec.problem(
+                "validations",
+                "Required value: validations or auditAnnotations must contain at least one item",
+            );
             spec.problem(
                 "auditAnnotations",
                 "Required value: validations or auditAnnotations must contain at least one item",
@@ -181,23 +201,42 @@ impl Policy {
                 val.problem("expression", "Required value: expression is not specified");
                 None
             } else {
-                compile(&mut val, env, &format!("{path}.expression"), expression, Expect::Bool)
+                compile(
+                    &mut val,
+                    env,
+                    &format!("{path}.expression"),
+                    expression,
+                    Expect::Bool,
+                )
             };
             let message_program = match message_expression {
                 Some(m) if m.trim().is_empty() && !m.is_empty() => {
-                    val.problem("messageExpression", format!("Invalid value: {m:?}: must be non-empty if specified"));
+                    val.problem(
+                        "messageExpression",
+                        format!("Invalid value: {m:?}: must be non-empty if specified"),
+                    );
                     None
                 }
-                Some(m) if !m.is_empty() => {
-                    compile(&mut val, env, &format!("{path}.messageExpression"), m, Expect::String)
-                }
+                Some(m) if !m.is_empty() => compile(
+                    &mut val,
+                    env,
+                    &format!("{path}.messageExpression"),
+                    m,
+                    Expect::String,
+                ),
                 _ => None,
             };
             if let Some(m) = message {
                 if !m.is_empty() && m.trim().is_empty() {
-                    val.problem("message", format!("Invalid value: {m:?}: message must be non-empty if specified"));
+                    val.problem(
+                        "message",
+                        format!("Invalid value: {m:?}: message must be non-empty if specified"),
+                    );
                 } else if m.trim().contains(['\n', '\r']) {
-                    val.problem("message", format!("Invalid value: {m:?}: message must not contain line breaks"));
+                    val.problem(
+                        "message",
+                        format!("Invalid value: {m:?}: message must not contain line breaks"),
+                    );
                 }
             }
             if let Some(expression) = program {
@@ -233,16 +272,28 @@ impl Policy {
             keys.push(key);
             let value_expression = ann.string("valueExpression").unwrap_or("").trim();
             if value_expression.is_empty() {
-                ann.problem("valueExpression", "Required value: valueExpression is not specified");
+                ann.problem(
+                    "valueExpression",
+                    "Required value: valueExpression is not specified",
+                );
             } else if value_expression.len() > MAX_VALUE_EXPRESSION_LEN {
                 ann.problem(
                     "valueExpression",
-                    format!("Required value: must not exceed {MAX_VALUE_EXPRESSION_LEN} bytes in length"),
+                    format!(
+                        "Required value: must not exceed {MAX_VALUE_EXPRESSION_LEN} bytes in length"
+                    ),
                 );
-            } else if let Some(program) =
-                compile(&mut ann, env, &format!("{path}.valueExpression"), value_expression, Expect::StringOrNull)
-            {
-                audit_annotations.push(AuditAnnotation { key: key.to_owned(), value_expression: program });
+            } else if let Some(program) = compile(
+                &mut ann,
+                env,
+                &format!("{path}.valueExpression"),
+                value_expression,
+                Expect::StringOrNull,
+            ) {
+                audit_annotations.push(AuditAnnotation {
+                    key: key.to_owned(),
+                    value_expression: program,
+                });
             }
         }
 
@@ -271,7 +322,10 @@ fn read_match_conditions(spec: &mut Fields<'_, '_>, env: &Env) -> Vec<(String, P
     if items.len() > MAX_MATCH_CONDITIONS {
         spec.problem(
             "matchConditions",
-            format!("Too many: {}: must have at most {MAX_MATCH_CONDITIONS} items", items.len()),
+            format!(
+                "Too many: {}: must have at most {MAX_MATCH_CONDITIONS} items",
+                items.len()
+            ),
         );
     }
     let mut out: Vec<(String, Program)> = Vec::new();
@@ -295,7 +349,13 @@ fn read_match_conditions(spec: &mut Fields<'_, '_>, env: &Env) -> Vec<(String, P
         }
         if expression.is_empty() {
             mc.problem("expression", "Required value");
-        } else if let Some(program) = compile(&mut mc, env, &format!("{path}.expression"), expression, Expect::Bool) {
+        } else if let Some(program) = compile(
+            &mut mc,
+            env,
+            &format!("{path}.expression"),
+            expression,
+            Expect::Bool,
+        ) {
             out.push((name.to_owned(), program));
         }
     }
@@ -305,7 +365,10 @@ fn read_match_conditions(spec: &mut Fields<'_, '_>, env: &Env) -> Vec<(String, P
 /// `metadata.name`, required.
 pub(crate) fn metadata_name(root: &mut Fields<'_, '_>) -> Option<String> {
     let Some(meta) = root.get("metadata") else {
-        root.problem("metadata.name", "Required value: name or generateName is required");
+        root.problem(
+            "metadata.name",
+            "Required value: name or generateName is required",
+        );
         return None;
     };
     let mut meta = Fields::new(root.doc, "metadata".to_owned(), meta, root.problems);
@@ -337,11 +400,33 @@ fn join(prefix: &str, path: &str) -> String {
 /// A CEL identifier: `[_a-zA-Z][_a-zA-Z0-9]*`, not a reserved word.
 fn is_cel_identifier(s: &str) -> bool {
     const RESERVED: [&str; 22] = [
-        "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",
-        "import", "let", "loop", "package", "namespace", "return", "var", "void", "while", "",
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+        "",
     ];
     let mut chars = s.chars();
-    let first_ok = chars.next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic());
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic());
     first_ok && chars.all(|c| c == '_' || c.is_ascii_alphanumeric()) && !RESERVED.contains(&s)
 }
 
@@ -353,7 +438,8 @@ fn dns1123_subdomain_errors(s: &str) -> Vec<String> {
     }
     let label_ok = |l: &str| {
         !l.is_empty()
-            && l.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            && l.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
             && !l.starts_with('-')
             && !l.ends_with('-')
     };
@@ -380,7 +466,11 @@ fn qualified_name_errors(s: &str) -> Vec<String> {
         if p.is_empty() {
             errors.push("prefix part must be non-empty".to_owned());
         } else {
-            errors.extend(dns1123_subdomain_errors(p).into_iter().map(|e| format!("prefix part {e}")));
+            errors.extend(
+                dns1123_subdomain_errors(p)
+                    .into_iter()
+                    .map(|e| format!("prefix part {e}")),
+            );
         }
     }
     if name.is_empty() {
@@ -389,7 +479,9 @@ fn qualified_name_errors(s: &str) -> Vec<String> {
         if name.len() > 63 {
             errors.push("name part must be no more than 63 characters".to_owned());
         }
-        let ok = name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        let ok = name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
             && name.starts_with(|c: char| c.is_ascii_alphanumeric())
             && name.ends_with(|c: char| c.is_ascii_alphanumeric());
         if !ok {

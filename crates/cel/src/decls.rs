@@ -320,6 +320,9 @@ pub(crate) fn admission() -> Env {
     ] {
         env.add_variable(v, CelType::Dyn);
     }
+    for t in crate::kube::TYPE_NAMES {
+        env.add_variable(*t, CelType::type_of(abs(t)));
+    }
     env.add_variable("authorizer", abs(T_AUTHORIZER));
     env.add_variable("authorizer.requestResource", abs(T_RESOURCE));
     env

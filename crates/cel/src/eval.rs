@@ -337,6 +337,9 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
         {
             return Ok(Value::Type(t));
         }
+        if crate::kube::TYPE_NAMES.contains(&name) && !self.act.has(name) {
+            return Ok(Value::Type(Type::Named(std::rc::Rc::from(name))));
+        }
         let depth = self.depth;
         self.act.resolve(name, self.budget, depth)
     }

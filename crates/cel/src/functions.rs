@@ -36,8 +36,75 @@ pub(crate) fn is_namespaced(name: &str) -> bool {
     )
 }
 
+/// RE2's Perl classes are ASCII (`\d` is `[0-9]`, `\w` is `[0-9A-Za-z_]`, `\s` is
+/// `[\t\n\f\r ]`, `\b` an ASCII word boundary); the `regex` crate's are Unicode. Rewrite
+/// them so `matches` agrees with cel-go.
+fn re2_ascii_classes(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut in_class = false;
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(n) = chars.next() else {
+                    out.push(c);
+                    break;
+                };
+                let (inside, outside) = match n {
+                    'd' => ("0-9", "[0-9]"),
+                    'D' => ("", "[^0-9]"),
+                    'w' => ("0-9A-Za-z_", "[0-9A-Za-z_]"),
+                    'W' => ("", "[^0-9A-Za-z_]"),
+                    's' => ("\\t\\n\\f\\r ", "[\\t\\n\\f\\r ]"),
+                    'S' => ("", "[^\\t\\n\\f\\r ]"),
+                    'b' if !in_class => ("", "(?-u:\\b)"),
+                    'B' if !in_class => ("", "(?-u:\\B)"),
+                    _ => ("", ""),
+                };
+                if in_class && !inside.is_empty() {
+                    out.push_str(inside);
+                } else if !in_class && !outside.is_empty() {
+                    out.push_str(outside);
+                } else {
+                    out.push(c);
+                    out.push(n);
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+                // a leading `]` or `^]` is literal
+                if chars.peek() == Some(&'^') {
+                    out.push('^');
+                    chars.next();
+                }
+                if chars.peek() == Some(&']') {
+                    out.push(']');
+                    chars.next();
+                }
+            }
+            '[' if in_class && chars.peek() == Some(&':') => {
+                // POSIX class `[:alpha:]` inside a class
+                out.push(c);
+                for d in chars.by_ref() {
+                    out.push(d);
+                    if d == ']' {
+                        break;
+                    }
+                }
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 pub(crate) fn build_regex(pattern: &str) -> Result<Regex, String> {
-    regex::RegexBuilder::new(pattern)
+    regex::RegexBuilder::new(&re2_ascii_classes(pattern))
         .size_limit(1 << 20)
         .dfa_size_limit(1 << 20)
         .build()
@@ -456,6 +523,10 @@ fn global<'a>(
         }
         ("lists.range", 1) => {
             let n = int_arg(&args, 0)?;
+            // the cost limit normally stops this first; the cap holds even without a budget
+            if n > 10_000_000 {
+                return Err(EvalError::new(format!("lists.range({n}) is too large")));
+            }
             Ok(Value::list((0..n.max(0)).map(Value::Int).collect()))
         }
         _ => crate::kube::global(name, &args).unwrap_or_else(nso),

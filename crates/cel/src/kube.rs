@@ -23,6 +23,9 @@ pub(crate) const T_CIDR: &str = "net.CIDR";
 pub(crate) const T_URL: &str = "kubernetes.URL";
 pub(crate) const T_FORMAT: &str = "kubernetes.NamedFormat";
 
+/// Type names usable as type constants (`type(ip("::1")) == net.IP`).
+pub(crate) const TYPE_NAMES: &[&str] = &[T_QUANTITY, T_SEMVER, T_IP, T_CIDR, T_URL, T_FORMAT];
+
 /// A Kubernetes library value.
 #[derive(Clone, Debug)]
 pub enum KubeValue {

@@ -30,7 +30,7 @@ mod value;
 use std::sync::Arc;
 
 pub use activation::{Activation, NamespaceFn, Variables};
-pub use authz::{Authorizer, AuthzCheck, AuthzDecision};
+pub use authz::{Authorizer, AuthzCheck, AuthzDecision, AuthzValue};
 /// The checker's types, for [`Env::with_variable`].
 pub use cel_core::CelType;
 pub use compile::CompileError;
@@ -38,7 +38,7 @@ pub use error::{EvalError, EvalErrorKind};
 pub use eval::Budget;
 pub use kube::KubeValue;
 pub use time::{Duration, Timestamp};
-pub use value::{List, Map, Str, Type, Value};
+pub use value::{List, ListIter, Map, OwnedMap, Str, Type, Value};
 
 /// The result type an expression must have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

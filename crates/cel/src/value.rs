@@ -144,9 +144,7 @@ impl<'a> OwnedMap<'a> {
             index: HashMap::with_capacity(entries.len()),
         };
         for (k, v) in entries {
-            if let Err(dup) = m.insert(k, v) {
-                return Err(dup);
-            }
+            m.insert(k, v)?;
         }
         Ok(m)
     }

@@ -387,3 +387,25 @@ fn cost_follows_cel_go() {
     let long = "x".repeat(100);
     assert_eq!(cost(&format!("'{long}' == '{long}'")), 10);
 }
+
+/// RE2 (cel-go) Perl classes are ASCII-only; the evaluator rewrites them for the `regex` crate.
+#[test]
+fn regexes_follow_re2_semantics() {
+    let obj = json!({});
+    for (src, want) in [
+        ("'é'.matches('^\\\\w$')", false),
+        ("'a_1'.matches('^\\\\w+$')", true),
+        ("'٣'.matches('^\\\\d$')", false),
+        ("'a b'.matches('a\\\\sb')", true),
+        ("'a-b'.matches('^[\\\\w-]+$')", true),
+        ("'x]'.matches('[]x]+')", true),
+        ("'ab'.matches('[[:alpha:]]+')", true),
+        ("'a\\\\b'.matches('a\\\\\\\\b')", true),
+        ("'日本'.matches('^..$')", true),
+        ("'ABC'.matches('(?i)abc')", true),
+        ("matches('abc', 'b')", true),
+    ] {
+        let v = eval_with(src, &obj).unwrap_or_else(|e| panic!("{src}: {e}"));
+        assert_eq!(v.as_bool(), Some(want), "{src}");
+    }
+}

@@ -223,3 +223,68 @@ fn the_macro_accumulator_cannot_be_named_by_users() {
     let e = compile_err("lists.range(10).map(x, __result__)");
     assert!(e.contains("undeclared reference to '__result__'"), "{e}");
 }
+
+/// Deterministic mutation fuzzing: byte-level edits of realistic expressions must compile or
+/// fail cleanly, and evaluate or fail cleanly, never panic.
+#[test]
+fn mutated_expressions_never_panic() {
+    let seeds = [
+        "object.spec.containers.all(c, c.image.startsWith('registry.example.com/'))",
+        "!object.spec.containers.exists(c, has(c.securityContext) && c.securityContext.privileged)",
+        "object.metadata.labels['team'] in ['a','b','c'] ? 1u + 2u : -3 % 2",
+        "size(object.spec.containers) <= 5 && object.metadata.name.matches('^[a-z0-9-]+$')",
+        "object.spec.?containers[?0].orValue({}).transformMap(k, v, v) == {'a': b'x', 1: 2.5e3}",
+        "cel.bind(x, lists.range(5).map(i, i * 2), x.filter(y, y > 2).sum() == 18)",
+        "'%s %d %.3f %x'.format(['a', 1, 2.0, 255]) + string(timestamp('2024-01-01T00:00:00Z'))",
+        "quantity('1Gi').add(2).isLessThan(quantity('2Gi')) || ip('::1').isLoopback()",
+        "duration('1h2m') > duration('3s') && math.greatest([1, 2u, 3.0]) == 3",
+        "object.spec.containers.exists_one(i, c, i == 0) && [1,2,3].all(x, y, x < y + 5)",
+        r#"'日本'.size() == 2 && 'é'.matches('^\\w$') && r'\d'.charAt(1) == 'd' && '''ü'''.upperAscii() != """#,
+    ];
+    let charset: &[u8] = b"()[]{}.,?:!&|+-*/%<>=\"'\\ abcxyz019_@#$u";
+    let env = Env::admission();
+    let obj = serde_json::json!({"metadata": {"name": "x", "labels": {"team": "a"}},
+        "spec": {"containers": [{"image": "registry.example.com/a", "securityContext": {"privileged": false}}]}});
+    let act = Activation::new().bind_json("object", Some(&obj));
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut compiled = 0;
+    for round in 0..6000 {
+        let seed = seeds[round % seeds.len()].as_bytes();
+        let mut bytes = seed.to_vec();
+        for _ in 0..(1 + next() % 4) {
+            let pos = (next() as usize) % (bytes.len() + 1);
+            match next() % 3 {
+                0 if pos < bytes.len() => {
+                    bytes.remove(pos);
+                }
+                1 => bytes.insert(pos, charset[(next() as usize) % charset.len()]),
+                _ if pos < bytes.len() => bytes[pos] = charset[(next() as usize) % charset.len()],
+                _ => {}
+            }
+        }
+        let src = String::from_utf8_lossy(&bytes).into_owned();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if let Ok(p) = env.compile(&src, Expect::Any) {
+                let _ = p.eval(&act, &mut Budget::kubernetes());
+                true
+            } else {
+                false
+            }
+        }));
+        match outcome {
+            Ok(true) => compiled += 1,
+            Ok(false) => {}
+            Err(_) => panic!("panicked on {src:?}"),
+        }
+    }
+    assert!(
+        compiled > 300,
+        "too few mutants compiled ({compiled}) to exercise the evaluator"
+    );
+}

@@ -94,7 +94,9 @@ impl Big {
         for (i, a) in self.0.iter().enumerate() {
             let mut carry = 0u64;
             for (j, b) in other.0.iter().enumerate() {
-                let Some(slot) = out.get_mut(i + j) else { continue };
+                let Some(slot) = out.get_mut(i + j) else {
+                    continue;
+                };
                 let t = u64::from(*slot) + u64::from(*a) * u64::from(*b) + carry;
                 *slot = t as u32;
                 carry = t >> 32;
@@ -170,8 +172,12 @@ fn curve(bits: usize) -> Option<(usize, &'static str, &'static str)> {
 
 /// `point` is `04 || X || Y` on the curve of `bits` bits.
 pub(crate) fn on_curve(bits: usize, point: &[u8]) -> bool {
-    let Some((len, p_hex, b_hex)) = curve(bits) else { return false };
-    let Some((&4, coords)) = point.split_first() else { return false };
+    let Some((len, p_hex, b_hex)) = curve(bits) else {
+        return false;
+    };
+    let Some((&4, coords)) = point.split_first() else {
+        return false;
+    };
     if coords.len() != 2 * len {
         return false;
     }

@@ -21,7 +21,7 @@ pub(crate) struct Request {
     pub(crate) extra: std::collections::BTreeMap<String, Vec<String>>,
     pub(crate) is_ca: bool,
     pub(crate) usages: Vec<String>,
-    /// `spec.duration`: `None` when absent; `Some(Err)` when unparsable.
+    /// `spec.duration`: `None` when absent.
     pub(crate) duration: Option<GoDuration>,
     pub(crate) request: String,
     pub(crate) issuer_name: String,
@@ -42,12 +42,11 @@ fn vals(slice: &[String]) -> BadValue {
     BadValue::List(Some(slice.to_vec()))
 }
 
-struct Ctx<'a> {
+struct Ctx {
     cr: CrVars,
-    _req: &'a Request,
 }
 
-impl Ctx<'_> {
+impl Ctx {
     fn run_validations(&self, rules: &[Rule], s: &str, path: &Path) -> Vec<FieldErr> {
         let mut el = Vec::new();
         for (i, v) in rules.iter().enumerate() {
@@ -234,7 +233,6 @@ pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request, csr: &Csr) -> Out
             username: req.username.clone(),
             groups: req.groups.clone(),
         },
-        _req: req,
     };
     let mut el: Vec<FieldErr> = Vec::new();
 

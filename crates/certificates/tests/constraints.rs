@@ -108,7 +108,7 @@ fn private_key_wrong_type_too_small() {
 #[test]
 fn private_key_wrong_type_too_large() {
     // upstream: Test_Evaluate "if constraints contains private key but CSR uses the wrong key type and is too large, return error"
-    let cr = Cr::of(&CsrSpec::default().key(Key::Ec("1.2.840.10045.3.1.7", 32)));
+    let cr = Cr::of(&CsrSpec::default().key(Key::Ec(P256)));
     let spec = json!({"constraints": {"privateKey": {"algorithm": "RSA", "maxSize": 200}}});
     assert_eq!(
         eval_one(spec, &cr).unwrap(),
@@ -121,12 +121,8 @@ fn private_key_wrong_type_too_large() {
 
 #[test]
 fn ecdsa_curve_sizes_and_ed25519_minus_one() {
-    for (curve, len, bits) in [
-        ("1.3.132.0.34", 48, "384"),
-        ("1.3.132.0.35", 66, "521"),
-        ("1.3.132.0.33", 28, "224"),
-    ] {
-        let cr = Cr::of(&CsrSpec::default().key(Key::Ec(curve, len)));
+    for (curve, bits) in [(P384, "384"), (P521, "521"), (P224, "224"), (P256, "256")] {
+        let cr = Cr::of(&CsrSpec::default().key(Key::Ec(curve)));
         let spec = json!({"constraints": {"privateKey": {"maxSize": 1}}});
         assert_eq!(
             eval_one(spec, &cr).unwrap(),
@@ -232,5 +228,40 @@ fn validate_bad_duration_syntax() {
         vec![
             r#"spec.constraints.maxDuration: Invalid value: "1 day": time: unknown unit " day" in duration "1 day""#
         ]
+    );
+}
+
+#[test]
+fn ecdsa_point_must_be_on_the_curve() {
+    // Go's x509 rejects a point that is not on the named curve (elliptic.Unmarshal)
+    let mut g = hex(generator(P256));
+    let last = g.len() - 1;
+    g[last] ^= 1;
+    let cr = Cr::of(&CsrSpec::default().key(Key::EcPoint(P256, g)));
+    assert_eq!(
+        eval_one(json!({}), &cr),
+        Err("x509: failed to unmarshal elliptic curve point".to_owned())
+    );
+    // a coordinate >= p
+    let mut big = vec![4u8];
+    big.extend([0xff; 64]);
+    let cr = Cr::of(&CsrSpec::default().key(Key::EcPoint(P256, big)));
+    assert_eq!(
+        eval_one(json!({}), &cr),
+        Err("x509: failed to unmarshal elliptic curve point".to_owned())
+    );
+    // compressed points are not accepted
+    let mut compressed = vec![2u8];
+    compressed.extend(&hex(generator(P256))[1..33]);
+    let cr = Cr::of(&CsrSpec::default().key(Key::EcPoint(P256, compressed)));
+    assert_eq!(
+        eval_one(json!({}), &cr),
+        Err("x509: failed to unmarshal elliptic curve point".to_owned())
+    );
+    // an unknown curve
+    let cr = Cr::of(&CsrSpec::default().key(Key::EcPoint("1.3.132.0.10", vec![4, 1, 2])));
+    assert_eq!(
+        eval_one(json!({}), &cr),
+        Err("x509: unsupported elliptic curve".to_owned())
     );
 }

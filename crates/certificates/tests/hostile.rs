@@ -270,7 +270,7 @@ fn generate() -> Vec<(&'static str, &'static str, Value, &'static str, String)> 
         "ECDSA P-256 key with a short point",
         json!(
             CsrSpec::default()
-                .key(Key::Ec("1.2.840.10045.3.1.7", 10))
+                .key(Key::EcPoint(P256, vec![4; 21]))
                 .request()
         ),
         "error",

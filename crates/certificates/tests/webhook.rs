@@ -217,11 +217,16 @@ fn allowed_invalid_cel_rejected() {
 }
 
 #[test]
-#[ignore = "palisade-cel declares `cr` as map(string, dyn); approver-policy's typed `cr` message rejects `cr.name[1]` (string index) and `cr.foo` at compile time"]
+#[ignore = "palisade-cel declares `cr` as map(string, dyn) and accepts `dyn` results; approver-policy's typed `cr` message rejects `cr.name[1]`, `cr.foo`, and a result that is not exactly bool"]
 fn allowed_invalid_cel_typed_cr() {
     // upstream: allowed Test_Validate "if policy contains invalid CEL validations" (localities entry) and
     // validation/validator_test.go Test_Validator_Compile "err-invalid-property"
-    for rule in ["cr.name[1] > 2", "size(cr.foo) < 24"] {
+    for rule in [
+        "cr.name[1] > 2",
+        "size(cr.foo) < 24",
+        "cr.name",
+        "[1, 'a'][0]",
+    ] {
         let doc = open_policy(
             "p",
             json!({"allowed": {"subject": {"localities": {"validations": [{"rule": rule}]}}}}),

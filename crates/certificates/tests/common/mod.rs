@@ -87,7 +87,10 @@ pub const UPN: &str = "1.3.6.1.4.1.311.20.2.3";
 #[derive(Clone, Debug)]
 pub enum Key {
     Rsa(usize),
-    Ec(&'static str, usize),
+    /// a named curve (OID) with its generator as the public point
+    Ec(&'static str),
+    /// a named curve with an arbitrary point encoding
+    EcPoint(&'static str, Vec<u8>),
     Ed25519,
     Raw(Vec<u8>),
 }
@@ -109,10 +112,41 @@ impl Default for CsrSpec {
         CsrSpec {
             subject: Vec::new(),
             sans: None,
-            key: Key::Ec("1.2.840.10045.3.1.7", 32),
+            key: Key::Ec(P256),
             extra_extensions: Vec::new(),
         }
     }
+}
+
+pub const P224: &str = "1.3.132.0.33";
+pub const P256: &str = "1.2.840.10045.3.1.7";
+pub const P384: &str = "1.3.132.0.34";
+pub const P521: &str = "1.3.132.0.35";
+
+/// The uncompressed generator point of each curve (openssl ecparam -param_enc explicit).
+pub fn generator(curve: &str) -> &'static str {
+    match curve {
+        P224 => {
+            "04b70e0cbd6bb4bf7f321390b94a03c1d356c21122343280d6115c1d21bd376388b5f723fb4c22dfe6cd4375a05a07476444d5819985007e34"
+        }
+        P256 => {
+            "046b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c2964fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5"
+        }
+        P384 => {
+            "04aa87ca22be8b05378eb1c71ef320ad746e1d3b628ba79b9859f741e082542a385502f25dbf55296c3a545e3872760ab73617de4a96262c6f5d9e98bf9292dc29f8f41dbd289a147ce9da3113b5f0b8c00a60b1ce1d7e819d7a431d7c90ea0e5f"
+        }
+        P521 => {
+            "0400c6858e06b70404e9cd9e3ecb662395b4429c648139053fb521f828af606b4d3dbaa14b5e77efe75928fe1dc127a2ffa8de3348b3c1856a429bf97e7e31c2e5bd66011839296a789a3bc0045c8a5fb42c7d1bd998f54449579b446817afbd17273e662c97ee72995ef42640c550b9013fad0761353c7086a272c24088be94769fd16650"
+        }
+        other => panic!("no generator for {other}"),
+    }
+}
+
+pub fn hex(h: &str) -> Vec<u8> {
+    (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 pub fn dns(name: &str) -> Vec<u8> {
@@ -187,9 +221,17 @@ impl CsrSpec {
                     tlv(0x03, &bits_content),
                 ])
             }
-            Key::Ec(curve, len) => {
-                let mut point = vec![0u8, 4];
-                point.extend(std::iter::repeat_n(7u8, len * 2));
+            Key::Ec(curve) => {
+                let mut point = vec![0u8];
+                point.extend(hex(generator(curve)));
+                seq(&[
+                    seq(&[oid("1.2.840.10045.2.1"), oid(curve)]),
+                    tlv(0x03, &point),
+                ])
+            }
+            Key::EcPoint(curve, p) => {
+                let mut point = vec![0u8];
+                point.extend(p);
                 seq(&[
                     seq(&[oid("1.2.840.10045.2.1"), oid(curve)]),
                     tlv(0x03, &point),
