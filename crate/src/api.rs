@@ -25,7 +25,11 @@ pub fn configure(bundle_json: &[u8]) -> Result<Engine, ConfigError> {
 /// The answer of `configure`: `{"valid":true}` or `{"valid":false,"message":…,"problems":[…]}`.
 pub fn configure_answer(result: &Result<Engine, ConfigError>) -> String {
     let answer = match result {
-        Ok(_) => serde_json::json!({"valid": true}),
+        Ok(engine) if engine.diagnostics().is_empty() => serde_json::json!({"valid": true}),
+        Ok(engine) => serde_json::json!({
+            "valid": true,
+            "warnings": engine.diagnostics().iter().map(ToString::to_string).collect::<Vec<_>>(),
+        }),
         Err(e) => {
             serde_json::json!({"valid": false, "message": e.to_string(), "problems": e.problems})
         }

@@ -150,11 +150,10 @@ pub fn run(
     let mut sample_answer = None;
     for s in &subjects {
         let mut session = s.host.instantiate()?;
-        if let Some(message) = session.configure(&bundle_json)? {
-            if s.label == "palisade" {
+        if let Some(message) = session.configure(&bundle_json)?
+            && s.label == "palisade" {
                 bail!("the bundle was rejected: {message}");
             }
-        }
         if s.label == "palisade" {
             sample_answer = inputs
                 .first()
@@ -174,11 +173,10 @@ pub fn run(
                 let t = Instant::now();
                 session.call(Entry::Validate, input)?;
                 let d = t.elapsed();
-                if record {
-                    if let Some(v) = reused.get_mut(i) {
+                if record
+                    && let Some(v) = reused.get_mut(i) {
                         v.push(d);
                     }
-                }
             }
         }
         for (i, s) in subjects.iter().enumerate() {
@@ -188,11 +186,10 @@ pub fn run(
                 session.call(Entry::Configure, &bundle_json)?;
                 session.call(Entry::Validate, input)?;
                 let d = t.elapsed();
-                if record {
-                    if let Some(v) = fresh.get_mut(i) {
+                if record
+                    && let Some(v) = fresh.get_mut(i) {
                         v.push(d);
                     }
-                }
             }
         }
     }

@@ -354,20 +354,17 @@ pub fn judge(case: &Case, outcome: &Outcome) -> Verdict {
     }
     // A response the case did not foresee at all (e.g. expect only `skipped: true` but the
     // module answered) is already a mismatch on `skipped`; show the answer too.
-    if !ok {
-        if let Some(r) = response {
-            if e.allowed.is_none() {
-                if let Some(a) = r.get("allowed") {
+    if !ok
+        && let Some(r) = response {
+            if e.allowed.is_none()
+                && let Some(a) = r.get("allowed") {
                     actual.insert("allowed".into(), a.clone());
                 }
-            }
-            if e.message.is_none() && e.message_contains.is_none() {
-                if let Some(m) = &message {
+            if e.message.is_none() && e.message_contains.is_none()
+                && let Some(m) = &message {
                     actual.insert("message".into(), json!(m));
                 }
-            }
         }
-    }
 
     Verdict {
         passed: ok,

@@ -17,11 +17,10 @@ pub fn read_documents(path: &Path) -> Result<Vec<Value>> {
 /// Parses JSON (one value) or YAML (one or more documents).
 pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
     let trimmed = text.trim_start();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        if let Ok(v) = serde_json::from_str::<Value>(text) {
+    if (trimmed.starts_with('{') || trimmed.starts_with('['))
+        && let Ok(v) = serde_json::from_str::<Value>(text) {
             return Ok(vec![v]);
         }
-    }
     let mut docs = Vec::new();
     for doc in serde_yaml::Deserializer::from_str(text) {
         let value = Value::deserialize(doc).map_err(|e| anyhow!("{e}"))?;
@@ -56,11 +55,10 @@ fn is_bundle_document(v: &Value) -> bool {
 /// upstream objects (a `kind: List` contributes its items, a JSON array its elements) becomes
 /// `{"policies": [...]}`.
 pub fn bundle_from_documents(docs: Vec<Value>) -> Value {
-    if let [single] = docs.as_slice() {
-        if is_bundle_document(single) {
+    if let [single] = docs.as_slice()
+        && is_bundle_document(single) {
             return single.clone();
         }
-    }
     let mut policies = Vec::new();
     for doc in docs {
         flatten_into(doc, &mut policies);

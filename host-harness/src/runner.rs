@@ -140,8 +140,8 @@ pub fn run_file(file: &Path, backend: &dyn Backend, bless: bool) -> CaseReport {
         Outcome::Error(e) => e.clone(),
         _ => "the outcome differs from `expect`".into(),
     });
-    if bless {
-        if let Some(new_expect) = &verdict.blessed {
+    if bless
+        && let Some(new_expect) = &verdict.blessed {
             match bless_file(file, new_expect) {
                 Ok(()) => {
                     report.blessed = true;
@@ -150,7 +150,6 @@ pub fn run_file(file: &Path, backend: &dyn Backend, bless: bool) -> CaseReport {
                 Err(e) => report.failure = Some(format!("cannot bless: {e:#}")),
             }
         }
-    }
     report
 }
 
@@ -199,11 +198,10 @@ pub fn render_text(report: &Report) -> String {
             c.elapsed.as_millis()
         );
         if !c.passed || c.blessed {
-            if let Some(f) = &c.failure {
-                if !c.blessed {
+            if let Some(f) = &c.failure
+                && !c.blessed {
                     let _ = writeln!(out, "        {f}");
                 }
-            }
             if let Some(d) = &c.diff {
                 for line in d.lines() {
                     let _ = writeln!(out, "        {line}");

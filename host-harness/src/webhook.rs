@@ -165,8 +165,8 @@ fn dispatch_inner(
         1 => answers.pop().unwrap_or_default(),
         _ => merge_allowed(&uid, &answers),
     };
-    if !failed_open.is_empty() {
-        if let Some(obj) = response.as_object_mut() {
+    if !failed_open.is_empty()
+        && let Some(obj) = response.as_object_mut() {
             let annotations = obj
                 .entry("auditAnnotations")
                 .or_insert_with(|| Value::Object(Map::new()));
@@ -176,7 +176,6 @@ fn dispatch_inner(
                 }
             }
         }
-    }
     Ok(Outcome::Response(response))
 }
 

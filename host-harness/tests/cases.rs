@@ -1,5 +1,12 @@
 //! Every case file under `tests/cases/**` through the built `.wasm` (and the native library,
 //! which must agree), and the `palisade test` CLI end to end.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "integration tests fail loudly, helpers included"
+)]
 
 mod common;
 

@@ -1,5 +1,12 @@
 //! Shared helpers of the integration tests: where the workspace and the built artifacts are.
-#![allow(dead_code)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    dead_code,
+    reason = "integration tests fail loudly, helpers included"
+)]
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

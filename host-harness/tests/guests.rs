@@ -1,5 +1,12 @@
 //! Hostile guests (`tests/hostile/guests/*.wat`): whatever a module does — loop, grow memory,
 //! trap, answer garbage, need imports — the host ends the call with a reported reason.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "integration tests fail loudly, helpers included"
+)]
 
 mod common;
 

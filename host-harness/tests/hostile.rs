@@ -1,6 +1,13 @@
 //! Hostile inputs through the real `palisade.wasm` (DESIGN.md, Entrypoints: "No input, however
 //! malformed, may trap the module"). Fixtures are in `tests/hostile/`; those that would be over
 //! 1 MB on disk are generated here.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "integration tests fail loudly, helpers included"
+)]
 
 mod common;
 

@@ -59,8 +59,14 @@ impl Policies {
         problems: &mut Vec<Problem>,
         diagnostics: &mut Vec<Problem>,
     ) -> Self {
-        let env = &palisade_cel::Env::admission();
         let mut policies: Vec<Policy> = Vec::new();
+        if bundle.of_kind(Kind::ValidatingAdmissionPolicy).next().is_none()
+            && bundle.of_kind(Kind::ValidatingAdmissionPolicyBinding).next().is_none()
+        {
+            return Self::default();
+        }
+        // Built once per bundle, and only for bundles that have policies: it is the costly part of configuring.
+        let env = &palisade_cel::Env::admission();
         for (doc, value) in bundle.of_kind(Kind::ValidatingAdmissionPolicy) {
             if let Some(policy) = Policy::compile(doc, value, env, problems) {
                 if let Some(first) = policies.iter().find(|p| p.name == policy.name) {
