@@ -34,7 +34,8 @@ fn main() {
 }
 
 fn run() -> Result<(), String> {
-    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").ok_or("CARGO_MANIFEST_DIR unset")?);
+    let manifest_dir =
+        PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").ok_or("CARGO_MANIFEST_DIR unset")?);
     let workspace = manifest_dir
         .parent()
         .ok_or("host-harness has no parent directory")?
@@ -69,24 +70,33 @@ fn run() -> Result<(), String> {
     }
 
     if env::var_os("PALISADE_SKIP_WASM_BUILD").is_some_and(|v| v != "0" && !v.is_empty()) {
-        println!("cargo::warning=PALISADE_SKIP_WASM_BUILD is set: the wasm artifacts in target/wasm were not rebuilt");
+        println!(
+            "cargo::warning=PALISADE_SKIP_WASM_BUILD is set: the wasm artifacts in target/wasm were not rebuilt"
+        );
         return Ok(());
     }
 
     let out_dir = workspace.join("target/wasm");
     let build_dir = workspace.join("target/wasm-build");
-    fs::create_dir_all(&out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    fs::create_dir_all(&out_dir)
+        .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
 
     let inner = Inner::new(build_dir.clone())?;
     let built = build_dir.join(WASM_TARGET).join("wasm");
 
     // 1. The C ABI module.
-    inner.build(&workspace.join("Cargo.toml"), &["-p", "palisade", "--lib", "--features", "c-abi"])?;
+    inner.build(
+        &workspace.join("Cargo.toml"),
+        &["-p", "palisade", "--lib", "--features", "c-abi"],
+    )?;
     install(&built.join("palisade.wasm"), &out_dir.join("palisade.wasm"))?;
     keep_only_c_abi_exports(&out_dir.join("palisade.wasm"))?;
 
     // 2. The Kubewarden waPC module, annotated with metadata.yml.
-    inner.build(&workspace.join("Cargo.toml"), &["-p", "palisade", "--lib", "--features", "kubewarden"])?;
+    inner.build(
+        &workspace.join("Cargo.toml"),
+        &["-p", "palisade", "--lib", "--features", "kubewarden"],
+    )?;
     let kubewarden = out_dir.join("palisade-kubewarden.wasm");
     install(&built.join("palisade.wasm"), &kubewarden)?;
     annotate_kubewarden(&kubewarden, &metadata)?;
@@ -106,7 +116,10 @@ fn run() -> Result<(), String> {
     let wapc_floor = manifest_dir.join("floors/wapc-floor/Cargo.toml");
     if wapc_floor.exists() {
         inner.build(&wapc_floor, &["--lib"])?;
-        install(&built.join("palisade_wapc_floor.wasm"), &out_dir.join("floor-wapc.wasm"))?;
+        install(
+            &built.join("palisade_wapc_floor.wasm"),
+            &out_dir.join("floor-wapc.wasm"),
+        )?;
     }
     Ok(())
 }
@@ -149,13 +162,25 @@ impl Inner {
                 || k == "RUSTFLAGS"
                 || matches!(
                     k,
-                    "TARGET" | "HOST" | "OUT_DIR" | "OPT_LEVEL" | "PROFILE" | "DEBUG" | "NUM_JOBS" | "MAKEFLAGS" | "MFLAGS"
+                    "TARGET"
+                        | "HOST"
+                        | "OUT_DIR"
+                        | "OPT_LEVEL"
+                        | "PROFILE"
+                        | "DEBUG"
+                        | "NUM_JOBS"
+                        | "MAKEFLAGS"
+                        | "MFLAGS"
                 )
         };
         let env = env::vars_os()
             .filter(|(k, _)| !k.to_str().is_some_and(strip))
             .collect();
-        Ok(Self { cargo, target_dir, env })
+        Ok(Self {
+            cargo,
+            target_dir,
+            env,
+        })
     }
 
     fn build(&self, manifest: &Path, args: &[&str]) -> Result<(), String> {
@@ -169,14 +194,19 @@ impl Inner {
             .args(["--target", WASM_TARGET, "--profile", "wasm"])
             .args(args);
         let what = format!("cargo build {} ({})", args.join(" "), manifest.display());
-        let output = cmd.output().map_err(|e| format!("cannot run {}: {e}", self.cargo.display()))?;
+        let output = cmd
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", self.cargo.display()))?;
         if output.status.success() {
             return Ok(());
         }
         let stderr = String::from_utf8_lossy(&output.stderr);
         let mut message = format!("building the wasm artifacts failed: {what}");
-        if stderr.contains("may not be installed") || stderr.contains("can't find crate for `core`") {
-            message.push_str(&format!("\nthe wasm target is missing: run `{TARGET_HINT}`"));
+        if stderr.contains("may not be installed") || stderr.contains("can't find crate for `core`")
+        {
+            message.push_str(&format!(
+                "\nthe wasm target is missing: run `{TARGET_HINT}`"
+            ));
         }
         for line in stderr.lines().filter(|l| !l.trim().is_empty()) {
             message.push('\n');
@@ -208,26 +238,39 @@ fn install(from: &Path, to: &Path) -> Result<(), String> {
             .status();
         match status {
             Ok(s) if s.success() => return Ok(()),
-            Ok(s) => println!("cargo::warning=wasm-opt failed ({s}) on {}: installed unoptimized", from.display()),
+            Ok(s) => println!(
+                "cargo::warning=wasm-opt failed ({s}) on {}: installed unoptimized",
+                from.display()
+            ),
             Err(e) => println!("cargo::warning=cannot run wasm-opt: {e}: installed unoptimized"),
         }
     }
-    fs::copy(from, to).map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))?;
+    fs::copy(from, to)
+        .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))?;
     Ok(())
 }
 
 fn find_on_path(tool: &str) -> Option<PathBuf> {
     let path = env::var_os("PATH")?;
-    env::split_paths(&path).map(|dir| dir.join(tool)).find(|p| p.is_file())
+    env::split_paths(&path)
+        .map(|dir| dir.join(tool))
+        .find(|p| p.is_file())
 }
 
 /// The exports of the C ABI (DESIGN.md, Entrypoints), and nothing else: rustc's wasm linker
 /// also exports the globals `__data_end` and `__heap_base`, which the contract does not list.
-const C_ABI_EXPORTS: [&str; 5] = ["memory", "palisade_alloc", "palisade_free", "configure", "validate"];
+const C_ABI_EXPORTS: [&str; 5] = [
+    "memory",
+    "palisade_alloc",
+    "palisade_free",
+    "configure",
+    "validate",
+];
 
 fn keep_only_c_abi_exports(path: &Path) -> Result<(), String> {
     let bytes = fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let rewritten = filter_exports(&bytes, &C_ABI_EXPORTS).map_err(|e| format!("{}: {e}", path.display()))?;
+    let rewritten =
+        filter_exports(&bytes, &C_ABI_EXPORTS).map_err(|e| format!("{}: {e}", path.display()))?;
     fs::write(path, rewritten).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 

@@ -9,6 +9,11 @@ use std::path::Path;
 mod annotate;
 
 pub fn annotate_file(module: &Path, metadata: &Path) -> Result<(), String> {
-    annotate::annotate_file(module, metadata)
-        .map_err(|e| format!("cannot annotate {} with {}: {e}", module.display(), metadata.display()))
+    annotate::annotate_file(module, metadata).map_err(|e| {
+        format!(
+            "cannot annotate {} with {}: {e}",
+            module.display(),
+            metadata.display()
+        )
+    })
 }

@@ -35,7 +35,10 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Self { iterations: 300, warmup: 30 }
+        Self {
+            iterations: 300,
+            warmup: 30,
+        }
     }
 }
 
@@ -151,14 +154,12 @@ pub fn run(
     for s in &subjects {
         let mut session = s.host.instantiate()?;
         if let Some(message) = session.configure(&bundle_json)?
-            && s.label == "palisade" {
-                bail!("the bundle was rejected: {message}");
-            }
+            && s.label == "palisade"
+        {
+            bail!("the bundle was rejected: {message}");
+        }
         if s.label == "palisade" {
-            sample_answer = inputs
-                .first()
-                .map(|i| session.validate(i))
-                .transpose()?;
+            sample_answer = inputs.first().map(|i| session.validate(i)).transpose()?;
         }
         sessions.push(session);
     }
@@ -173,10 +174,9 @@ pub fn run(
                 let t = Instant::now();
                 session.call(Entry::Validate, input)?;
                 let d = t.elapsed();
-                if record
-                    && let Some(v) = reused.get_mut(i) {
-                        v.push(d);
-                    }
+                if record && let Some(v) = reused.get_mut(i) {
+                    v.push(d);
+                }
             }
         }
         for (i, s) in subjects.iter().enumerate() {
@@ -186,10 +186,9 @@ pub fn run(
                 session.call(Entry::Configure, &bundle_json)?;
                 session.call(Entry::Validate, input)?;
                 let d = t.elapsed();
-                if record
-                    && let Some(v) = fresh.get_mut(i) {
-                        v.push(d);
-                    }
+                if record && let Some(v) = fresh.get_mut(i) {
+                    v.push(d);
+                }
             }
         }
     }
@@ -226,13 +225,25 @@ pub fn render_text(r: &BenchReport) -> String {
         out,
         "{} review(s) ({} bytes), {} interleaved rounds",
         r.reviews,
-        r.review_bytes.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+        r.review_bytes
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
         r.iterations
     );
     let _ = writeln!(
         out,
         "{:<11} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
-        "module", "size", "gzip -9", "compile", "reused p50", "reused p99", "fresh p50", "fresh p99", "fresh req/s"
+        "module",
+        "size",
+        "gzip -9",
+        "compile",
+        "reused p50",
+        "reused p99",
+        "fresh p50",
+        "fresh p99",
+        "fresh req/s"
     );
     for m in &r.modules {
         let reused = m.reused.clone().unwrap_or_default();
@@ -252,7 +263,13 @@ pub fn render_text(r: &BenchReport) -> String {
     }
     let find = |label: &str| r.modules.iter().find(|m| m.label == label);
     if let (Some(p), Some(floor)) = (find("palisade"), find("waPC floor")) {
-        let ratio = |a: Duration, b: Duration| if b.is_zero() { 0.0 } else { a.as_secs_f64() / b.as_secs_f64() };
+        let ratio = |a: Duration, b: Duration| {
+            if b.is_zero() {
+                0.0
+            } else {
+                a.as_secs_f64() / b.as_secs_f64()
+            }
+        };
         let pr = p.reused.clone().unwrap_or_default();
         let fr = floor.reused.clone().unwrap_or_default();
         let _ = writeln!(
@@ -262,8 +279,16 @@ pub fn render_text(r: &BenchReport) -> String {
             ratio(p.fresh.median, floor.fresh.median)
         );
     }
-    if let (Some(p), Some(scan), Some(dom)) = (find("palisade"), find("scan floor"), find("DOM floor")) {
-        let ratio = |a: Duration, b: Duration| if b.is_zero() { 0.0 } else { a.as_secs_f64() / b.as_secs_f64() };
+    if let (Some(p), Some(scan), Some(dom)) =
+        (find("palisade"), find("scan floor"), find("DOM floor"))
+    {
+        let ratio = |a: Duration, b: Duration| {
+            if b.is_zero() {
+                0.0
+            } else {
+                a.as_secs_f64() / b.as_secs_f64()
+            }
+        };
         let pr = p.reused.clone().unwrap_or_default();
         let sr = scan.reused.clone().unwrap_or_default();
         let dr = dom.reused.clone().unwrap_or_default();
@@ -288,9 +313,18 @@ pub fn render_text(r: &BenchReport) -> String {
         );
     }
     if let Some(answer) = &r.sample_answer {
-        let allowed = answer.pointer("/response/allowed").cloned().unwrap_or(Value::Null);
-        let message = answer.pointer("/response/status/message").and_then(Value::as_str).unwrap_or("");
-        let _ = writeln!(out, "palisade answered the first review: allowed={allowed} {message}");
+        let allowed = answer
+            .pointer("/response/allowed")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let message = answer
+            .pointer("/response/status/message")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let _ = writeln!(
+            out,
+            "palisade answered the first review: allowed={allowed} {message}"
+        );
     }
     out
 }

@@ -86,8 +86,9 @@ impl Case {
     /// Whether a YAML document looks like a case file (a directory walk skips other YAML,
     /// such as bundles and webhook configurations kept next to the cases).
     pub fn looks_like_case(doc: &Value) -> bool {
-        doc.as_object()
-            .is_some_and(|m| m.contains_key("expect") || (m.contains_key("review") && !m.contains_key("kind")))
+        doc.as_object().is_some_and(|m| {
+            m.contains_key("expect") || (m.contains_key("review") && !m.contains_key("kind"))
+        })
     }
 
     pub fn load(file: &Path) -> Result<Self> {
@@ -96,7 +97,9 @@ impl Case {
     }
 
     pub fn from_value(file: &Path, doc: &Value) -> Result<Self> {
-        let map = doc.as_object().ok_or_else(|| anyhow!("a case file is a YAML mapping"))?;
+        let map = doc
+            .as_object()
+            .ok_or_else(|| anyhow!("a case file is a YAML mapping"))?;
         let name = match map.get("name") {
             Some(Value::String(s)) => s.clone(),
             Some(_) => bail!("`name` must be a string"),
@@ -123,12 +126,15 @@ impl Case {
                 }
                 Value::Object(b)
             }
-            (None, None) => bail!("a case needs a `bundle` (path or inline) or top-level `policies`"),
+            (None, None) => {
+                bail!("a case needs a `bundle` (path or inline) or top-level `policies`")
+            }
         };
 
         let review = match map.get("review") {
             Some(Value::String(p)) => Some(
-                documents::read_document(&relative(file, p)).with_context(|| "in `review`".to_string())?,
+                documents::read_document(&relative(file, p))
+                    .with_context(|| "in `review`".to_string())?,
             ),
             Some(v @ Value::Object(_)) => Some(v.clone()),
             Some(_) => bail!("`review` must be a path or an inline AdmissionReview"),
@@ -137,7 +143,8 @@ impl Case {
 
         let context = match map.get("context") {
             Some(Value::String(p)) => Some(
-                documents::read_document(&relative(file, p)).with_context(|| "in `context`".to_string())?,
+                documents::read_document(&relative(file, p))
+                    .with_context(|| "in `context`".to_string())?,
             ),
             Some(Value::Null) | None => None,
             Some(v @ Value::Object(_)) => Some(v.clone()),
@@ -146,15 +153,20 @@ impl Case {
 
         let webhook = match map.get("webhook") {
             Some(Value::String(p)) => {
-                let docs = documents::read_documents(&relative(file, p)).with_context(|| "in `webhook`".to_string())?;
+                let docs = documents::read_documents(&relative(file, p))
+                    .with_context(|| "in `webhook`".to_string())?;
                 Some(webhook::pick_configuration(docs)?)
             }
             Some(Value::Null) | None => None,
             Some(v) => Some(webhook::pick_configuration(vec![v.clone()])?),
         };
 
-        let expect_raw = map.get("expect").cloned().ok_or_else(|| anyhow!("a case needs an `expect` block"))?;
-        let expect: Expect = serde_json::from_value(expect_raw.clone()).map_err(|e| anyhow!("in `expect`: {e}"))?;
+        let expect_raw = map
+            .get("expect")
+            .cloned()
+            .ok_or_else(|| anyhow!("a case needs an `expect` block"))?;
+        let expect: Expect =
+            serde_json::from_value(expect_raw.clone()).map_err(|e| anyhow!("in `expect`: {e}"))?;
         if expect == Expect::default() {
             bail!("`expect` names nothing to check");
         }
@@ -182,12 +194,25 @@ impl Case {
             Err(e) => return Outcome::Error(e.to_string()),
         }
         let Some(review) = &self.review else {
-            return Outcome::Error("the bundle compiled, and the case has no review to send".into());
+            return Outcome::Error(
+                "the bundle compiled, and the case has no review to send".into(),
+            );
         };
         if let Some(configuration) = &self.webhook {
-            return webhook::dispatch(configuration, &self.bundle, review, self.context.as_ref(), backend);
+            return webhook::dispatch(
+                configuration,
+                &self.bundle,
+                review,
+                self.context.as_ref(),
+                backend,
+            );
         }
-        response_outcome(backend.evaluate(&self.bundle, review, self.context.as_ref(), DEFAULT_DEADLINE))
+        response_outcome(backend.evaluate(
+            &self.bundle,
+            review,
+            self.context.as_ref(),
+            DEFAULT_DEADLINE,
+        ))
     }
 }
 
@@ -196,7 +221,9 @@ pub fn response_outcome(answer: Result<Value, HostError>) -> Outcome {
     match answer {
         Ok(review) => match review.get("response") {
             Some(r @ Value::Object(_)) => Outcome::Response(r.clone()),
-            _ => Outcome::Error(format!("the module answered an AdmissionReview without `response`: {review}")),
+            _ => Outcome::Error(format!(
+                "the module answered an AdmissionReview without `response`: {review}"
+            )),
         },
         Err(e) => Outcome::Error(e.to_string()),
     }
@@ -210,7 +237,11 @@ fn warnings_of(response: &Value) -> Vec<String> {
     response
         .get("warnings")
         .and_then(Value::as_array)
-        .map(|a| a.iter().map(|w| w.as_str().map_or_else(|| w.to_string(), str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .map(|w| w.as_str().map_or_else(|| w.to_string(), str::to_string))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -220,7 +251,12 @@ fn annotations_of(response: &Value) -> BTreeMap<String, String> {
         .and_then(Value::as_object)
         .map(|m| {
             m.iter()
-                .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -250,19 +286,32 @@ const KEY_ORDER: [&str; 10] = [
     "error",
 ];
 
-fn ordered(map: &Map<String, Value>) -> Value {
-    let mut out = Map::new();
+/// Renders a mapping as YAML with its keys in [`KEY_ORDER`] (then any others), whatever the
+/// map type orders them by.
+fn ordered_yaml(map: &Map<String, Value>) -> String {
+    let mut keys: Vec<&String> = Vec::new();
     for key in KEY_ORDER {
-        if let Some(v) = map.get(key) {
-            out.insert(key.into(), v.clone());
+        if let Some((k, _)) = map.get_key_value(key) {
+            keys.push(k);
         }
     }
-    for (k, v) in map {
-        if !out.contains_key(k) {
-            out.insert(k.clone(), v.clone());
+    for k in map.keys() {
+        if !keys.contains(&k) {
+            keys.push(k);
         }
     }
-    Value::Object(out)
+    let mut out = String::new();
+    for k in keys {
+        if let Some(v) = map.get(k) {
+            let mut single = Map::new();
+            single.insert(k.clone(), v.clone());
+            out.push_str(&to_yaml(&Value::Object(single)));
+        }
+    }
+    if out.is_empty() {
+        out.push_str("{}\n");
+    }
+    out
 }
 
 pub fn to_yaml(v: &Value) -> String {
@@ -290,7 +339,9 @@ pub fn judge(case: &Case, outcome: &Outcome) -> Verdict {
 
     let message: Option<String> = match outcome {
         Outcome::BundleError(m) => Some(m.clone()),
-        Outcome::Response(r) => status_field(r, "message").and_then(Value::as_str).map(str::to_string),
+        Outcome::Response(r) => status_field(r, "message")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         Outcome::Skipped(_) | Outcome::Error(_) => None,
     };
     let is_bundle_error = matches!(outcome, Outcome::BundleError(_));
@@ -298,11 +349,21 @@ pub fn judge(case: &Case, outcome: &Outcome) -> Verdict {
 
     if e.bundle_error.is_some() || is_bundle_error {
         let want = e.bundle_error.unwrap_or(false);
-        ok &= put(&mut actual, "bundleError", want == is_bundle_error, json!(is_bundle_error));
+        ok &= put(
+            &mut actual,
+            "bundleError",
+            want == is_bundle_error,
+            json!(is_bundle_error),
+        );
     }
     if e.skipped.is_some() || is_skipped {
         let want = e.skipped.unwrap_or(false);
-        ok &= put(&mut actual, "skipped", want == is_skipped, json!(is_skipped));
+        ok &= put(
+            &mut actual,
+            "skipped",
+            want == is_skipped,
+            json!(is_skipped),
+        );
     }
     if let Outcome::Error(reason) = outcome {
         ok = false;
@@ -313,29 +374,72 @@ pub fn judge(case: &Case, outcome: &Outcome) -> Verdict {
         _ => None,
     };
     if let Some(want) = e.allowed {
-        let got = response.and_then(|r| r.get("allowed")).and_then(Value::as_bool);
-        ok &= put(&mut actual, "allowed", got == Some(want), got.map_or(Value::Null, Value::from));
-        drop_if_no_response(&mut actual, "allowed", got == Some(want), response.is_some());
+        let got = response
+            .and_then(|r| r.get("allowed"))
+            .and_then(Value::as_bool);
+        ok &= put(
+            &mut actual,
+            "allowed",
+            got == Some(want),
+            got.map_or(Value::Null, Value::from),
+        );
+        drop_if_no_response(
+            &mut actual,
+            "allowed",
+            got == Some(want),
+            response.is_some(),
+        );
     }
     if let Some(want) = e.code {
-        let got = response.and_then(|r| status_field(r, "code")).and_then(Value::as_i64);
-        ok &= put(&mut actual, "code", got == Some(want), got.map_or(Value::Null, Value::from));
+        let got = response
+            .and_then(|r| status_field(r, "code"))
+            .and_then(Value::as_i64);
+        ok &= put(
+            &mut actual,
+            "code",
+            got == Some(want),
+            got.map_or(Value::Null, Value::from),
+        );
         drop_if_no_response(&mut actual, "code", got == Some(want), response.is_some());
     }
     if let Some(want) = &e.reason {
-        let got = response.and_then(|r| status_field(r, "reason")).and_then(Value::as_str);
-        ok &= put(&mut actual, "reason", got == Some(want.as_str()), got.map_or(Value::Null, Value::from));
-        drop_if_no_response(&mut actual, "reason", got == Some(want.as_str()), response.is_some());
+        let got = response
+            .and_then(|r| status_field(r, "reason"))
+            .and_then(Value::as_str);
+        ok &= put(
+            &mut actual,
+            "reason",
+            got == Some(want.as_str()),
+            got.map_or(Value::Null, Value::from),
+        );
+        drop_if_no_response(
+            &mut actual,
+            "reason",
+            got == Some(want.as_str()),
+            response.is_some(),
+        );
     }
     if let Some(want) = &e.message {
         let matched = message.as_deref() == Some(want.as_str());
-        ok &= put(&mut actual, "message", matched, message.clone().map_or(Value::Null, Value::from));
+        ok &= put(
+            &mut actual,
+            "message",
+            matched,
+            message.clone().map_or(Value::Null, Value::from),
+        );
+        drop_if_no_response(&mut actual, "message", matched, message.is_some());
     }
     if let Some(want) = &e.message_contains {
         let matched = message
             .as_deref()
             .is_some_and(|m| want.items().iter().all(|part| m.contains(part)));
-        ok &= put(&mut actual, "messageContains", matched, message.clone().map_or(Value::Null, Value::from));
+        ok &= put(
+            &mut actual,
+            "messageContains",
+            matched,
+            message.clone().map_or(Value::Null, Value::from),
+        );
+        drop_if_no_response(&mut actual, "messageContains", matched, message.is_some());
     }
     if let Some(want) = &e.warnings {
         let got = response.map(warnings_of).unwrap_or_default();
@@ -354,29 +458,36 @@ pub fn judge(case: &Case, outcome: &Outcome) -> Verdict {
     }
     // A response the case did not foresee at all (e.g. expect only `skipped: true` but the
     // module answered) is already a mismatch on `skipped`; show the answer too.
-    if !ok
-        && let Some(r) = response {
-            if e.allowed.is_none()
-                && let Some(a) = r.get("allowed") {
-                    actual.insert("allowed".into(), a.clone());
-                }
-            if e.message.is_none() && e.message_contains.is_none()
-                && let Some(m) = &message {
-                    actual.insert("message".into(), json!(m));
-                }
+    if !ok && let Some(r) = response {
+        if e.allowed.is_none()
+            && let Some(a) = r.get("allowed")
+        {
+            actual.insert("allowed".into(), a.clone());
         }
+        if e.message.is_none()
+            && e.message_contains.is_none()
+            && let Some(m) = &message
+        {
+            actual.insert("message".into(), json!(m));
+        }
+    }
 
     Verdict {
         passed: ok,
-        expected_text: to_yaml(&ordered(&expected)),
-        actual_text: to_yaml(&ordered(&actual)),
+        expected_text: ordered_yaml(&expected),
+        actual_text: ordered_yaml(&actual),
         blessed: bless_value(outcome),
     }
 }
 
 /// Without a response (a bundle error, a skip, an error), response fields that did not match
 /// are left out of the observed side: the outcome's own key says what happened instead.
-fn drop_if_no_response(actual: &mut Map<String, Value>, key: &str, matched: bool, has_response: bool) {
+fn drop_if_no_response(
+    actual: &mut Map<String, Value>,
+    key: &str,
+    matched: bool,
+    has_response: bool,
+) {
     if !matched && !has_response {
         actual.remove(key);
     }
@@ -394,7 +505,10 @@ pub fn bless_value(outcome: &Outcome) -> Option<Value> {
             m.insert("skipped".into(), json!(true));
         }
         Outcome::Response(r) => {
-            m.insert("allowed".into(), r.get("allowed").cloned().unwrap_or(Value::Null));
+            m.insert(
+                "allowed".into(),
+                r.get("allowed").cloned().unwrap_or(Value::Null),
+            );
             if let Some(code) = status_field(r, "code") {
                 m.insert("code".into(), code.clone());
             }
@@ -418,9 +532,16 @@ pub fn bless_value(outcome: &Outcome) -> Option<Value> {
 /// Rewrites the top-level `expect:` block of a case file's text, keeping everything else
 /// (comments included) as it is.
 pub fn rewrite_expect(text: &str, expect: &Value) -> String {
-    let mut block = Map::new();
-    block.insert("expect".into(), expect.clone());
-    let rendered = to_yaml(&Value::Object(block));
+    let mut rendered = String::from("expect:\n");
+    let body = expect
+        .as_object()
+        .map(ordered_yaml)
+        .unwrap_or_else(|| to_yaml(expect));
+    for line in body.lines() {
+        rendered.push_str("  ");
+        rendered.push_str(line);
+        rendered.push('\n');
+    }
     let lines: Vec<&str> = text.lines().collect();
     let start = lines
         .iter()
@@ -437,7 +558,11 @@ pub fn rewrite_expect(text: &str, expect: &Value) -> String {
         .iter()
         .enumerate()
         .skip(start + 1)
-        .find(|(_, l)| l.chars().next().is_some_and(|c| !c.is_whitespace() && c != '#'))
+        .find(|(_, l)| {
+            l.chars()
+                .next()
+                .is_some_and(|c| !c.is_whitespace() && c != '#')
+        })
         .map_or(lines.len(), |(i, _)| i);
     // Comments and blank lines at column 0 just before the next key belong to what follows.
     let mut end = end;
@@ -479,7 +604,9 @@ mod tests {
     }
 
     fn deny(message: &str) -> Outcome {
-        Outcome::Response(json!({"uid": "1", "allowed": false, "status": {"code": 403, "message": message}}))
+        Outcome::Response(
+            json!({"uid": "1", "allowed": false, "status": {"code": 403, "message": message}}),
+        )
     }
 
     #[test]
@@ -520,7 +647,13 @@ mod tests {
     #[test]
     fn bundle_error_with_message_contains() {
         let c = case(json!({"bundleError": true, "messageContains": "policies[0]"}));
-        assert!(judge(&c, &Outcome::BundleError("policies[0].kind: unknown".into())).passed);
+        assert!(
+            judge(
+                &c,
+                &Outcome::BundleError("policies[0].kind: unknown".into())
+            )
+            .passed
+        );
         assert!(!judge(&c, &Outcome::BundleError("other".into())).passed);
         assert!(!judge(&c, &Outcome::Response(json!({"allowed": true}))).passed);
     }
@@ -528,7 +661,13 @@ mod tests {
     #[test]
     fn audit_annotations_compare_as_a_map() {
         let c = case(json!({"auditAnnotations": {"a/b": "x"}}));
-        assert!(judge(&c, &Outcome::Response(json!({"allowed": true, "auditAnnotations": {"a/b": "x"}}))).passed);
+        assert!(
+            judge(
+                &c,
+                &Outcome::Response(json!({"allowed": true, "auditAnnotations": {"a/b": "x"}}))
+            )
+            .passed
+        );
         assert!(!judge(&c, &Outcome::Response(json!({"allowed": true}))).passed);
     }
 

@@ -10,7 +10,8 @@ use serde_json::{Map, Value};
 /// Reads every document of a JSON or YAML file (YAML may hold a `---` stream). Empty
 /// documents are skipped.
 pub fn read_documents(path: &Path) -> Result<Vec<Value>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read `{}`", path.display()))?;
     parse_documents(&text).with_context(|| format!("cannot parse `{}`", path.display()))
 }
 
@@ -18,9 +19,10 @@ pub fn read_documents(path: &Path) -> Result<Vec<Value>> {
 pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
     let trimmed = text.trim_start();
     if (trimmed.starts_with('{') || trimmed.starts_with('['))
-        && let Ok(v) = serde_json::from_str::<Value>(text) {
-            return Ok(vec![v]);
-        }
+        && let Ok(v) = serde_json::from_str::<Value>(text)
+    {
+        return Ok(vec![v]);
+    }
     let mut docs = Vec::new();
     for doc in serde_yaml::Deserializer::from_str(text) {
         let value = Value::deserialize(doc).map_err(|e| anyhow!("{e}"))?;
@@ -44,10 +46,14 @@ pub fn read_document(path: &Path) -> Result<Value> {
 /// Whether a mapping is a bundle document (`{policies, params, certificateRequests}`) rather
 /// than an upstream object.
 fn is_bundle_document(v: &Value) -> bool {
-    let Some(map) = v.as_object() else { return false };
+    let Some(map) = v.as_object() else {
+        return false;
+    };
     !map.contains_key("kind")
         && !map.contains_key("apiVersion")
-        && (map.contains_key("policies") || map.contains_key("params") || map.contains_key("certificateRequests"))
+        && (map.contains_key("policies")
+            || map.contains_key("params")
+            || map.contains_key("certificateRequests"))
 }
 
 /// Turns the documents of a bundle file into the bundle JSON handed to `configure`:
@@ -56,9 +62,10 @@ fn is_bundle_document(v: &Value) -> bool {
 /// `{"policies": [...]}`.
 pub fn bundle_from_documents(docs: Vec<Value>) -> Value {
     if let [single] = docs.as_slice()
-        && is_bundle_document(single) {
-            return single.clone();
-        }
+        && is_bundle_document(single)
+    {
+        return single.clone();
+    }
     let mut policies = Vec::new();
     for doc in docs {
         flatten_into(doc, &mut policies);
@@ -123,7 +130,10 @@ mod tests {
     #[test]
     fn a_list_contributes_items() {
         let docs = parse_documents(r#"{"kind":"List","items":[{"kind":"A"}]}"#).unwrap();
-        assert_eq!(bundle_from_documents(docs), json!({"policies": [{"kind": "A"}]}));
+        assert_eq!(
+            bundle_from_documents(docs),
+            json!({"policies": [{"kind": "A"}]})
+        );
     }
 
     #[test]

@@ -205,10 +205,12 @@ impl WasmHost {
             module: self.path.display().to_string(),
             reason: format!("export `{name}`: {}", error_text(&e)),
         };
-        let memory = instance.get_memory(&mut store, "memory").ok_or_else(|| HostError::Load {
-            module: self.path.display().to_string(),
-            reason: "the module exports no memory named `memory`".into(),
-        })?;
+        let memory = instance
+            .get_memory(&mut store, "memory")
+            .ok_or_else(|| HostError::Load {
+                module: self.path.display().to_string(),
+                reason: "the module exports no memory named `memory`".into(),
+            })?;
         let alloc = instance
             .get_typed_func::<i32, i32>(&mut store, "palisade_alloc")
             .map_err(|e| missing("palisade_alloc", e))?;
@@ -235,7 +237,9 @@ impl WasmHost {
 
 fn ticks(deadline: Duration) -> u64 {
     let tick = TICK.as_nanos().max(1);
-    u64::try_from(deadline.as_nanos().div_ceil(tick)).unwrap_or(u64::MAX).max(1)
+    u64::try_from(deadline.as_nanos().div_ceil(tick))
+        .unwrap_or(u64::MAX)
+        .max(1)
 }
 
 /// The text of a wasmtime error with its causes, `: `-chained.
@@ -331,8 +335,12 @@ impl Session {
     /// alloc, copy in, call, read out, free both — exactly per DESIGN.md.
     pub fn call(&mut self, entry: Entry, input: &[u8]) -> Result<Vec<u8>, HostError> {
         let call = entry.name();
-        let len = i32::try_from(input.len())
-            .map_err(|_| HostError::Host(format!("input of {} bytes is too large for `{call}`", input.len())))?;
+        let len = i32::try_from(input.len()).map_err(|_| {
+            HostError::Host(format!(
+                "input of {} bytes is too large for `{call}`",
+                input.len()
+            ))
+        })?;
 
         self.arm();
         let ptr = self
@@ -373,7 +381,10 @@ impl Session {
         let data = self.memory.data_mut(&mut self.store);
         let size = data.len();
         let start = ptr as u32 as usize;
-        match start.checked_add(input.len()).and_then(|end| data.get_mut(start..end)) {
+        match start
+            .checked_add(input.len())
+            .and_then(|end| data.get_mut(start..end))
+        {
             Some(dest) => {
                 dest.copy_from_slice(input);
                 Ok(())
@@ -450,13 +461,16 @@ impl CAbiBackend {
 pub fn validate_input(review: &Value, context: Option<&Value>) -> Result<Vec<u8>, HostError> {
     let encoded = match context {
         None => serde_json::to_vec(review),
-        Some(context) => serde_json::to_vec(&serde_json::json!({ "review": review, "context": context })),
+        Some(context) => {
+            serde_json::to_vec(&serde_json::json!({ "review": review, "context": context }))
+        }
     };
     encoded.map_err(|e| HostError::Host(format!("cannot encode the review: {e}")))
 }
 
 pub fn bundle_bytes(bundle: &Value) -> Result<Vec<u8>, HostError> {
-    serde_json::to_vec(bundle).map_err(|e| HostError::Host(format!("cannot encode the bundle: {e}")))
+    serde_json::to_vec(bundle)
+        .map_err(|e| HostError::Host(format!("cannot encode the bundle: {e}")))
 }
 
 impl Backend for CAbiBackend {

@@ -1063,7 +1063,9 @@ mod manifests {
     use super::*;
 
     fn manifest(name: &str) -> Value {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policies/kubewarden").join(name);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../policies/kubewarden")
+            .join(name);
         let text = std::fs::read_to_string(&path).unwrap();
         serde_yaml::from_str(&text).unwrap()
     }
@@ -1076,11 +1078,21 @@ mod manifests {
             assert_eq!(policy["apiVersion"], "policies.kubewarden.io/v1", "{name}");
             assert_eq!(policy["kind"], "ClusterAdmissionPolicy", "{name}");
             let spec = &policy["spec"];
-            assert!(spec["module"].as_str().unwrap().starts_with("registry://"), "{name}");
+            assert!(
+                spec["module"].as_str().unwrap().starts_with("registry://"),
+                "{name}"
+            );
             assert_eq!(spec["mutating"], false, "{name}");
-            assert_eq!(spec["contextAwareResources"], json!([{"apiVersion": "v1", "kind": "Namespace"}]), "{name}");
+            assert_eq!(
+                spec["contextAwareResources"],
+                json!([{"apiVersion": "v1", "kind": "Namespace"}]),
+                "{name}"
+            );
             let settings = &spec["settings"];
-            assert!(!settings["policies"].as_array().unwrap().is_empty(), "{name}");
+            assert!(
+                !settings["policies"].as_array().unwrap().is_empty(),
+                "{name}"
+            );
             if let Err(e) = palisade::Engine::new(settings) {
                 panic!("{name}: the settings do not compile: {e}");
             }
@@ -1089,7 +1101,8 @@ mod manifests {
 
     #[test]
     fn pod_baseline_settings_are_the_benchmark_bundle() {
-        let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/bench/pod-baseline.yaml");
+        let bench =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/bench/pod-baseline.yaml");
         let Ok(text) = std::fs::read_to_string(&bench) else {
             panic!("{} is missing", bench.display());
         };
@@ -1102,7 +1115,11 @@ mod manifests {
     fn the_shipped_module_accepts_the_manifest_settings() {
         let backend = tests::shipped_backend();
         for name in ["pod-baseline.yaml", "cert-manager-requests.yaml"] {
-            assert_eq!(backend.check(&manifest(name)["spec"]["settings"]).unwrap(), None, "{name}");
+            assert_eq!(
+                backend.check(&manifest(name)["spec"]["settings"]).unwrap(),
+                None,
+                "{name}"
+            );
         }
     }
 }

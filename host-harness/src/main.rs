@@ -14,7 +14,11 @@ use palisade_harness::kubewarden::{self, KubewardenBackend};
 use palisade_harness::{artifacts, bench, documents, runner, scaffold};
 
 #[derive(Parser)]
-#[command(name = "palisade", version, about = "Run Palisade's wasm modules: case files, reviews, bundles, benchmarks")]
+#[command(
+    name = "palisade",
+    version,
+    about = "Run Palisade's wasm modules: case files, reviews, bundles, benchmarks"
+)]
 struct Cli {
     /// The C ABI module to load (default: target/wasm/palisade.wasm next to this binary,
     /// or $PALISADE_WASM_DIR/palisade.wasm)
@@ -131,7 +135,10 @@ enum Scaffold {
 
 fn backend(module: Option<&Path>, kubewarden: bool) -> Result<Box<dyn Backend>> {
     if kubewarden {
-        let path = module.map_or_else(|| artifacts::artifact(artifacts::KUBEWARDEN), Path::to_path_buf);
+        let path = module.map_or_else(
+            || artifacts::artifact(artifacts::KUBEWARDEN),
+            Path::to_path_buf,
+        );
         return Ok(Box::new(KubewardenBackend::load(&path)?));
     }
     let path = module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);
@@ -156,8 +163,17 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     let module = cli.module.as_deref();
     match cli.command {
-        Command::Test { paths, bless, format, kubewarden } => {
-            let paths = if paths.is_empty() { vec![PathBuf::from("tests/cases")] } else { paths };
+        Command::Test {
+            paths,
+            bless,
+            format,
+            kubewarden,
+        } => {
+            let paths = if paths.is_empty() {
+                vec![PathBuf::from("tests/cases")]
+            } else {
+                paths
+            };
             let files = runner::discover(&paths)?;
             let backend = backend(module, kubewarden)?;
             let report = runner::run_all(&files, backend.as_ref(), bless);
@@ -170,22 +186,39 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if format != runner::Format::Text {
                 eprintln!("{}", report.summary());
             }
-            Ok(if report.failed() == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            Ok(if report.failed() == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
-        Command::Eval { bundle, reviews, context, kubewarden } => {
+        Command::Eval {
+            bundle,
+            reviews,
+            context,
+            kubewarden,
+        } => {
             let bundle_value = documents::read_bundle(&bundle)?;
             let context = read_context(context.as_deref())?;
             let backend = backend(module, kubewarden)?;
             let rejected = backend.check(&bundle_value)?;
             if let Some(message) = &rejected {
-                eprintln!("error: the bundle `{}` was rejected: {message}", bundle.display());
+                eprintln!(
+                    "error: the bundle `{}` was rejected: {message}",
+                    bundle.display()
+                );
             }
             for path in &reviews {
                 let review = documents::read_document(path)?;
-                let answer = backend.evaluate(&bundle_value, &review, context.as_ref(), DEFAULT_DEADLINE)?;
+                let answer =
+                    backend.evaluate(&bundle_value, &review, context.as_ref(), DEFAULT_DEADLINE)?;
                 println!("{}", serde_json::to_string_pretty(&answer)?);
             }
-            Ok(if rejected.is_some() { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+            Ok(if rejected.is_some() {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         Command::Check { bundle, kubewarden } => {
             let bundle_value = documents::read_bundle(&bundle)?;
@@ -195,14 +228,26 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 .map_or(0, Vec::len);
             if kubewarden {
                 let backend = backend(module, true)?;
-                return Ok(report_check(&bundle, count, backend.check(&bundle_value)?, &[]));
+                return Ok(report_check(
+                    &bundle,
+                    count,
+                    backend.check(&bundle_value)?,
+                    &[],
+                ));
             }
             // Through the session directly, to show any warnings `configure` gives too.
-            let path = module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);
+            let path =
+                module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);
             let host = WasmHost::load(&path)?;
             let mut session = host.instantiate()?;
-            let answer = session.call_json(palisade_harness::host::Entry::Configure, &bundle_bytes(&bundle_value)?)?;
-            let valid = answer.get("valid").and_then(Value::as_bool).context("`configure` answered without `valid`")?;
+            let answer = session.call_json(
+                palisade_harness::host::Entry::Configure,
+                &bundle_bytes(&bundle_value)?,
+            )?;
+            let valid = answer
+                .get("valid")
+                .and_then(Value::as_bool)
+                .context("`configure` answered without `valid`")?;
             let message = (!valid).then(|| {
                 answer
                     .get("message")
@@ -213,11 +258,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let warnings: Vec<String> = answer
                 .get("warnings")
                 .and_then(Value::as_array)
-                .map(|w| w.iter().map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string)).collect())
+                .map(|w| {
+                    w.iter()
+                        .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
+                        .collect()
+                })
                 .unwrap_or_default();
             Ok(report_check(&bundle, count, message, &warnings))
         }
-        Command::Bench { bundle, reviews, context, iterations, warmup, format, kubewarden } => {
+        Command::Bench {
+            bundle,
+            reviews,
+            context,
+            iterations,
+            warmup,
+            format,
+            kubewarden,
+        } => {
             let bundle_value = documents::read_bundle(&bundle)?;
             let context = read_context(context.as_deref())?;
             let opts = bench::Options { iterations, warmup };
@@ -226,15 +283,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     .iter()
                     .map(|p| documents::read_document(p))
                     .collect::<Result<_>>()?;
-                let path = module.map_or_else(|| artifacts::artifact(artifacts::KUBEWARDEN), Path::to_path_buf);
-                let report = bench_kubewarden(&path, &bundle_value, &reviews, context.as_ref(), &opts)?;
+                let path = module.map_or_else(
+                    || artifacts::artifact(artifacts::KUBEWARDEN),
+                    Path::to_path_buf,
+                );
+                let report =
+                    bench_kubewarden(&path, &bundle_value, &reviews, context.as_ref(), &opts)?;
                 match format {
                     FormatArg::Json => print!("{}", bench::render_json(&report)),
                     _ => print!("{}", bench::render_text(&report)),
                 }
                 return Ok(ExitCode::SUCCESS);
             }
-            let path = module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);
+            let path =
+                module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);
             let scan = artifacts::artifact(artifacts::FLOOR_SCAN);
             let dom = artifacts::artifact(artifacts::FLOOR_DOM);
             let inputs: Vec<Vec<u8>> = reviews
@@ -248,12 +310,39 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Annotate { wasm, metadata, usage, output } => {
-            palisade_harness::annotate::annotate_paths(&wasm, &metadata, usage.as_deref(), &output)?;
-            println!("annotated `{}` with `{}` into `{}`", wasm.display(), metadata.display(), output.display());
+        Command::Annotate {
+            wasm,
+            metadata,
+            usage,
+            output,
+        } => {
+            palisade_harness::annotate::annotate_paths(
+                &wasm,
+                &metadata,
+                usage.as_deref(),
+                &output,
+            )?;
+            println!(
+                "annotated `{}` with `{}` into `{}`",
+                wasm.display(),
+                metadata.display(),
+                output.display()
+            );
             Ok(ExitCode::SUCCESS)
         }
-        Command::Scaffold { what: Scaffold::Review { manifest, operation, old, namespace, user, groups, dry_run, subresource } } => {
+        Command::Scaffold {
+            what:
+                Scaffold::Review {
+                    manifest,
+                    operation,
+                    old,
+                    namespace,
+                    user,
+                    groups,
+                    dry_run,
+                    subresource,
+                },
+        } => {
             let docs = documents::read_documents(&manifest)?;
             let old_object = old.as_deref().map(documents::read_document).transpose()?;
             let mut opts = scaffold::Options {
@@ -277,7 +366,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-fn report_check(bundle: &Path, count: usize, problem: Option<String>, warnings: &[String]) -> ExitCode {
+fn report_check(
+    bundle: &Path,
+    count: usize,
+    problem: Option<String>,
+    warnings: &[String],
+) -> ExitCode {
     for w in warnings {
         println!("warning: {w}");
     }
@@ -315,9 +409,18 @@ fn bench_kubewarden(
         .iter()
         .map(|r| kubewarden::validation_payload(bundle, r))
         .collect::<Result<_, _>>()?;
-    let samples = kubewarden::bench_samples(&[&palisade, &floor], &payloads, context, opts.warmup, opts.iterations)?;
+    let samples = kubewarden::bench_samples(
+        &[&palisade, &floor],
+        &payloads,
+        context,
+        opts.warmup,
+        opts.iterations,
+    )?;
     let mut modules = Vec::new();
-    for ((label, backend), s) in [("palisade", &palisade), ("waPC floor", &floor)].into_iter().zip(samples) {
+    for ((label, backend), s) in [("palisade", &palisade), ("waPC floor", &floor)]
+        .into_iter()
+        .zip(samples)
+    {
         let bytes = std::fs::read(backend.path())?;
         modules.push(bench::ModuleFigures {
             label: label.into(),

@@ -21,7 +21,11 @@ pub enum Decision {
     Call,
     /// The apiserver rejects the request itself (a namespace it cannot look up, a failing
     /// matchCondition under `failurePolicy: Fail`).
-    Reject { code: u16, reason: String, message: String },
+    Reject {
+        code: u16,
+        reason: String,
+        message: String,
+    },
 }
 
 /// Namespace labels from the case's context (`namespaces: [Namespace…]`).
@@ -32,7 +36,9 @@ pub struct ContextNamespaces<'a> {
 impl<'a> ContextNamespaces<'a> {
     pub fn new(context: Option<&'a Value>) -> Self {
         Self {
-            namespaces: context.and_then(|c| c.get("namespaces")).and_then(Value::as_array),
+            namespaces: context
+                .and_then(|c| c.get("namespaces"))
+                .and_then(Value::as_array),
         }
     }
 }
@@ -124,8 +130,13 @@ impl Conditions {
             match program.eval(&activation, &mut budget) {
                 Ok(CelValue::Bool(false)) => return Ok(false),
                 Ok(CelValue::Bool(true)) => {}
-                Ok(_) => errors.push(format!("matchCondition '{name}': expression did not evaluate to a bool")),
-                Err(e) => errors.push(format!("expression '{}' resulted in error: {e}", program.source())),
+                Ok(_) => errors.push(format!(
+                    "matchCondition '{name}': expression did not evaluate to a bool"
+                )),
+                Err(e) => errors.push(format!(
+                    "expression '{}' resulted in error: {e}",
+                    program.source()
+                )),
             }
         }
         if errors.is_empty() {
@@ -143,7 +154,12 @@ impl Conditions {
 }
 
 /// `ShouldCallHook` for one request against one webhook.
-pub fn should_call(hook: &Webhook, conditions: &Conditions, request: &Value, context: Option<&Value>) -> Decision {
+pub fn should_call(
+    hook: &Webhook,
+    conditions: &Conditions,
+    request: &Value,
+    context: Option<&Value>,
+) -> Decision {
     let attributes = Attributes::from_admission_request(request);
     let namespaces = ContextNamespaces::new(context);
     match hook.matches(&attributes, &namespaces) {
@@ -165,7 +181,11 @@ pub fn should_call(hook: &Webhook, conditions: &Conditions, request: &Value, con
                 } else {
                     format!("{group_resource} \"{}\" is forbidden: {e}", attributes.name)
                 };
-                Decision::Reject { code: 403, reason: "Forbidden".into(), message }
+                Decision::Reject {
+                    code: 403,
+                    reason: "Forbidden".into(),
+                    message,
+                }
             }
         },
     }

@@ -31,6 +31,8 @@ pub struct CaseReport {
     pub failure: Option<String>,
     pub diff: Option<String>,
     pub blessed: bool,
+    /// Whether `--bless` could write this outcome (a module error cannot be blessed).
+    pub blessable: bool,
     pub elapsed: Duration,
 }
 
@@ -112,6 +114,7 @@ pub fn run_file(file: &Path, backend: &dyn Backend, bless: bool) -> CaseReport {
                 failure: Some(format!("cannot load the case: {e:#}")),
                 diff: None,
                 blessed: false,
+                blessable: false,
                 elapsed: started.elapsed(),
             };
         }
@@ -125,6 +128,7 @@ pub fn run_file(file: &Path, backend: &dyn Backend, bless: bool) -> CaseReport {
         failure: None,
         diff: None,
         blessed: false,
+        blessable: verdict.blessed.is_some(),
         elapsed: started.elapsed(),
     };
     if verdict.passed {
@@ -140,16 +144,15 @@ pub fn run_file(file: &Path, backend: &dyn Backend, bless: bool) -> CaseReport {
         Outcome::Error(e) => e.clone(),
         _ => "the outcome differs from `expect`".into(),
     });
-    if bless
-        && let Some(new_expect) = &verdict.blessed {
-            match bless_file(file, new_expect) {
-                Ok(()) => {
-                    report.blessed = true;
-                    report.passed = true;
-                }
-                Err(e) => report.failure = Some(format!("cannot bless: {e:#}")),
+    if bless && let Some(new_expect) = &verdict.blessed {
+        match bless_file(file, new_expect) {
+            Ok(()) => {
+                report.blessed = true;
+                report.passed = true;
             }
+            Err(e) => report.failure = Some(format!("cannot bless: {e:#}")),
         }
+    }
     report
 }
 
@@ -158,7 +161,9 @@ fn bless_file(file: &Path, expect: &Value) -> Result<()> {
     let updated = case::rewrite_expect(&text, expect);
     // Never write a file that no longer parses as the same case.
     let docs = documents::parse_documents(&updated)?;
-    let doc = docs.first().context("the rewritten case holds no document")?;
+    let doc = docs
+        .first()
+        .context("the rewritten case holds no document")?;
     Case::from_value(file, doc)?;
     std::fs::write(file, updated)?;
     Ok(())
@@ -199,15 +204,16 @@ pub fn render_text(report: &Report) -> String {
         );
         if !c.passed || c.blessed {
             if let Some(f) = &c.failure
-                && !c.blessed {
-                    let _ = writeln!(out, "        {f}");
-                }
+                && !c.blessed
+            {
+                let _ = writeln!(out, "        {f}");
+            }
             if let Some(d) = &c.diff {
                 for line in d.lines() {
                     let _ = writeln!(out, "        {line}");
                 }
             }
-            if !c.passed && c.diff.is_some() {
+            if !c.passed && c.diff.is_some() && c.blessable {
                 let _ = writeln!(
                     out,
                     "        to accept the actual outcome: palisade test --bless {}",

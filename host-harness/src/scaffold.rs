@@ -56,7 +56,10 @@ const CLUSTER_SCOPED: &[&str] = &[
 ];
 
 /// Irregular plurals of the built-in kinds; the rest follow the RESTMapper's rule.
-const IRREGULAR: &[(&str, &str)] = &[("Endpoints", "endpoints"), ("PodSecurityPolicy", "podsecuritypolicies")];
+const IRREGULAR: &[(&str, &str)] = &[
+    ("Endpoints", "endpoints"),
+    ("PodSecurityPolicy", "podsecuritypolicies"),
+];
 
 /// The resource name the RESTMapper guesses for a kind (`UnsafeGuessKindToResource`).
 pub fn resource_for_kind(kind: &str) -> String {
@@ -109,8 +112,14 @@ fn stable_uid(seed: &str) -> String {
 /// Builds the AdmissionReview for one manifest.
 pub fn review(manifest: &Value, opts: &Options) -> Result<Value> {
     let operation = opts.operation.to_uppercase();
-    if !matches!(operation.as_str(), "CREATE" | "UPDATE" | "DELETE" | "CONNECT") {
-        bail!("unknown operation `{}`: expected CREATE, UPDATE, DELETE or CONNECT", opts.operation);
+    if !matches!(
+        operation.as_str(),
+        "CREATE" | "UPDATE" | "DELETE" | "CONNECT"
+    ) {
+        bail!(
+            "unknown operation `{}`: expected CREATE, UPDATE, DELETE or CONNECT",
+            opts.operation
+        );
     }
     let api_version = manifest
         .get("apiVersion")
@@ -122,25 +131,40 @@ pub fn review(manifest: &Value, opts: &Options) -> Result<Value> {
         .ok_or_else(|| anyhow!("the manifest has no `kind`"))?;
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
     let resource = resource_for_kind(kind);
-    let name = manifest.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+    let name = manifest
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
     let cluster_scoped = CLUSTER_SCOPED.contains(&kind);
     let namespace = if cluster_scoped {
         String::new()
     } else {
         opts.namespace
             .clone()
-            .or_else(|| manifest.pointer("/metadata/namespace").and_then(Value::as_str).map(str::to_string))
+            .or_else(|| {
+                manifest
+                    .pointer("/metadata/namespace")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
             .unwrap_or_else(|| "default".into())
     };
     let (object, old_object) = match operation.as_str() {
         "CREATE" | "CONNECT" => (manifest.clone(), Value::Null),
         "UPDATE" => (
             manifest.clone(),
-            opts.old_object.clone().ok_or_else(|| anyhow!("an UPDATE needs the old object (`--old FILE`)"))?,
+            opts.old_object
+                .clone()
+                .ok_or_else(|| anyhow!("an UPDATE needs the old object (`--old FILE`)"))?,
         ),
-        _ => (Value::Null, opts.old_object.clone().unwrap_or_else(|| manifest.clone())),
+        _ => (
+            Value::Null,
+            opts.old_object.clone().unwrap_or_else(|| manifest.clone()),
+        ),
     };
-    let uid = stable_uid(&format!("{operation}/{api_version}/{kind}/{namespace}/{name}"));
+    let uid = stable_uid(&format!(
+        "{operation}/{api_version}/{kind}/{namespace}/{name}"
+    ));
     let gvk = json!({ "group": group, "version": version, "kind": kind });
     let gvr = json!({ "group": group, "version": version, "resource": resource });
     let mut request = json!({
@@ -165,10 +189,15 @@ pub fn review(manifest: &Value, opts: &Options) -> Result<Value> {
             obj.insert("requestSubResource".into(), json!(opts.subresource));
         }
         if let Some(kind) = options_kind(&operation) {
-            obj.insert("options".into(), json!({ "apiVersion": "meta.k8s.io/v1", "kind": kind }));
+            obj.insert(
+                "options".into(),
+                json!({ "apiVersion": "meta.k8s.io/v1", "kind": kind }),
+            );
         }
     }
-    Ok(json!({ "apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request }))
+    Ok(
+        json!({ "apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request }),
+    )
 }
 
 #[cfg(test)]
@@ -188,11 +217,17 @@ mod tests {
     fn a_pod_create() {
         let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "team-a"}});
         let r = review(&pod, &Options::default()).unwrap();
-        assert_eq!(r["request"]["resource"], json!({"group": "", "version": "v1", "resource": "pods"}));
+        assert_eq!(
+            r["request"]["resource"],
+            json!({"group": "", "version": "v1", "resource": "pods"})
+        );
         assert_eq!(r["request"]["namespace"], "team-a");
         assert_eq!(r["request"]["oldObject"], Value::Null);
         assert_eq!(r["request"]["options"]["kind"], "CreateOptions");
-        assert_eq!(r["request"]["uid"], review(&pod, &Options::default()).unwrap()["request"]["uid"]);
+        assert_eq!(
+            r["request"]["uid"],
+            review(&pod, &Options::default()).unwrap()["request"]["uid"]
+        );
     }
 
     #[test]
@@ -200,9 +235,15 @@ mod tests {
         let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}});
         let r = review(&ns, &Options::default()).unwrap();
         assert!(r["request"].get("namespace").is_none());
-        let opts = Options { operation: "UPDATE".into(), ..Options::default() };
+        let opts = Options {
+            operation: "UPDATE".into(),
+            ..Options::default()
+        };
         assert!(review(&ns, &opts).is_err());
-        let opts = Options { operation: "DELETE".into(), ..Options::default() };
+        let opts = Options {
+            operation: "DELETE".into(),
+            ..Options::default()
+        };
         let r = review(&ns, &opts).unwrap();
         assert_eq!(r["request"]["object"], Value::Null);
         assert_eq!(r["request"]["oldObject"]["metadata"]["name"], "team-a");

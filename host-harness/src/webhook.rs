@@ -18,7 +18,8 @@ use anyhow::{Result, anyhow, bail};
 use serde_json::{Map, Value, json};
 
 use palisade_matching::{
-    ACCEPTED_ADMISSION_REVIEW_VERSIONS, FailurePolicy, Webhook, parse_validating_webhook_configuration,
+    ACCEPTED_ADMISSION_REVIEW_VERSIONS, FailurePolicy, Webhook,
+    parse_validating_webhook_configuration,
 };
 
 use crate::backend::Backend;
@@ -35,7 +36,9 @@ pub fn pick_configuration(docs: Vec<Value>) -> Result<Value> {
         match doc.get("kind").and_then(Value::as_str) {
             Some("ValidatingWebhookConfiguration") => found.push(doc),
             Some("MutatingWebhookConfiguration") => {
-                bail!("a MutatingWebhookConfiguration is not dispatched: palisade is a validating webhook")
+                bail!(
+                    "a MutatingWebhookConfiguration is not dispatched: palisade is a validating webhook"
+                )
             }
             Some(_) => {}
             None if doc.get("webhooks").is_some() => found.push(doc),
@@ -44,7 +47,9 @@ pub fn pick_configuration(docs: Vec<Value>) -> Result<Value> {
         }
     }
     match found.len() {
-        1 => found.pop().ok_or_else(|| anyhow!("no ValidatingWebhookConfiguration")),
+        1 => found
+            .pop()
+            .ok_or_else(|| anyhow!("no ValidatingWebhookConfiguration")),
         0 => bail!("`webhook` holds no ValidatingWebhookConfiguration"),
         n => bail!("`webhook` holds {n} ValidatingWebhookConfigurations, expected one"),
     }
@@ -63,7 +68,12 @@ fn status_response(uid: &Value, code: u16, reason: &str, message: &str) -> Value
 }
 
 fn internal_error(uid: &Value, message: &str) -> Value {
-    status_response(uid, 500, "InternalError", &format!("Internal error occurred: {message}"))
+    status_response(
+        uid,
+        500,
+        "InternalError",
+        &format!("Internal error occurred: {message}"),
+    )
 }
 
 /// Applies the configuration to the review and, for each webhook that matches, calls the
@@ -91,12 +101,18 @@ fn dispatch_inner(
     let request = review
         .get("request")
         .filter(|r| r.is_object())
-        .ok_or_else(|| anyhow!("the review has no `request`: a webhook configuration cannot be applied to it"))?;
+        .ok_or_else(|| {
+            anyhow!("the review has no `request`: a webhook configuration cannot be applied to it")
+        })?;
     let uid = request.get("uid").cloned().unwrap_or(Value::Null);
     let hooks = parse_validating_webhook_configuration(configuration).map_err(|errors| {
         anyhow!(
             "the webhook configuration is invalid: {}",
-            errors.iter().map(|e| format!("{}: {}", e.path, e.message)).collect::<Vec<_>>().join("; ")
+            errors
+                .iter()
+                .map(|e| format!("{}: {}", e.path, e.message))
+                .collect::<Vec<_>>()
+                .join("; ")
         )
     })?;
     if hooks.is_empty() {
@@ -111,12 +127,19 @@ fn dispatch_inner(
     // ShouldCallHook for every webhook, in order; a status error rejects the request.
     let mut relevant = Vec::new();
     for (i, hook) in hooks.iter().enumerate() {
-        let conditions = matching::Conditions::compile(hook, &format!("webhooks[{i}]")).map_err(|e| anyhow!(e))?;
+        let conditions = matching::Conditions::compile(hook, &format!("webhooks[{i}]"))
+            .map_err(|e| anyhow!(e))?;
         match matching::should_call(hook, &conditions, request, context) {
             matching::Decision::Skip => {}
             matching::Decision::Call => relevant.push((i, hook)),
-            matching::Decision::Reject { code, reason, message } => {
-                return Ok(Outcome::Response(status_response(&uid, code, &reason, &message)));
+            matching::Decision::Reject {
+                code,
+                reason,
+                message,
+            } => {
+                return Ok(Outcome::Response(status_response(
+                    &uid, code, &reason, &message,
+                )));
             }
         }
     }
@@ -125,17 +148,25 @@ fn dispatch_inner(
             .pointer("/metadata/name")
             .and_then(Value::as_str)
             .unwrap_or("the webhook configuration");
-        return Ok(Outcome::Skipped(format!("no webhook of `{name}` matches the request")));
+        return Ok(Outcome::Skipped(format!(
+            "no webhook of `{name}` matches the request"
+        )));
     }
 
-    let dry_run = request.get("dryRun").and_then(Value::as_bool).unwrap_or(false);
+    let dry_run = request
+        .get("dryRun")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     let mut rejection: Option<Value> = None;
     let mut answers: Vec<Value> = Vec::new();
     let mut failed_open: BTreeMap<String, String> = BTreeMap::new();
     for (index, hook) in relevant {
         match call_hook(hook, dry_run, bundle, review, &uid, context, backend) {
             Ok(CallResult::Answered(response)) => {
-                let allowed = response.get("allowed").and_then(Value::as_bool).unwrap_or(false);
+                let allowed = response
+                    .get("allowed")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
                 if !allowed && rejection.is_none() {
                     rejection = Some(response.clone());
                 }
@@ -149,7 +180,10 @@ fn dispatch_inner(
             Err(CallingError(reason)) => {
                 let error = format!("failed calling webhook \"{}\": {reason}", hook.name);
                 if hook.failure_policy == FailurePolicy::Ignore {
-                    failed_open.insert(format!("{FAILED_OPEN_PREFIX}round_0_index_{index}"), hook.name.clone());
+                    failed_open.insert(
+                        format!("{FAILED_OPEN_PREFIX}round_0_index_{index}"),
+                        hook.name.clone(),
+                    );
                 } else if rejection.is_none() {
                     rejection = Some(internal_error(&uid, &error));
                 }
@@ -166,16 +200,17 @@ fn dispatch_inner(
         _ => merge_allowed(&uid, &answers),
     };
     if !failed_open.is_empty()
-        && let Some(obj) = response.as_object_mut() {
-            let annotations = obj
-                .entry("auditAnnotations")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Some(a) = annotations.as_object_mut() {
-                for (k, v) in failed_open {
-                    a.insert(k, Value::String(v));
-                }
+        && let Some(obj) = response.as_object_mut()
+    {
+        let annotations = obj
+            .entry("auditAnnotations")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(a) = annotations.as_object_mut() {
+            for (k, v) in failed_open {
+                a.insert(k, Value::String(v));
             }
         }
+    }
     Ok(Outcome::Response(response))
 }
 
@@ -222,7 +257,12 @@ fn call_hook(
 ) -> std::result::Result<CallResult, CallingError> {
     if let Err(message) = hook.check_dry_run(dry_run) {
         // webhookerrors.NewDryRunUnsupportedErr: apierrors.NewBadRequest
-        return Ok(CallResult::Rejected(status_response(uid, 400, "BadRequest", &message)));
+        return Ok(CallResult::Rejected(status_response(
+            uid,
+            400,
+            "BadRequest",
+            &message,
+        )));
     }
     let version = hook.admission_review_version(ACCEPTED_ADMISSION_REVIEW_VERSIONS).ok_or_else(|| {
         CallingError(
@@ -232,7 +272,10 @@ fn call_hook(
     })?;
     let mut sent = review.clone();
     if let Some(obj) = sent.as_object_mut() {
-        obj.insert("apiVersion".into(), Value::String(format!("admission.k8s.io/{version}")));
+        obj.insert(
+            "apiVersion".into(),
+            Value::String(format!("admission.k8s.io/{version}")),
+        );
         obj.insert("kind".into(), Value::String("AdmissionReview".into()));
     }
     let timeout = Duration::from_secs(u64::from(hook.timeout_seconds));
@@ -254,9 +297,14 @@ fn verify(answer: &Value, uid: &Value, version: &str) -> std::result::Result<Val
         let got_uid = response.get("uid").and_then(Value::as_str).unwrap_or("");
         let want_uid = uid.as_str().unwrap_or("");
         if got_uid != want_uid {
-            return Err(format!("expected response.uid=\"{want_uid}\", got \"{got_uid}\""));
+            return Err(format!(
+                "expected response.uid=\"{want_uid}\", got \"{got_uid}\""
+            ));
         }
-        let api_version = answer.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let api_version = answer
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let kind = answer.get("kind").and_then(Value::as_str).unwrap_or("");
         if api_version != "admission.k8s.io/v1" || kind != "AdmissionReview" {
             let gv = if api_version.contains('/') {
@@ -270,7 +318,10 @@ fn verify(answer: &Value, uid: &Value, version: &str) -> std::result::Result<Val
                 "expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got {gv}, Kind={kind}"
             ));
         }
-        if response.get("patch").is_some_and(|p| !p.is_null() && p != "") {
+        if response
+            .get("patch")
+            .is_some_and(|p| !p.is_null() && p != "")
+        {
             return Err("validating webhook may not return response.patch".into());
         }
         if response.get("patchType").is_some_and(|p| !p.is_null()) {
@@ -293,16 +344,25 @@ mod tests {
         let ok = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {"uid": "123", "allowed": true}});
         assert!(verify(&ok, &json!("123"), "v1").is_ok());
         let absent = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"});
-        assert_eq!(verify(&absent, &json!("123"), "v1").unwrap_err(), "webhook response was absent");
+        assert_eq!(
+            verify(&absent, &json!("123"), "v1").unwrap_err(),
+            "webhook response was absent"
+        );
         let wrong_uid = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {"uid": "456", "allowed": true}});
-        assert_eq!(verify(&wrong_uid, &json!("123"), "v1").unwrap_err(), "expected response.uid=\"123\", got \"456\"");
+        assert_eq!(
+            verify(&wrong_uid, &json!("123"), "v1").unwrap_err(),
+            "expected response.uid=\"123\", got \"456\""
+        );
         let wrong_gvk = json!({"apiVersion": "admission.k8s.io/v2", "kind": "AdmissionReview", "response": {"uid": "123", "allowed": true}});
         assert_eq!(
             verify(&wrong_gvk, &json!("123"), "v1").unwrap_err(),
             "expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got admission.k8s.io/v2, Kind=AdmissionReview"
         );
         let patch = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {"uid": "123", "allowed": true, "patch": "e30="}});
-        assert_eq!(verify(&patch, &json!("123"), "v1").unwrap_err(), "validating webhook may not return response.patch");
+        assert_eq!(
+            verify(&patch, &json!("123"), "v1").unwrap_err(),
+            "validating webhook may not return response.patch"
+        );
         // v1beta1: uid and GVK are not verified
         let beta = json!({"response": {"uid": "other", "allowed": false}});
         assert!(verify(&beta, &json!("123"), "v1beta1").is_ok());

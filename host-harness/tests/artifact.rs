@@ -80,10 +80,22 @@ fn expected() -> BTreeMap<String, Export> {
     use ValType::{I32, I64};
     BTreeMap::from([
         ("memory".to_string(), Export::Memory),
-        ("palisade_alloc".to_string(), Export::Func(vec![I32], vec![I32])),
-        ("palisade_free".to_string(), Export::Func(vec![I32, I32], vec![])),
-        ("configure".to_string(), Export::Func(vec![I32, I32], vec![I64])),
-        ("validate".to_string(), Export::Func(vec![I32, I32], vec![I64])),
+        (
+            "palisade_alloc".to_string(),
+            Export::Func(vec![I32], vec![I32]),
+        ),
+        (
+            "palisade_free".to_string(),
+            Export::Func(vec![I32, I32], vec![]),
+        ),
+        (
+            "configure".to_string(),
+            Export::Func(vec![I32, I32], vec![I64]),
+        ),
+        (
+            "validate".to_string(),
+            Export::Func(vec![I32, I32], vec![I64]),
+        ),
     ])
 }
 
@@ -91,7 +103,10 @@ fn expected() -> BTreeMap<String, Export> {
 fn palisade_wasm_has_zero_imports_and_exactly_the_design_exports() {
     let bytes = std::fs::read(common::artifact("palisade.wasm")).unwrap();
     let (imports, exports) = interface(&bytes);
-    assert!(imports.is_empty(), "palisade.wasm must import nothing, it imports {imports:?}");
+    assert!(
+        imports.is_empty(),
+        "palisade.wasm must import nothing, it imports {imports:?}"
+    );
     assert_eq!(exports, expected());
 }
 

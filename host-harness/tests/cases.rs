@@ -30,11 +30,17 @@ fn wasm_backend() -> CAbiBackend {
 #[test]
 fn every_case_file_passes_through_the_wasm() {
     let files = all_case_files();
-    assert!(files.len() >= 8, "expected the foundation cases at least, found {files:?}");
+    assert!(
+        files.len() >= 8,
+        "expected the foundation cases at least, found {files:?}"
+    );
     let report = runner::run_all(&files, &wasm_backend(), false);
     let text = runner::render_text(&report);
     assert_eq!(report.failed(), 0, "\n{text}");
-    assert!(text.ends_with(&format!("{} passed, 0 failed\n", files.len())), "{text}");
+    assert!(
+        text.ends_with(&format!("{} passed, 0 failed\n", files.len())),
+        "{text}"
+    );
 }
 
 /// The same cases through `palisade-kubewarden.wasm` over waPC (fresh instance per request,
@@ -59,17 +65,27 @@ fn native_and_wasm_agree_on_every_case() {
     let backend = wasm_backend();
     let mut compared = 0;
     for file in all_case_files() {
-        let Ok(case) = Case::load(&file) else { continue };
+        let Ok(case) = Case::load(&file) else {
+            continue;
+        };
         let Some(review) = &case.review else { continue };
         let bundle_json = serde_json::to_string(&case.bundle).unwrap();
         let input = match &case.context {
             Some(c) => json!({"review": review, "context": c}),
             None => review.clone(),
         };
-        let native: Value =
-            serde_json::from_str(&palisade::api::review_json(&bundle_json, &input.to_string())).unwrap();
+        let native: Value = serde_json::from_str(&palisade::api::review_json(
+            &bundle_json,
+            &input.to_string(),
+        ))
+        .unwrap();
         let wasm = backend
-            .evaluate(&case.bundle, review, case.context.as_ref(), DEFAULT_DEADLINE)
+            .evaluate(
+                &case.bundle,
+                review,
+                case.context.as_ref(),
+                DEFAULT_DEADLINE,
+            )
             .unwrap();
         assert_eq!(native, wasm, "{}: native and wasm disagree", file.display());
         compared += 1;
@@ -98,7 +114,10 @@ fn cli_test_runs_the_foundation_suite() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     let last = stdout.lines().last().unwrap();
     assert!(last.ends_with(" passed, 0 failed"), "{stdout}");
-    assert!(stdout.lines().filter(|l| l.starts_with("ok")).count() >= 8, "{stdout}");
+    assert!(
+        stdout.lines().filter(|l| l.starts_with("ok")).count() >= 8,
+        "{stdout}"
+    );
 }
 
 const FAILING_CASE: &str = "\
@@ -135,7 +154,8 @@ fn cli_test_prints_a_diff_fails_and_blesses() {
     assert!(stdout.contains("palisade test --bless"), "{stdout}");
     assert!(stdout.ends_with("0 passed, 1 failed\n"), "{stdout}");
 
-    let (code, junit, stderr) = palisade(&["test", "--format", "junit", file.to_str().unwrap()], None);
+    let (code, junit, stderr) =
+        palisade(&["test", "--format", "junit", file.to_str().unwrap()], None);
     assert_eq!(code, 1);
     assert!(junit.starts_with("<?xml"), "{junit}");
     assert!(junit.contains("failures=\"1\""), "{junit}");
@@ -154,7 +174,10 @@ fn cli_test_prints_a_diff_fails_and_blesses() {
     assert!(stdout.contains("BLESSED"), "{stdout}");
     let blessed = std::fs::read_to_string(&file).unwrap();
     assert!(blessed.contains("expect:\n  allowed: true\n"), "{blessed}");
-    assert!(blessed.starts_with("# a case whose expectation is wrong on purpose\n"), "{blessed}");
+    assert!(
+        blessed.starts_with("# a case whose expectation is wrong on purpose\n"),
+        "{blessed}"
+    );
     assert!(blessed.ends_with("# the end\n"), "{blessed}");
     assert!(!blessed.contains("code: 403"), "{blessed}");
 
@@ -167,8 +190,16 @@ fn cli_test_prints_a_diff_fails_and_blesses() {
 #[test]
 fn a_case_that_cannot_load_is_a_failure_not_a_skip() {
     let dir = common::scratch_dir("broken-case");
-    std::fs::write(dir.join("typo.yaml"), "policies: []\nreview: {request: {uid: x}}\nexpect: {alowed: true}\n").unwrap();
-    std::fs::write(dir.join("missing.yaml"), "policies: []\nreview: nowhere.json\nexpect: {allowed: true}\n").unwrap();
+    std::fs::write(
+        dir.join("typo.yaml"),
+        "policies: []\nreview: {request: {uid: x}}\nexpect: {alowed: true}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("missing.yaml"),
+        "policies: []\nreview: nowhere.json\nexpect: {allowed: true}\n",
+    )
+    .unwrap();
     let (code, stdout, _) = palisade(&["test", dir.to_str().unwrap()], None);
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("alowed"), "{stdout}");
@@ -184,25 +215,49 @@ fn cli_eval_prints_a_well_formed_review() {
         &[
             "eval",
             "-p",
-            ws.join("tests/cases/foundation/bundles/empty.yaml").to_str().unwrap(),
-            ws.join("tests/cases/foundation/recordings/pod-create.json").to_str().unwrap(),
+            ws.join("tests/cases/foundation/bundles/empty.yaml")
+                .to_str()
+                .unwrap(),
+            ws.join("tests/cases/foundation/recordings/pod-create.json")
+                .to_str()
+                .unwrap(),
         ],
         None,
     );
-    let review: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}{stderr}"));
+    let review: Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}{stderr}"));
     assert_eq!(review["kind"], "AdmissionReview");
-    assert_eq!(review["response"]["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
+    assert_eq!(
+        review["response"]["uid"],
+        "705ab4f5-6393-11e8-b7cc-42010a800002"
+    );
     assert_eq!(review["response"]["allowed"], true);
 }
 
 #[test]
 fn cli_check_lists_problems_and_exits_non_zero() {
     let ws = common::workspace();
-    let (code, stdout, _) = palisade(&["check", ws.join("tests/hostile/bundle-broken.yaml").to_str().unwrap()], None);
+    let (code, stdout, _) = palisade(
+        &[
+            "check",
+            ws.join("tests/hostile/bundle-broken.yaml")
+                .to_str()
+                .unwrap(),
+        ],
+        None,
+    );
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("does not compile"), "{stdout}");
     assert!(stdout.contains("policies[0]"), "{stdout}");
-    let (code, stdout, _) = palisade(&["check", ws.join("tests/cases/foundation/bundles/empty.yaml").to_str().unwrap()], None);
+    let (code, stdout, _) = palisade(
+        &[
+            "check",
+            ws.join("tests/cases/foundation/bundles/empty.yaml")
+                .to_str()
+                .unwrap(),
+        ],
+        None,
+    );
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.starts_with("ok: "), "{stdout}");
 }
@@ -216,7 +271,16 @@ fn cli_scaffold_review_makes_a_review_the_module_reads() {
         "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: team-a}\nspec: {containers: [{name: c, image: nginx}]}\n",
     )
     .unwrap();
-    let (code, stdout, stderr) = palisade(&["scaffold", "review", manifest.to_str().unwrap(), "--operation", "CREATE"], None);
+    let (code, stdout, stderr) = palisade(
+        &[
+            "scaffold",
+            "review",
+            manifest.to_str().unwrap(),
+            "--operation",
+            "CREATE",
+        ],
+        None,
+    );
     assert_eq!(code, 0, "{stderr}");
     let review: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(review["request"]["operation"], "CREATE");
@@ -225,7 +289,15 @@ fn cli_scaffold_review_makes_a_review_the_module_reads() {
     let review_file = dir.join("review.json");
     std::fs::write(&review_file, &stdout).unwrap();
     let bundle = common::workspace().join("tests/cases/foundation/bundles/empty.yaml");
-    let (_, out, _) = palisade(&["eval", "-p", bundle.to_str().unwrap(), review_file.to_str().unwrap()], None);
+    let (_, out, _) = palisade(
+        &[
+            "eval",
+            "-p",
+            bundle.to_str().unwrap(),
+            review_file.to_str().unwrap(),
+        ],
+        None,
+    );
     let answer: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(answer["response"]["allowed"], true, "{answer}");
     assert_eq!(answer["response"]["uid"], review["request"]["uid"]);
@@ -234,7 +306,8 @@ fn cli_scaffold_review_makes_a_review_the_module_reads() {
 
 #[test]
 fn outcome_of_a_bundle_error_case_is_the_configure_message() {
-    let file = common::workspace().join("tests/cases/foundation/unknown-kind-is-a-bundle-error.yaml");
+    let file =
+        common::workspace().join("tests/cases/foundation/unknown-kind-is-a-bundle-error.yaml");
     let case = Case::load(&file).unwrap();
     match case.run(&wasm_backend()) {
         Outcome::BundleError(m) => assert!(m.contains("policies[0].kind"), "{m}"),

@@ -33,8 +33,9 @@ pub fn hostile(name: &str) -> PathBuf {
 pub fn palisade() -> &'static WasmHost {
     static HOST: OnceLock<WasmHost> = OnceLock::new();
     HOST.get_or_init(|| {
-        WasmHost::load(&artifact("palisade.wasm"))
-            .unwrap_or_else(|e| panic!("{e} (the build script builds it: cargo build -p palisade-harness)"))
+        WasmHost::load(&artifact("palisade.wasm")).unwrap_or_else(|e| {
+            panic!("{e} (the build script builds it: cargo build -p palisade-harness)")
+        })
     })
 }
 

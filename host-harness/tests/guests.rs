@@ -21,7 +21,8 @@ fn guest(name: &str) -> WasmHost {
     WasmHost::load(&hostile(&format!("guests/{name}"))).unwrap()
 }
 
-const REVIEW: &[u8] = br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u"}}"#;
+const REVIEW: &[u8] =
+    br#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u"}}"#;
 
 #[test]
 fn an_endless_loop_ends_at_the_deadline() {
@@ -34,17 +35,28 @@ fn an_endless_loop_ends_at_the_deadline() {
     let took = started.elapsed();
     assert_eq!(
         err,
-        HostError::Timeout { call: "validate".into(), deadline: Duration::from_millis(200) }
+        HostError::Timeout {
+            call: "validate".into(),
+            deadline: Duration::from_millis(200)
+        }
     );
     assert_eq!(err.to_string(), "`validate` timed out after 200ms");
-    assert!(took >= Duration::from_millis(150) && took < Duration::from_secs(5), "took {took:?}");
+    assert!(
+        took >= Duration::from_millis(150) && took < Duration::from_secs(5),
+        "took {took:?}"
+    );
 }
 
 #[test]
 fn the_backend_reports_the_timeout_with_its_reason() {
     let backend = CAbiBackend::new(guest("loop-forever.wat"));
     let err = backend
-        .evaluate(&json!({"policies": []}), &json!({"request": {"uid": "u"}}), None, Duration::from_secs(1))
+        .evaluate(
+            &json!({"policies": []}),
+            &json!({"request": {"uid": "u"}}),
+            None,
+            Duration::from_secs(1),
+        )
         .unwrap_err();
     assert_eq!(err.to_string(), "`validate` timed out after 1s");
 }
@@ -55,8 +67,17 @@ fn growing_memory_without_end_hits_the_cap() {
     let mut s = host.instantiate().unwrap();
     assert_eq!(s.configure(b"{}").unwrap(), None);
     let err = s.validate(REVIEW).unwrap_err();
-    assert_eq!(err, HostError::MemoryLimit { call: "validate".into(), limit: 32 << 20 });
-    assert_eq!(err.to_string(), "`validate` exceeded the memory limit of 33554432 bytes");
+    assert_eq!(
+        err,
+        HostError::MemoryLimit {
+            call: "validate".into(),
+            limit: 32 << 20
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "`validate` exceeded the memory limit of 33554432 bytes"
+    );
 }
 
 #[test]
@@ -64,7 +85,13 @@ fn the_default_cap_is_512_mib() {
     let host = guest("grow-memory.wat");
     let mut s = host.instantiate().unwrap();
     let err = s.validate(REVIEW).unwrap_err();
-    assert_eq!(err, HostError::MemoryLimit { call: "validate".into(), limit: 512 << 20 });
+    assert_eq!(
+        err,
+        HostError::MemoryLimit {
+            call: "validate".into(),
+            limit: 512 << 20
+        }
+    );
 }
 
 #[test]
@@ -97,7 +124,10 @@ fn garbage_answers_are_reported() {
     match &err {
         HostError::BadOutput { call, reason } => {
             assert_eq!(call, "validate");
-            assert!(reason.starts_with("the answer is not valid UTF-8"), "{reason}");
+            assert!(
+                reason.starts_with("the answer is not valid UTF-8"),
+                "{reason}"
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -109,24 +139,37 @@ fn an_answer_outside_memory_is_reported() {
     let mut s = host.instantiate().unwrap();
     let err = s.call(Entry::Validate, REVIEW).unwrap_err();
     match &err {
-        HostError::BadOutput { reason, .. } => assert!(reason.contains("outside memory"), "{reason}"),
+        HostError::BadOutput { reason, .. } => {
+            assert!(reason.contains("outside memory"), "{reason}")
+        }
         other => panic!("{other:?}"),
     }
 }
 
 #[test]
 fn a_module_with_imports_does_not_load() {
-    let err = WasmHost::load(&hostile("guests/imports-wasi.wat")).err().unwrap();
+    let err = WasmHost::load(&hostile("guests/imports-wasi.wat"))
+        .err()
+        .unwrap();
     match &err {
-        HostError::Load { reason, .. } => assert!(reason.contains("fd_write") || reason.contains("import"), "{reason}"),
+        HostError::Load { reason, .. } => assert!(
+            reason.contains("fd_write") || reason.contains("import"),
+            "{reason}"
+        ),
         other => panic!("{other:?}"),
     }
 }
 
 #[test]
 fn a_missing_module_says_how_to_build_it() {
-    let err = WasmHost::load(&hostile("guests/no-such-module.wasm")).err().unwrap();
-    assert!(err.to_string().contains("cargo build --release -p palisade-harness"), "{err}");
+    let err = WasmHost::load(&hostile("guests/no-such-module.wasm"))
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string()
+            .contains("cargo build --release -p palisade-harness"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -136,7 +179,10 @@ fn a_well_behaved_guest_answers_and_the_instance_is_reusable() {
     assert_eq!(s.configure(b"{}").unwrap(), None);
     for _ in 0..3 {
         let out = s.validate(REVIEW).unwrap();
-        assert_eq!(out["response"], json!({"uid": "hostile-echo", "allowed": true}));
+        assert_eq!(
+            out["response"],
+            json!({"uid": "hostile-echo", "allowed": true})
+        );
     }
 }
 
@@ -153,7 +199,11 @@ fn the_cli_reports_a_trap_without_crashing() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("`validate` trapped: ") && stderr.contains("wasm `unreachable` instruction executed"), "{stderr}");
+    assert!(
+        stderr.contains("`validate` trapped: ")
+            && stderr.contains("wasm `unreachable` instruction executed"),
+        "{stderr}"
+    );
 }
 
 // Webhook dispatch when the module fails: failurePolicy decides, in upstream's words
@@ -195,7 +245,13 @@ mod failure_policy {
 
     fn run(guest_file: &str, failure_policy: &str, timeout_seconds: u64) -> Value {
         let backend = CAbiBackend::new(guest(guest_file));
-        match dispatch(&configuration(failure_policy, timeout_seconds), &json!({"policies": []}), &review(), None, &backend) {
+        match dispatch(
+            &configuration(failure_policy, timeout_seconds),
+            &json!({"policies": []}),
+            &review(),
+            None,
+            &backend,
+        ) {
             Outcome::Response(r) => r,
             other => panic!("{other:?}"),
         }

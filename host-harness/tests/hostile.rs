@@ -19,7 +19,11 @@ const EMPTY_BUNDLE: &[u8] = br#"{"policies": []}"#;
 
 fn configured() -> Session {
     let mut s = palisade().instantiate().unwrap();
-    assert_eq!(s.configure(EMPTY_BUNDLE).unwrap(), None, "the empty bundle must compile");
+    assert_eq!(
+        s.configure(EMPTY_BUNDLE).unwrap(),
+        None,
+        "the empty bundle must compile"
+    );
     s
 }
 
@@ -42,7 +46,10 @@ fn assert_bad_review(review: &Value, why: &str) {
     assert_eq!(r["allowed"], false, "{why}: {review}");
     assert_eq!(r["status"]["code"], 400, "{why}: {review}");
     let message = r["status"]["message"].as_str().unwrap_or("");
-    assert!(!message.trim().is_empty(), "{why}: the message must say what is wrong: {review}");
+    assert!(
+        !message.trim().is_empty(),
+        "{why}: the message must say what is wrong: {review}"
+    );
 }
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -52,10 +59,18 @@ fn fixture(name: &str) -> Vec<u8> {
 #[test]
 fn malformed_json_is_a_400_in_v1() {
     let mut s = configured();
-    for name in ["malformed-truncated.json", "malformed-trailing-comma.json", "not-json.txt", "empty.json"] {
+    for name in [
+        "malformed-truncated.json",
+        "malformed-trailing-comma.json",
+        "not-json.txt",
+        "empty.json",
+    ] {
         let review = answer(&mut s, &fixture(name));
         assert_bad_review(&review, name);
-        assert_eq!(review["apiVersion"], "admission.k8s.io/v1", "{name}: unreadable input answers in v1");
+        assert_eq!(
+            review["apiVersion"], "admission.k8s.io/v1",
+            "{name}: unreadable input answers in v1"
+        );
     }
 }
 
@@ -63,7 +78,10 @@ fn malformed_json_is_a_400_in_v1() {
 fn invalid_utf8_is_a_400() {
     let mut s = configured();
     let bytes = fixture("invalid-utf8.json");
-    assert!(std::str::from_utf8(&bytes).is_err(), "the fixture must hold invalid UTF-8");
+    assert!(
+        std::str::from_utf8(&bytes).is_err(),
+        "the fixture must hold invalid UTF-8"
+    );
     let review = answer(&mut s, &bytes);
     assert_bad_review(&review, "invalid UTF-8");
 }
@@ -71,7 +89,11 @@ fn invalid_utf8_is_a_400() {
 #[test]
 fn a_non_object_is_a_400() {
     let mut s = configured();
-    for name in ["non-object-array.json", "non-object-string.json", "non-object-null.json"] {
+    for name in [
+        "non-object-array.json",
+        "non-object-string.json",
+        "non-object-null.json",
+    ] {
         assert_bad_review(&answer(&mut s, &fixture(name)), name);
     }
     for literal in ["42", "true", "{}"] {
@@ -86,7 +108,10 @@ fn a_missing_request_is_a_400_naming_request() {
         let review = answer(&mut s, &fixture(name));
         assert_bad_review(&review, name);
         let message = review["response"]["status"]["message"].as_str().unwrap();
-        assert!(message.contains("request"), "{name}: the message must name `request`: {message}");
+        assert!(
+            message.contains("request"),
+            "{name}: the message must name `request`: {message}"
+        );
     }
 }
 
@@ -95,7 +120,10 @@ fn wrong_field_types_are_a_400_that_echoes_the_uid() {
     let mut s = configured();
     let review = answer(&mut s, &fixture("wrong-types.json"));
     assert_bad_review(&review, "wrong-types.json");
-    assert_eq!(review["response"]["uid"], "wrong-types", "the uid is readable, so it is echoed");
+    assert_eq!(
+        review["response"]["uid"], "wrong-types",
+        "the uid is readable, so it is echoed"
+    );
     let review = answer(&mut s, &fixture("wrong-type-uid.json"));
     assert_bad_review(&review, "wrong-type-uid.json");
 }
@@ -137,7 +165,11 @@ fn a_3_mib_object_is_answered_normally() {
     assert!(input.len() >= 3 << 20, "{} bytes", input.len());
     let review = answer(&mut s, &input);
     assert_eq!(review["response"]["uid"], "three-mib");
-    assert_eq!(review["response"]["allowed"], true, "{}", review["response"]);
+    assert_eq!(
+        review["response"]["allowed"], true,
+        "{}",
+        review["response"]
+    );
 }
 
 #[test]
@@ -147,7 +179,11 @@ fn an_array_of_100000_items_is_answered_normally() {
     let input = configmap_review("hundred-thousand", json!({ "items": items }));
     let review = answer(&mut s, &input);
     assert_eq!(review["response"]["uid"], "hundred-thousand");
-    assert_eq!(review["response"]["allowed"], true, "{}", review["response"]);
+    assert_eq!(
+        review["response"]["allowed"], true,
+        "{}",
+        review["response"]
+    );
 }
 
 #[test]
@@ -159,11 +195,22 @@ fn a_broken_bundle_is_rejected_listing_every_problem() {
         .unwrap()
         .expect("the broken bundle must be rejected");
     for path in ["policies[0]", "policies[1]", "policies[2]"] {
-        assert!(message.contains(path), "the message must name `{path}`: {message}");
+        assert!(
+            message.contains(path),
+            "the message must name `{path}`: {message}"
+        );
     }
-    for name in ["bundle-malformed.json", "bundle-not-json.txt", "empty.json", "non-object-array.json"] {
+    for name in [
+        "bundle-malformed.json",
+        "bundle-not-json.txt",
+        "empty.json",
+        "non-object-array.json",
+    ] {
         let message = s.configure(&fixture(name)).unwrap();
-        assert!(message.is_some_and(|m| !m.is_empty()), "{name} must be rejected with a message");
+        assert!(
+            message.is_some_and(|m| !m.is_empty()),
+            "{name} must be rejected with a message"
+        );
     }
 }
 
@@ -178,7 +225,8 @@ fn configure_answers_exactly_valid_true() {
 }
 
 fn pod_review() -> Vec<u8> {
-    std::fs::read(common::workspace().join("tests/cases/foundation/recordings/pod-create.json")).unwrap()
+    std::fs::read(common::workspace().join("tests/cases/foundation/recordings/pod-create.json"))
+        .unwrap()
 }
 
 fn assert_not_configured(review: &Value) {
@@ -186,8 +234,14 @@ fn assert_not_configured(review: &Value) {
     assert_eq!(r["allowed"], false, "{review}");
     assert_eq!(r["status"]["code"], 500, "{review}");
     let message = r["status"]["message"].as_str().unwrap_or("");
-    assert!(message.starts_with("palisade is not configured: "), "{message}");
-    assert_eq!(r["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002", "the uid is echoed");
+    assert!(
+        message.starts_with("palisade is not configured: "),
+        "{message}"
+    );
+    assert_eq!(
+        r["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002",
+        "the uid is echoed"
+    );
 }
 
 #[test]
@@ -199,7 +253,11 @@ fn validate_before_configure_is_a_500() {
 #[test]
 fn validate_after_a_failed_configure_is_a_500_and_a_good_configure_replaces_it() {
     let mut s = palisade().instantiate().unwrap();
-    assert!(s.configure(&fixture("bundle-malformed.json")).unwrap().is_some());
+    assert!(
+        s.configure(&fixture("bundle-malformed.json"))
+            .unwrap()
+            .is_some()
+    );
     assert_not_configured(&answer(&mut s, &pod_review()));
     assert_eq!(s.configure(EMPTY_BUNDLE).unwrap(), None);
     let review = answer(&mut s, &pod_review());
@@ -216,7 +274,10 @@ fn the_answer_keeps_the_review_api_version_and_uid() {
     review["apiVersion"] = json!("admission.k8s.io/v1beta1");
     let out = answer(&mut s, &serde_json::to_vec(&review).unwrap());
     assert_eq!(out["apiVersion"], "admission.k8s.io/v1beta1");
-    assert_eq!(out["response"]["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
+    assert_eq!(
+        out["response"]["uid"],
+        "705ab4f5-6393-11e8-b7cc-42010a800002"
+    );
 }
 
 #[test]
@@ -227,7 +288,10 @@ fn review_with_context_is_accepted() {
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "production", "labels": {"env": "prod"}}}]}});
     let out = answer(&mut s, &serde_json::to_vec(&input).unwrap());
     assert_eq!(out["response"]["allowed"], true, "{out}");
-    assert_eq!(out["response"]["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
+    assert_eq!(
+        out["response"]["uid"],
+        "705ab4f5-6393-11e8-b7cc-42010a800002"
+    );
 }
 
 #[test]

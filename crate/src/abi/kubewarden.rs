@@ -24,7 +24,9 @@ use serde_json::{Value, json};
 
 use crate::context::{AccessQuery, Cluster, ContextError};
 use crate::engine::Engine;
-use crate::review::{AdmissionRequest, AdmissionResponse};
+use crate::review::{
+    AdmissionRequest, AdmissionResponse, GroupVersionKind, GroupVersionResource, UserInfo,
+};
 
 /// The waPC binding of Kubewarden's host capabilities.
 pub const BINDING: &str = "kubewarden";
@@ -111,17 +113,31 @@ pub fn validate(payload: &[u8], host: &dyn Host) -> ValidationResponse {
         Ok(parts) => parts,
         Err(message) => return ValidationResponse::reject(400, message),
     };
-    let engine = match Engine::new(&settings) {
-        Ok(engine) => engine,
-        Err(e) => {
-            return ValidationResponse::reject(
+    LAST_ENGINE.with(|last| {
+        let mut last = last.borrow_mut();
+        // policy-server sends the settings with every call; an instance that is reused (kwctl bench, hosts that keep
+        // instances) compiles them once.
+        if last.as_ref().is_none_or(|(known, _)| *known != settings) {
+            let compiled = Engine::new(&settings).map_err(|e| e.to_string());
+            *last = Some((settings, compiled));
+        }
+        match last.as_ref().map(|(_, compiled)| compiled) {
+            Some(Ok(engine)) => {
+                let cluster = HostCluster::new(host);
+                ValidationResponse::from_admission_response(engine.review(&request, &cluster))
+            }
+            Some(Err(e)) => ValidationResponse::reject(
                 500,
                 format!("palisade is not configured: the last bundle was rejected: {e}"),
-            );
+            ),
+            None => ValidationResponse::reject(500, "palisade is not configured: no bundle"),
         }
-    };
-    let cluster = HostCluster::new(host);
-    ValidationResponse::from_admission_response(engine.review(&request, &cluster))
+    })
+}
+
+thread_local! {
+    /// The settings of the last `validate` and what they compiled to.
+    static LAST_ENGINE: RefCell<Option<(Value, Result<Engine, String>)>> = const { RefCell::new(None) };
 }
 
 /// `validate_settings`: compile the bundle; every problem is listed in `message`. Never a waPC error.
@@ -164,8 +180,67 @@ fn read_settings(payload: &[u8]) -> Result<Value, String> {
 
 #[derive(Deserialize)]
 struct ValidationRequest {
-    request: Option<AdmissionRequest>,
+    request: Option<WireRequest>,
     settings: Option<Value>,
+}
+
+/// The `request` of a validation request. policy-server sends the AdmissionRequest with Kubernetes' camelCase names;
+/// hosts that build the payload with policy-sdk-rust's `KubernetesAdmissionRequest` send snake_case names and every
+/// field, `requestKind`/`requestResource` as all-empty objects when the request has none. Both read the same here.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct WireRequest {
+    uid: String,
+    kind: GroupVersionKind,
+    resource: GroupVersionResource,
+    #[serde(alias = "sub_resource")]
+    sub_resource: String,
+    #[serde(alias = "request_kind")]
+    request_kind: Option<GroupVersionKind>,
+    #[serde(alias = "request_resource")]
+    request_resource: Option<GroupVersionResource>,
+    #[serde(alias = "request_sub_resource")]
+    request_sub_resource: Option<String>,
+    name: String,
+    namespace: String,
+    operation: String,
+    #[serde(alias = "user_info")]
+    user_info: UserInfo,
+    object: Option<Value>,
+    #[serde(alias = "old_object")]
+    old_object: Option<Value>,
+    #[serde(alias = "dry_run")]
+    dry_run: Option<bool>,
+    options: Option<Value>,
+}
+
+impl From<WireRequest> for AdmissionRequest {
+    fn from(wire: WireRequest) -> Self {
+        let empty_kind =
+            |k: &GroupVersionKind| k.group.is_empty() && k.version.is_empty() && k.kind.is_empty();
+        let empty_resource = |r: &GroupVersionResource| {
+            r.group.is_empty() && r.version.is_empty() && r.resource.is_empty()
+        };
+        AdmissionRequest {
+            uid: wire.uid,
+            kind: wire.kind,
+            resource: wire.resource,
+            sub_resource: wire.sub_resource,
+            request_kind: wire.request_kind.filter(|k| !empty_kind(k)),
+            request_resource: wire.request_resource.filter(|r| !empty_resource(r)),
+            request_sub_resource: wire.request_sub_resource.filter(|s| !s.is_empty()),
+            name: wire.name,
+            namespace: wire.namespace,
+            operation: wire.operation,
+            user_info: wire.user_info,
+            object: wire.object,
+            old_object: wire.old_object,
+            dry_run: wire.dry_run,
+            options: wire
+                .options
+                .filter(|o| o.as_object().is_none_or(|m| !m.is_empty())),
+        }
+    }
 }
 
 fn read_validation_request(payload: &[u8]) -> Result<(AdmissionRequest, Value), String> {
@@ -198,7 +273,7 @@ fn read_validation_request(payload: &[u8]) -> Result<(AdmissionRequest, Value), 
     let request = parsed
         .request
         .ok_or_else(|| "the AdmissionReview has no `request`".to_owned())?;
-    Ok((request, or_empty_bundle(parsed.settings)))
+    Ok((request.into(), or_empty_bundle(parsed.settings)))
 }
 
 /// The cluster as Kubewarden's host capabilities show it, for one request. Each namespace and each access question
@@ -488,6 +563,54 @@ mod tests {
         }
     }
 
+    // upstream: kubewarden/policy-sdk-rust src/request.rs KubernetesAdmissionRequest (its serde names and defaults)
+    #[test]
+    fn sdk_shaped_requests_read_like_kubernetes_ones() {
+        let camel: Value = serde_json::from_str(POD_CREATE).unwrap();
+        let mut sdk = camel.clone();
+        let map = sdk.as_object_mut().unwrap();
+        map.insert(
+            "user_info".into(),
+            json!({"username": "alice", "groups": ["devs"]}),
+        );
+        map.insert(
+            "request_kind".into(),
+            json!({"group": "", "version": "", "kind": ""}),
+        );
+        map.insert(
+            "request_resource".into(),
+            json!({"group": "", "version": "", "kind": ""}),
+        );
+        map.insert("request_sub_resource".into(), json!(""));
+        map.insert("sub_resource".into(), json!(""));
+        map.insert("old_object".into(), Value::Null);
+        map.insert("dry_run".into(), json!(false));
+        map.insert("options".into(), json!({}));
+        let payload = json!({"request": sdk, "settings": {}}).to_string();
+        let (request, _) = read_validation_request(payload.as_bytes()).unwrap();
+        assert_eq!(request.user_info.username, "alice");
+        assert_eq!(request.user_info.groups, ["devs"]);
+        assert_eq!(
+            (
+                request.request_kind,
+                request.request_resource,
+                request.request_sub_resource
+            ),
+            (None, None, None)
+        );
+        assert_eq!(request.options, None);
+        let mut kubernetes = camel;
+        kubernetes["userInfo"] = json!({"username": "alice", "groups": ["devs"]});
+        kubernetes["requestKind"] =
+            json!({"group": "apps", "version": "v1beta1", "kind": "Deployment"});
+        let payload = json!({"request": kubernetes, "settings": {}}).to_string();
+        let (request, _) = read_validation_request(payload.as_bytes()).unwrap();
+        assert_eq!(request.user_info.username, "alice");
+        assert_eq!(request.request_kind.unwrap().version, "v1beta1");
+        assert_eq!(request.uid, "u1");
+        assert_eq!(request.object.unwrap()["metadata"]["name"], "p");
+    }
+
     #[test]
     fn deep_nesting_is_a_clean_400() {
         let deep = format!(
@@ -524,6 +647,20 @@ mod tests {
             response.message.unwrap(),
             format!("palisade is not configured: the last bundle was rejected: {message}")
         );
+    }
+
+    #[test]
+    fn each_call_is_decided_by_its_own_settings() {
+        let good = format!(r#"{{"request":{POD_CREATE},"settings":{{}}}}"#);
+        let bad =
+            format!(r#"{{"request":{POD_CREATE},"settings":{{"policies":[{{"kind":"X"}}]}}}}"#);
+        for _ in 0..2 {
+            assert!(validate(good.as_bytes(), &no_host()).accepted);
+            assert!(validate(good.as_bytes(), &no_host()).accepted);
+            let rejected = validate(bad.as_bytes(), &no_host());
+            assert_eq!(rejected.code, Some(500));
+            assert!(rejected.message.unwrap().contains("policies[0]"));
+        }
     }
 
     #[test]

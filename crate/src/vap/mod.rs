@@ -67,8 +67,16 @@ impl Policies {
         }
         // Built once per bundle, and only for bundles that have policies: it is the costly part of configuring.
         let env = &palisade_cel::Env::admission();
+        // Names of policies that failed to compile: their bindings are not reported again as dangling.
+        let mut broken: Vec<&str> = Vec::new();
         for (doc, value) in bundle.of_kind(Kind::ValidatingAdmissionPolicy) {
-            if let Some(policy) = Policy::compile(doc, value, env, problems) {
+            let compiled = Policy::compile(doc, value, env, problems);
+            if compiled.is_none() {
+                if let Some(name) = value.pointer("/metadata/name").and_then(serde_json::Value::as_str) {
+                    broken.push(name);
+                }
+            }
+            if let Some(policy) = compiled {
                 if let Some(first) = policies.iter().find(|p| p.name == policy.name) {
                     problems.push(Problem::in_document(
                         doc,
@@ -113,6 +121,7 @@ impl Policies {
                     }
                     policy.bindings.push(binding);
                 }
+                None if broken.contains(&binding.policy_name.as_str()) => {}
                 None => problems.push(
                     Problem::in_document(
                         doc,

@@ -328,10 +328,17 @@ pub(crate) fn admission() -> Env {
     env
 }
 
+/// approver-policy v0.27 `validator.compile`: `cel.Types(&CertificateRequest{})`, `self`
+/// (string), `cr` (the `CertificateRequest` message), `ext.Strings()`, `ServiceAccountLib()`.
 pub(crate) fn certificate_request() -> Env {
-    let mut env =
-        Env::with_standard_library().with_extension(crate::ext_decls::extensions(&["strings"]));
+    let mut env = Env::with_standard_library()
+        .with_extension(crate::ext_decls::extensions(&["strings"]))
+        .with_extension(crate::approver::decls())
+        .with_proto_registry(std::sync::Arc::new(crate::approver::Messages));
     env.add_variable("self", CelType::String);
-    env.add_variable("cr", CelType::map(CelType::String, CelType::Dyn));
+    env.add_variable(
+        "cr",
+        CelType::message(crate::approver::T_CERTIFICATE_REQUEST),
+    );
     env
 }

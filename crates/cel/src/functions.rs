@@ -409,6 +409,12 @@ fn global<'a>(
             Ok(Value::Bool(regex_for(p, regex, &mut own)?.is_match(s)))
         }
         ("dyn", 1) => Ok(args.swap_remove(0)),
+        // approver-policy ServiceAccountLib (declared only in `Env::certificate_request`)
+        ("serviceAccount", 1) => crate::approver::service_account(str_arg(&args, 0)?)
+            .map(|sa| Value::Kube(Rc::new(crate::kube::KubeValue::ServiceAccount(sa)))),
+        ("isServiceAccount", 1) => Ok(Value::Bool(crate::approver::is_service_account(
+            str_arg(&args, 0)?,
+        ))),
         ("type", 1) => Ok(Value::Type(arg(&args, 0)?.type_of())),
         ("int", 1) => to_int(args.swap_remove(0)),
         ("uint", 1) => to_uint(args.swap_remove(0)),

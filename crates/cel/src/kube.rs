@@ -35,6 +35,8 @@ pub enum KubeValue {
     Cidr(Cidr),
     Url(Url),
     Format(Format),
+    /// approver-policy's `ServiceAccount` (`serviceAccount(username)`).
+    ServiceAccount(crate::approver::ServiceAccount),
 }
 
 impl KubeValue {
@@ -46,6 +48,7 @@ impl KubeValue {
             KubeValue::Cidr(_) => T_CIDR,
             KubeValue::Url(_) => T_URL,
             KubeValue::Format(_) => T_FORMAT,
+            KubeValue::ServiceAccount(_) => crate::approver::T_SERVICE_ACCOUNT,
         }
     }
 
@@ -57,6 +60,7 @@ impl KubeValue {
             (KubeValue::Cidr(a), KubeValue::Cidr(b)) => a == b,
             (KubeValue::Url(a), KubeValue::Url(b)) => a == b,
             (KubeValue::Format(a), KubeValue::Format(b)) => a == b,
+            (KubeValue::ServiceAccount(a), KubeValue::ServiceAccount(b)) => a == b,
             _ => false,
         }
     }
@@ -80,6 +84,9 @@ impl fmt::Display for KubeValue {
             KubeValue::Cidr(c) => write!(f, "cidr({:?})", c.to_string()),
             KubeValue::Url(u) => write!(f, "url({:?})", u.to_string()),
             KubeValue::Format(x) => write!(f, "format.{}()", x.cel_name()),
+            KubeValue::ServiceAccount(sa) => {
+                write!(f, "serviceAccount({:?})", format!("system:serviceaccount:{}:{}", sa.namespace, sa.name))
+            }
         }
     }
 }
@@ -443,6 +450,10 @@ pub(crate) fn member<'a>(
             )),
             _ => nso(),
         },
+        (KubeValue::ServiceAccount(sa), "getName", 0) => Ok(Value::string(sa.name.clone())),
+        (KubeValue::ServiceAccount(sa), "getNamespace", 0) => {
+            Ok(Value::string(sa.namespace.clone()))
+        }
         (KubeValue::Format(f), "validate", 1) => match args.first() {
             Some(Value::String(s)) => Ok(optional_list(f.validate(s.as_str()))),
             _ => nso(),

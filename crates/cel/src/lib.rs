@@ -15,6 +15,7 @@
 //! ```
 
 mod activation;
+mod approver;
 mod authz;
 mod compile;
 mod decls;
@@ -30,6 +31,7 @@ mod value;
 use std::sync::Arc;
 
 pub use activation::{Activation, NamespaceFn, Variables};
+pub use approver::ServiceAccount;
 pub use authz::{Authorizer, AuthzCheck, AuthzDecision, AuthzValue};
 /// The checker's types, for [`Env::with_variable`].
 pub use cel_core::CelType;

@@ -82,14 +82,9 @@ fn compile_table() {
     );
 }
 
-const PENDING_SA: &str =
-    "palisade-cel does not declare approver-policy's service-account library yet";
-
 #[test]
-#[ignore = "palisade-cel does not declare approver-policy's service-account library (serviceAccount, getName, getNamespace, isServiceAccount) yet"]
 fn compile_table_service_account() {
     // upstream: Test_Validator_Compile check-serviceaccount-* cases
-    let _ = PENDING_SA;
     for rule in [
         "self.startsWith(serviceAccount(cr.username).getName())",
         "self.startsWith(serviceAccount(cr.username).getNamespace())",
@@ -146,7 +141,6 @@ fn validate_cost_limit_exceeded() {
 }
 
 #[test]
-#[ignore = "palisade-cel does not declare approver-policy's service-account library yet"]
 fn validate_service_account() {
     // upstream: Test_Validator_Validate_ServiceAccount
     let rule = "isServiceAccount(cr.username) && self.startsWith('spiffe://acme.com/ns/%s/sa/%s'.format([serviceAccount(cr.username).getNamespace(),serviceAccount(cr.username).getName()]))";
@@ -218,7 +212,6 @@ fn validate_groups() {
 }
 
 #[test]
-#[ignore = "palisade-cel does not declare approver-policy's service-account library yet"]
 fn service_account_lib_integration() {
     // upstream: serviceaccount_test.go TestServiceAccountLib_CELIntegration, TestIsServiceAccount,
     // TestStringToServiceAccount (through cr.username)

@@ -217,7 +217,6 @@ fn allowed_invalid_cel_rejected() {
 }
 
 #[test]
-#[ignore = "palisade-cel declares `cr` as map(string, dyn) and accepts `dyn` results; approver-policy's typed `cr` message rejects `cr.name[1]`, `cr.foo`, and a result that is not exactly bool"]
 fn allowed_invalid_cel_typed_cr() {
     // upstream: allowed Test_Validate "if policy contains invalid CEL validations" (localities entry) and
     // validation/validator_test.go Test_Validator_Compile "err-invalid-property"

@@ -107,8 +107,12 @@ mod floor {
     pub fn run(bytes: &[u8]) -> Vec<u8> {
         match serde_json::from_slice::<serde_json::Value>(bytes) {
             Ok(v) => super::answer(
-                v.get("apiVersion").and_then(|a| a.as_str()).unwrap_or("admission.k8s.io/v1"),
-                v.pointer("/request/uid").and_then(|u| u.as_str()).unwrap_or(""),
+                v.get("apiVersion")
+                    .and_then(|a| a.as_str())
+                    .unwrap_or("admission.k8s.io/v1"),
+                v.pointer("/request/uid")
+                    .and_then(|u| u.as_str())
+                    .unwrap_or(""),
             ),
             Err(_) => super::answer("admission.k8s.io/v1", ""),
         }
