@@ -81,6 +81,7 @@ fn run() -> Result<(), String> {
     fs::create_dir_all(&out_dir)
         .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
 
+    check_wasm_target()?;
     let inner = Inner::new(build_dir.clone())?;
     let built = build_dir.join(WASM_TARGET).join("wasm");
 
@@ -213,6 +214,28 @@ impl Inner {
             message.push_str(line);
         }
         Err(message)
+    }
+}
+
+/// Fails early, with the fix, when the toolchain has no wasm32-unknown-unknown standard library.
+fn check_wasm_target() -> Result<(), String> {
+    let rustc = env::var_os("RUSTC").map_or_else(|| PathBuf::from("rustc"), PathBuf::from);
+    let output = Command::new(&rustc)
+        .args(["--print", "target-libdir", "--target", WASM_TARGET])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", rustc.display()))?;
+    let libdir = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    let has_core = fs::read_dir(&libdir).is_ok_and(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .any(|e| e.file_name().to_string_lossy().starts_with("libcore-"))
+    });
+    if output.status.success() && has_core {
+        Ok(())
+    } else {
+        Err(format!(
+            "the {WASM_TARGET} target is not installed for this toolchain: run `{TARGET_HINT}`"
+        ))
     }
 }
 

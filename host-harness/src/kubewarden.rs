@@ -12,7 +12,10 @@
 //!   words its refusals;
 //! * the ValidationResponse mapped back onto an AdmissionReview as policy-evaluator's
 //!   `AdmissionResponse::from_policy_validation_response` does (`accepted` → `allowed`, `message`/`code` →
-//!   `status`, warnings, audit annotations), so cases compare with the C ABI backend's answers.
+//!   `status`, warnings, audit annotations), so cases compare with the C ABI backend's answers. A ValidationResponse
+//!   has no `reason` and no `details`, so neither does the answer: `status.reason` is not comparable through
+//!   Kubewarden. `authorizer.path(…)` checks cannot be asked through `kubernetes/can_i` (its SubjectAccessReview has
+//!   only resource attributes), so they are evaluation errors here.
 //!
 //! The context is answered with the engine crate's own [`palisade::StaticContext`], the same matching the C ABI
 //! module applies to a `context` object, so both backends see the same cluster.
@@ -102,9 +105,12 @@ impl Grants {
 }
 
 /// Everything the host callback of one instance answers from.
+#[derive(Debug)]
 struct HostState {
     context: StaticContext,
     grants: Grants,
+    /// Every host call the guest made, as `namespace/operation`, in order.
+    calls: std::sync::Mutex<Vec<String>>,
 }
 
 /// policy-sdk-rust's `GetResourceRequest` (unknown fields, e.g. `field_masks`, ignored as policy-server does).
@@ -250,9 +256,19 @@ impl std::fmt::Debug for KubewardenBackend {
 pub struct KubewardenInstance {
     host: wapc::WapcHost,
     deadline: Duration,
+    state: Arc<HostState>,
 }
 
 impl KubewardenInstance {
+    /// The host calls the guest made on this instance so far, as `namespace/operation`, in order.
+    pub fn host_calls(&self) -> Vec<String> {
+        self.state
+            .calls
+            .lock()
+            .map(|c| c.clone())
+            .unwrap_or_default()
+    }
+
     /// Call one waPC operation; the answer's bytes, or why there is none.
     pub fn call(&self, operation: &str, payload: &[u8]) -> Result<Vec<u8>, HostError> {
         self.host
@@ -523,10 +539,15 @@ impl KubewardenBackend {
         let state = Arc::new(HostState {
             context,
             grants: self.grants.clone(),
+            calls: std::sync::Mutex::default(),
         });
+        let seen = Arc::clone(&state);
         let callback =
             move |_id: u64, binding: &str, namespace: &str, operation: &str, payload: &[u8]| {
-                answer(&state, binding, namespace, operation, payload).map_err(Into::into)
+                if let Ok(mut calls) = seen.calls.lock() {
+                    calls.push(format!("{namespace}/{operation}"));
+                }
+                answer(&seen, binding, namespace, operation, payload).map_err(Into::into)
             };
         let host =
             wapc::WapcHost::new(Box::new(provider), Some(Box::new(callback))).map_err(|e| {
@@ -548,7 +569,11 @@ impl KubewardenBackend {
                     }
                 }
             })?;
-        Ok(KubewardenInstance { host, deadline })
+        Ok(KubewardenInstance {
+            host,
+            deadline,
+            state,
+        })
     }
 
     /// policy-server's request path: a fresh instance, then `validate` with the settings (no `validate_settings`,
@@ -661,6 +686,7 @@ mod tests {
 
     fn state(context: Value, metadata: Option<Value>) -> HostState {
         HostState {
+            calls: std::sync::Mutex::default(),
             context: serde_json::from_value(context).unwrap(),
             grants: metadata
                 .as_ref()
@@ -1041,6 +1067,73 @@ mod tests {
                 "{bundle}"
             );
         }
+    }
+
+    /// Through the real module: namespace labels and an authorization needed by two policies each are asked once.
+    #[test]
+    fn host_capabilities_are_asked_once_per_request_and_key() {
+        let backend = shipped_backend();
+        let policy = |name: &str| {
+            json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+                "metadata": {"name": name},
+                "spec": {"matchConstraints": {
+                    "namespaceSelector": {"matchLabels": {"env": "prod"}},
+                    "resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}]},
+                  "validations": [
+                    {"expression": "namespaceObject.metadata.labels.env == 'prod'"},
+                    {"expression": "authorizer.group('').resource('pods').namespace('team-a').check('create').allowed()"}]}})
+        };
+        let binding = |name: &str| {
+            json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+                "metadata": {"name": name}, "spec": {"policyName": name, "validationActions": ["Deny"]}})
+        };
+        let bundle = json!({"policies": [policy("a"), binding("a"), policy("b"), binding("b")]});
+        let context = json!({
+            "namespaces": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a", "labels": {"env": "prod"}}}],
+            "authorizations": [{"subject": {"user": "alice"}, "verb": "create", "resource": "pods", "allowed": true}]});
+        let review: Value = serde_json::from_str(POD_REVIEW).unwrap();
+        assert_eq!(backend.check(&bundle).unwrap(), None);
+        let instance = backend
+            .instantiate(Some(&context), DEFAULT_DEADLINE)
+            .unwrap();
+        let answer = instance
+            .call("validate", &validation_payload(&bundle, &review).unwrap())
+            .unwrap();
+        let out = admission_review(&review, &answer).unwrap();
+        assert_eq!(out["response"]["allowed"], true, "{out}");
+        assert_eq!(
+            instance.host_calls(),
+            ["kubernetes/get_resource", "kubernetes/can_i"]
+        );
+        // The same decision through the C ABI module, which reads the context object itself.
+        let c_abi =
+            crate::host::CAbiBackend::load(&crate::artifacts::artifact(crate::artifacts::C_ABI))
+                .unwrap();
+        let same = c_abi
+            .evaluate(&bundle, &review, Some(&context), DEFAULT_DEADLINE)
+            .unwrap();
+        assert_eq!(same["response"], out["response"]);
+        // Without the authorization the request is denied, still with one question per key.
+        let denied = json!({"namespaces": context["namespaces"], "authorizations": []});
+        let instance = backend
+            .instantiate(Some(&denied), DEFAULT_DEADLINE)
+            .unwrap();
+        let answer = instance
+            .call("validate", &validation_payload(&bundle, &review).unwrap())
+            .unwrap();
+        let out = admission_review(&review, &answer).unwrap();
+        assert_eq!(out["response"]["allowed"], false, "{out}");
+        assert_eq!(
+            instance.host_calls(),
+            ["kubernetes/get_resource", "kubernetes/can_i"]
+        );
+        let same = c_abi
+            .evaluate(&bundle, &review, Some(&denied), DEFAULT_DEADLINE)
+            .unwrap();
+        assert_eq!(
+            same["response"]["status"]["message"],
+            out["response"]["status"]["message"]
+        );
     }
 
     #[test]

@@ -175,6 +175,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 paths
             };
             let files = runner::discover(&paths)?;
+            if files.is_empty() {
+                anyhow::bail!(
+                    "no case files under {}",
+                    paths
+                        .iter()
+                        .map(|p| format!("`{}`", p.display()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
             let backend = backend(module, kubewarden)?;
             let report = runner::run_all(&files, backend.as_ref(), bless);
             let format = match format {

@@ -113,46 +113,50 @@ pub fn validate(payload: &[u8], host: &dyn Host) -> ValidationResponse {
         Ok(parts) => parts,
         Err(message) => return ValidationResponse::reject(400, message),
     };
-    LAST_ENGINE.with(|last| {
-        let mut last = last.borrow_mut();
-        // policy-server sends the settings with every call; an instance that is reused (kwctl bench, hosts that keep
-        // instances) compiles them once.
-        if last.as_ref().is_none_or(|(known, _)| *known != settings) {
-            let compiled = Engine::new(&settings).map_err(|e| e.to_string());
-            *last = Some((settings, compiled));
+    with_engine(settings, |compiled| match compiled {
+        Ok(engine) => {
+            let cluster = HostCluster::new(host);
+            ValidationResponse::from_admission_response(engine.review(&request, &cluster))
         }
-        match last.as_ref().map(|(_, compiled)| compiled) {
-            Some(Ok(engine)) => {
-                let cluster = HostCluster::new(host);
-                ValidationResponse::from_admission_response(engine.review(&request, &cluster))
-            }
-            Some(Err(e)) => ValidationResponse::reject(
-                500,
-                format!("palisade is not configured: the last bundle was rejected: {e}"),
-            ),
-            None => ValidationResponse::reject(500, "palisade is not configured: no bundle"),
-        }
+        Err(e) => ValidationResponse::reject(
+            500,
+            format!("palisade is not configured: the last bundle was rejected: {e}"),
+        ),
     })
 }
 
 thread_local! {
-    /// The settings of the last `validate` and what they compiled to.
+    /// The last settings this instance compiled, and what they compiled to.
     static LAST_ENGINE: RefCell<Option<(Value, Result<Engine, String>)>> = const { RefCell::new(None) };
+}
+
+/// Run `f` on the engine `settings` compile to. The settings come with every call (policy-server sends them to
+/// `validate_settings` and with every `validate`); an instance that sees the same settings again (kwctl bench, a host
+/// that keeps instances, `validate_settings` then `validate`) compiles them once.
+fn with_engine<R>(settings: Value, f: impl FnOnce(&Result<Engine, String>) -> R) -> R {
+    LAST_ENGINE.with(|last| {
+        let mut last = last.borrow_mut();
+        match &*last {
+            Some((known, compiled)) if *known == settings => f(compiled),
+            _ => {
+                let compiled = Engine::new(&settings).map_err(|e| e.to_string());
+                let answer = f(&compiled);
+                *last = Some((settings, compiled));
+                answer
+            }
+        }
+    })
 }
 
 /// `validate_settings`: compile the bundle; every problem is listed in `message`. Never a waPC error.
 pub fn validate_settings(payload: &[u8]) -> SettingsValidationResponse {
-    let compiled = read_settings(payload)
-        .and_then(|settings| Engine::new(&settings).map_err(|e| e.to_string()));
-    match compiled {
-        Ok(_) => SettingsValidationResponse {
-            valid: true,
-            message: None,
-        },
-        Err(message) => SettingsValidationResponse {
-            valid: false,
-            message: Some(message),
-        },
+    let verdict = match read_settings(payload) {
+        Ok(settings) => with_engine(settings, |compiled| compiled.as_ref().err().cloned()),
+        Err(message) => Some(message),
+    };
+    SettingsValidationResponse {
+        valid: verdict.is_none(),
+        message: verdict,
     }
 }
 

@@ -308,14 +308,12 @@ fn failure_message(
     activation: &Activation<'_>,
     budget: &mut Budget,
 ) -> String {
-    if let Some(program) = &validation.message_expression {
-        if let Ok(CelValue::String(s)) =
-            program.eval(activation, budget).as_ref().map(|v| v.clone())
-        {
-            let s = s.as_str().trim();
-            if !s.is_empty() && s.len() <= MAX_MESSAGE_EXPRESSION_BYTES && !s.contains('\n') {
-                return s.to_owned();
-            }
+    if let Some(program) = &validation.message_expression
+        && let Ok(CelValue::String(s)) = program.eval(activation, budget)
+    {
+        let s = s.as_str().trim();
+        if !s.is_empty() && s.len() <= MAX_MESSAGE_EXPRESSION_BYTES && !s.contains('\n') {
+            return s.to_owned();
         }
     }
     if let Some(m) = validation

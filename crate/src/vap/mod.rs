@@ -60,8 +60,14 @@ impl Policies {
         diagnostics: &mut Vec<Problem>,
     ) -> Self {
         let mut policies: Vec<Policy> = Vec::new();
-        if bundle.of_kind(Kind::ValidatingAdmissionPolicy).next().is_none()
-            && bundle.of_kind(Kind::ValidatingAdmissionPolicyBinding).next().is_none()
+        if bundle
+            .of_kind(Kind::ValidatingAdmissionPolicy)
+            .next()
+            .is_none()
+            && bundle
+                .of_kind(Kind::ValidatingAdmissionPolicyBinding)
+                .next()
+                .is_none()
         {
             return Self::default();
         }
@@ -71,10 +77,12 @@ impl Policies {
         let mut broken: Vec<&str> = Vec::new();
         for (doc, value) in bundle.of_kind(Kind::ValidatingAdmissionPolicy) {
             let compiled = Policy::compile(doc, value, env, problems);
-            if compiled.is_none() {
-                if let Some(name) = value.pointer("/metadata/name").and_then(serde_json::Value::as_str) {
-                    broken.push(name);
-                }
+            if compiled.is_none()
+                && let Some(name) = value
+                    .pointer("/metadata/name")
+                    .and_then(serde_json::Value::as_str)
+            {
+                broken.push(name);
             }
             if let Some(policy) = compiled {
                 if let Some(first) = policies.iter().find(|p| p.name == policy.name) {

@@ -8,7 +8,10 @@
 //! [`cel_core::ProtoTypeResolver`] trait; [`Messages`] answers it for these two message types
 //! only, so `cr.foo` is `undefined field 'foo'` and `cr.name[1]` has no `_[_]` overload.
 //! At runtime `cr` is still bound as a map with the four keys (the evaluator selects fields
-//! from maps); `has(cr.<field>)` follows proto3 presence (see `compile.rs`).
+//! from maps). The rest of cel-go's behaviour for this environment lives in `compile.rs`
+//! (`Flavor::CertificateRequest`): cel-go's default macros only, no optional syntax, a message
+//! is not a comprehension range, issue positions/wording/order as cel-go, an exactly-`bool`
+//! result, and `has(cr.<field>)` with proto3 presence (false for `""` and `[]`).
 
 use std::any::Any;
 
@@ -72,8 +75,7 @@ pub(crate) fn decls() -> Vec<FunctionDecl> {
 }
 
 const SA_PREFIX: &str = "system:serviceaccount:";
-const INVALID_USERNAME: &str =
-    "Username must be in the form system:serviceaccount:namespace:name";
+const INVALID_USERNAME: &str = "Username must be in the form system:serviceaccount:namespace:name";
 
 /// k8s.io/apiserver/pkg/authentication/serviceaccount `SplitUsername`: the namespace must be a
 /// DNS-1123 label (`ValidateNamespaceName`), the name a DNS-1123 subdomain

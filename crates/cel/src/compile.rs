@@ -50,7 +50,11 @@ pub(crate) fn compile(
             "max recursion depth exceeded",
         )));
     }
-    let parsed = env.parse(source);
+    let parsed = if flavor == Flavor::CertificateRequest {
+        cel_core::parser::parse_with_options(source, cel_go_default_macros())
+    } else {
+        env.parse(source)
+    };
     if !parsed.errors.is_empty() {
         let msgs: Vec<String> = parsed
             .errors
@@ -89,16 +93,39 @@ pub(crate) fn compile(
     if flavor == Flavor::Admission {
         rewrite_request_resource(&mut expr);
     }
+    if flavor == Flavor::CertificateRequest {
+        // approver-policy's environment does not enable cel-go's optional types
+        let errs = optional_syntax(&expr, source);
+        if !errs.is_empty() {
+            let msgs: Vec<String> = errs
+                .iter()
+                .map(|(offset, m)| format_issue(source, *offset, m))
+                .collect();
+            return Err(CompileError::Invalid(msgs.join("\n")));
+        }
+    }
     let mut synthetic = HashSet::new();
+    let mut presence = HashSet::new();
     let (refs, result_type) = if check {
         let mut checked = env.check(&expr);
         if !checked.errors.is_empty() {
             // cel-core types `dyn_value[i]` as an unbound type parameter and then rejects a
             // field selection on it; retry with every index wrapped in `dyn(…)`.
             let mut next_id = max_id(&expr) + 1;
-            let wrapped = wrap_indexes(expr.clone(), &mut next_id, &mut synthetic);
+            // approver-policy's environment: only the indexes typed `dyn` (or left an unbound
+            // parameter), so a selection on a typed element (`cr.groups[0].foo`) stays an error,
+            // and the issues reported are those of the re-check
+            let only = (flavor == Flavor::CertificateRequest).then(|| {
+                checked
+                    .type_map
+                    .iter()
+                    .filter(|(_, t)| is_dynish(t))
+                    .map(|(id, _)| *id)
+                    .collect::<HashSet<i64>>()
+            });
+            let wrapped = wrap_indexes(expr.clone(), &mut next_id, &mut synthetic, only.as_ref());
             let second = env.check(&wrapped);
-            if second.errors.is_empty() {
+            if second.errors.is_empty() || flavor == Flavor::CertificateRequest {
                 expr = wrapped;
                 checked = second;
             } else {
@@ -106,10 +133,30 @@ pub(crate) fn compile(
             }
         }
         if !checked.errors.is_empty() {
-            let msgs: Vec<String> = checked
+            let mut issues: Vec<(usize, String)> = checked
                 .errors
                 .iter()
-                .map(|e| format_issue(source, e.span.start, &check_message(e)))
+                .map(|e| {
+                    // approver-policy's environment words and places issues exactly as cel-go;
+                    // the admission environment keeps cel-core's positions and type names
+                    let node = if flavor == Flavor::CertificateRequest {
+                        find_node(&expr, e.expr_id)
+                    } else {
+                        None
+                    };
+                    (
+                        node.map_or(e.span.start, |n| issue_offset(n, e, source)),
+                        check_message(e, node, &checked.type_map),
+                    )
+                })
+                .collect();
+            if flavor == Flavor::CertificateRequest {
+                // cel-go prints its issues ordered by location
+                issues.sort_by_key(|(offset, _)| *offset);
+            }
+            let msgs: Vec<String> = issues
+                .iter()
+                .map(|(offset, m)| format_issue(source, *offset, m))
                 .collect();
             return Err(CompileError::Invalid(msgs.join("\n")));
         }
@@ -118,6 +165,13 @@ pub(crate) fn compile(
             .get(&expr.id)
             .cloned()
             .unwrap_or(CelType::Dyn);
+        if flavor == Flavor::CertificateRequest {
+            let errs = message_ranges(&expr, &checked.type_map, source);
+            if !errs.is_empty() {
+                return Err(CompileError::Invalid(errs.join("\n")));
+            }
+            presence = proto3_presence_tests(&expr, &checked.type_map);
+        }
         (checked.reference_map, ty)
     } else {
         (HashMap::new(), CelType::Dyn)
@@ -133,6 +187,7 @@ pub(crate) fn compile(
                 refs,
                 regexes,
                 synthetic,
+                presence,
                 container: env.container().to_string(),
             },
             result_type,
@@ -205,8 +260,47 @@ fn check_result_type(flavor: Flavor, expect: Expect, t: &CelType) -> Result<(), 
     }))
 }
 
-/// cel-go's wording for the checker's errors.
-fn check_message(e: &CheckError) -> String {
+/// cel-go's wording for the checker's errors. With `cel_go` (the erroring node, given for
+/// approver-policy's environment) types are named as cel-go names them and a receiver call's
+/// signature is written `receiver.(args)`.
+fn check_message(
+    e: &CheckError,
+    cel_go: Option<&SpannedExpr>,
+    types: &HashMap<i64, CelType>,
+) -> String {
+    // a selection on a value that is not a message, a map or `dyn`
+    if let Some(node) = cel_go
+        && let CheckErrorKind::UndefinedField { .. } = &e.kind
+        && let Expr::Member { expr, .. } | Expr::MemberTestOnly { expr, .. } = &node.node
+        && let Some(t) = types.get(&expr.id)
+        && !matches!(t, CelType::Message(_))
+        && !is_dynish(t)
+    {
+        return format!(
+            "type '{}' does not support field selection",
+            go_type_name(t)
+        );
+    }
+    if let Some(node) = cel_go
+        && let CheckErrorKind::NoMatchingOverload {
+            function,
+            arg_types,
+        } = &e.kind
+    {
+        let receiver_call = matches!(
+            &node.node,
+            Expr::Call { expr, .. }
+                if matches!(&expr.node, Expr::Member { field, .. } if field == function)
+        );
+        let mut types = arg_types.iter().map(go_type_name);
+        let signature = if receiver_call {
+            let target = types.next().unwrap_or_default();
+            format!("{target}.({})", types.collect::<Vec<_>>().join(", "))
+        } else {
+            format!("({})", types.collect::<Vec<_>>().join(", "))
+        };
+        return format!("found no matching overload for '{function}' applied to '{signature}'");
+    }
     match &e.kind {
         CheckErrorKind::UndeclaredReference { container, name } => {
             format!("undeclared reference to '{name}' (in container '{container}')")
@@ -221,6 +315,13 @@ fn check_message(e: &CheckError) -> String {
                 function,
                 types.join(", ")
             )
+        }
+        // cel-go: a struct type the type provider does not know (approver-policy's
+        // ServiceAccount is declared with `cel.ObjectType` but not registered) cannot be selected
+        CheckErrorKind::UndefinedField { type_name, .. }
+            if type_name == crate::approver::T_SERVICE_ACCOUNT =>
+        {
+            format!("unexpected failed resolution of '{type_name}'")
         }
         CheckErrorKind::UndefinedField { field, .. } => format!("undefined field '{field}'"),
         other => other.to_string(),
@@ -420,17 +521,24 @@ fn max_id(root: &SpannedExpr) -> i64 {
     max
 }
 
-/// Wraps every index expression in a synthetic `dyn(…)` call (depth is already bounded).
-fn wrap_indexes(e: SpannedExpr, next_id: &mut i64, synthetic: &mut HashSet<i64>) -> SpannedExpr {
+/// Wraps every index expression (or, with `only`, those ids) in a synthetic `dyn(…)` call
+/// (depth is already bounded).
+fn wrap_indexes(
+    e: SpannedExpr,
+    next_id: &mut i64,
+    synthetic: &mut HashSet<i64>,
+    only: Option<&HashSet<i64>>,
+) -> SpannedExpr {
     let SpannedExpr { id, node, span } = e;
-    let w =
-        |x: Box<SpannedExpr>, n: &mut i64, s: &mut HashSet<i64>| Box::new(wrap_indexes(*x, n, s));
+    let w = |x: Box<SpannedExpr>, n: &mut i64, s: &mut HashSet<i64>| {
+        Box::new(wrap_indexes(*x, n, s, only))
+    };
     let node = match node {
         Expr::List(items) => Expr::List(
             items
                 .into_iter()
                 .map(|mut i| {
-                    i.expr = wrap_indexes(i.expr, next_id, synthetic);
+                    i.expr = wrap_indexes(i.expr, next_id, synthetic, only);
                     i
                 })
                 .collect(),
@@ -439,8 +547,8 @@ fn wrap_indexes(e: SpannedExpr, next_id: &mut i64, synthetic: &mut HashSet<i64>)
             entries
                 .into_iter()
                 .map(|mut m| {
-                    m.key = wrap_indexes(m.key, next_id, synthetic);
-                    m.value = wrap_indexes(m.value, next_id, synthetic);
+                    m.key = wrap_indexes(m.key, next_id, synthetic, only);
+                    m.value = wrap_indexes(m.value, next_id, synthetic, only);
                     m
                 })
                 .collect(),
@@ -490,6 +598,9 @@ fn wrap_indexes(e: SpannedExpr, next_id: &mut i64, synthetic: &mut HashSet<i64>)
                 },
                 span: span.clone(),
             };
+            if only.is_some_and(|ids| !ids.contains(&id)) {
+                return inner;
+            }
             let callee_id = *next_id;
             let call_id = *next_id + 1;
             *next_id += 2;
@@ -511,7 +622,7 @@ fn wrap_indexes(e: SpannedExpr, next_id: &mut i64, synthetic: &mut HashSet<i64>)
             expr: w(expr, next_id, synthetic),
             args: args
                 .into_iter()
-                .map(|a| wrap_indexes(a, next_id, synthetic))
+                .map(|a| wrap_indexes(a, next_id, synthetic, only))
                 .collect(),
         },
         Expr::Comprehension(mut c) => {
@@ -612,4 +723,180 @@ fn user_written_accumulator(root: &SpannedExpr, source: &str) -> Option<usize> {
         stack.extend(children(e));
     }
     None
+}
+
+/// cel-go's parser without optional syntax: `.?`, `[?`, and `?` on list elements, map keys and
+/// struct fields are `unsupported syntax …` errors, reported at the operator.
+fn optional_syntax(root: &SpannedExpr, source: &str) -> Vec<(usize, &'static str)> {
+    // the `?` written before `start` (list elements, map keys), skipping blanks
+    let question_before = |start: usize| -> usize {
+        let before = source.get(..start).unwrap_or("");
+        before.rfind('?').unwrap_or(start)
+    };
+    // the first `pat` at or after `from` (the operand's end)
+    let after = |from: usize, pat: &str| -> usize {
+        source
+            .get(from..)
+            .and_then(|rest| rest.find(pat))
+            .map(|i| from + i)
+            .unwrap_or(from)
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        match &e.node {
+            Expr::Member {
+                expr,
+                optional: true,
+                ..
+            } => out.push((after(expr.span.end, "."), "unsupported syntax '.?'")),
+            Expr::Index {
+                expr,
+                optional: true,
+                ..
+            } => out.push((after(expr.span.end, "["), "unsupported syntax '[?'")),
+            Expr::List(items) => {
+                for i in items.iter().filter(|i| i.optional) {
+                    out.push((question_before(i.expr.span.start), "unsupported syntax '?'"));
+                }
+            }
+            Expr::Map(entries) => {
+                for m in entries.iter().filter(|m| m.optional) {
+                    out.push((question_before(m.key.span.start), "unsupported syntax '?'"));
+                }
+            }
+            Expr::Struct { fields, .. } => {
+                for f in fields.iter().filter(|f| f.optional) {
+                    let colon = source
+                        .get(..f.value.span.start)
+                        .and_then(|b| b.rfind(':'))
+                        .unwrap_or(f.value.span.start);
+                    out.push((question_before(colon), "unsupported syntax '?'"));
+                }
+            }
+            _ => {}
+        }
+        stack.extend(children(e));
+    }
+    out.sort_by_key(|(offset, _)| *offset);
+    out
+}
+
+/// `has(cr.<field>)` on approver-policy's proto3 message is true only when the field is set,
+/// i.e. not `""` / `[]`; the evaluator reads `cr` from a map holding every field, so these
+/// tests are marked for a presence check.
+fn proto3_presence_tests(root: &SpannedExpr, types: &HashMap<i64, CelType>) -> HashSet<i64> {
+    let mut out = HashSet::new();
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        if let Expr::MemberTestOnly { expr, .. } = &e.node
+            && types.get(&expr.id).and_then(|t| t.message_name())
+                == Some(crate::approver::T_CERTIFICATE_REQUEST)
+        {
+            out.insert(e.id);
+        }
+        stack.extend(children(e));
+    }
+    out
+}
+
+fn find_node(root: &SpannedExpr, id: i64) -> Option<&SpannedExpr> {
+    let mut stack = vec![root];
+    while let Some(x) = stack.pop() {
+        if x.id == id {
+            return Some(x);
+        }
+        stack.extend(children(x));
+    }
+    None
+}
+
+/// Where cel-go locates a checker issue. cel-core's spans start at the expression; cel-go's
+/// parser gives a selection the position of its `.`, an index its `[`, a call (and the `has`
+/// macro) its `(`, a binary operator the operator and a conditional its `?`. Applied to approver-policy's environment
+/// only (the admission environment keeps cel-core's positions).
+fn issue_offset(node: &SpannedExpr, e: &CheckError, source: &str) -> usize {
+    go_location(node, source).unwrap_or(e.span.start)
+}
+
+/// cel-go's location of `node` (see [`issue_offset`]).
+fn go_location(node: &SpannedExpr, source: &str) -> Option<usize> {
+    let start = node.span.start;
+    // the first character at or after `from` that is not blank or a closing parenthesis
+    let operator_after = |from: usize| -> usize {
+        source
+            .get(from..)
+            .and_then(|rest| rest.find(|c: char| !c.is_whitespace() && c != ')'))
+            .map(|i| from + i)
+            .unwrap_or(start)
+    };
+    Some(match &node.node {
+        Expr::Member { expr, .. } => operator_after(expr.span.end),
+        Expr::Index { expr, .. } => operator_after(expr.span.end),
+        Expr::Call { expr, .. } => operator_after(expr.span.end),
+        Expr::Binary { left, .. } => operator_after(left.span.end),
+        Expr::Ternary { cond, .. } => operator_after(cond.span.end),
+        // the `has(` macro call
+        Expr::MemberTestOnly { .. } => source
+            .get(start..)
+            .and_then(|rest| rest.find('('))
+            .map_or(start, |i| start + i),
+        _ => return None,
+    })
+}
+
+/// cel-go's checker only ranges over lists, maps and `dyn`; cel-core also accepts a message
+/// (approver-policy's `cr`), which our evaluator would then iterate as the map it is bound to.
+fn message_ranges(root: &SpannedExpr, types: &HashMap<i64, CelType>, source: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        if let Expr::Comprehension(c) = &e.node
+            && let Some(t @ CelType::Message(_)) = types.get(&c.iter_range.id)
+        {
+            let at = go_location(&c.iter_range, source).unwrap_or(c.iter_range.span.start);
+            out.push((
+                at,
+                format!(
+                    "expression of type '{}' cannot be range of a comprehension (must be list, map, or dynamic)",
+                    go_type_name(t)
+                ),
+            ));
+        }
+        stack.extend(children(e));
+    }
+    out.sort_by_key(|(at, _)| *at);
+    out.into_iter()
+        .map(|(at, m)| format_issue(source, at, &m))
+        .collect()
+}
+
+/// cel-go's `parser.AllMacros`, the only macros approver-policy's environment has: `has`,
+/// `all`, `exists`, `exists_one`, `existsOne`, `map` (2 and 3 arguments) and `filter`, all in
+/// their one-variable form. cel-core's default set also expands `cel.bind`, two-variable
+/// comprehensions, `transformList`/`transformMap`, `optMap`/`optFlatMap` and `cel.block`, which
+/// cel-go leaves as (undeclared) calls without the matching extensions.
+fn cel_go_default_macros() -> cel_core::parser::ParseOptions {
+    use cel_core::parser::{ArgCount, MacroRegistry, MacroStyle};
+    let mut registry = MacroRegistry::new();
+    for m in MacroRegistry::standard().iter() {
+        let keep = matches!(
+            (m.name, m.style, m.arg_count),
+            ("has", MacroStyle::Global, ArgCount::Exact(1))
+                | (
+                    "all" | "exists" | "exists_one" | "existsOne" | "filter",
+                    MacroStyle::Receiver,
+                    ArgCount::Exact(2),
+                )
+                | (
+                    "map",
+                    MacroStyle::Receiver,
+                    ArgCount::Exact(2) | ArgCount::Exact(3)
+                )
+        );
+        if keep {
+            registry.register(m.clone());
+        }
+    }
+    cel_core::parser::ParseOptions::with_macros(registry)
 }

@@ -79,6 +79,9 @@ pub(crate) struct Compiled {
     pub regexes: HashMap<i64, Regex>,
     /// Ids of the `dyn(…)` calls the compiler inserted (free, unlike a written `dyn`).
     pub synthetic: HashSet<i64>,
+    /// Ids of `has(…)` tests on a proto3 message bound as a map (approver-policy's `cr`):
+    /// true only when the field is present and not its zero value.
+    pub presence: HashSet<i64>,
     /// The container, for name resolution in unchecked programs.
     pub container: String,
 }
@@ -277,6 +280,10 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 let target = self.eval(expr)?;
                 self.budget.charge(1)?;
                 match &target {
+                    Value::Map(m) if self.prog.presence.contains(&e.id) => Ok(Value::Bool(
+                        m.get_str(field)
+                            .is_some_and(|v| !crate::functions::is_zero(&v)),
+                    )),
                     Value::Map(m) => Ok(Value::Bool(m.get_str(field).is_some())),
                     Value::Optional(None) => Ok(Value::Bool(false)),
                     Value::Optional(Some(v)) => match &**v {

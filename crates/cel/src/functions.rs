@@ -412,9 +412,9 @@ fn global<'a>(
         // approver-policy ServiceAccountLib (declared only in `Env::certificate_request`)
         ("serviceAccount", 1) => crate::approver::service_account(str_arg(&args, 0)?)
             .map(|sa| Value::Kube(Rc::new(crate::kube::KubeValue::ServiceAccount(sa)))),
-        ("isServiceAccount", 1) => Ok(Value::Bool(crate::approver::is_service_account(
-            str_arg(&args, 0)?,
-        ))),
+        ("isServiceAccount", 1) => Ok(Value::Bool(crate::approver::is_service_account(str_arg(
+            &args, 0,
+        )?))),
         ("type", 1) => Ok(Value::Type(arg(&args, 0)?.type_of())),
         ("int", 1) => to_int(args.swap_remove(0)),
         ("uint", 1) => to_uint(args.swap_remove(0)),
@@ -549,7 +549,7 @@ fn set_contains(a: &List<'_>, b: &List<'_>) -> Result<bool, EvalError> {
     Ok(true)
 }
 
-fn is_zero(v: &Value<'_>) -> bool {
+pub(crate) fn is_zero(v: &Value<'_>) -> bool {
     match v {
         Value::Null => true,
         Value::Bool(b) => !b,

@@ -85,7 +85,11 @@ impl fmt::Display for KubeValue {
             KubeValue::Url(u) => write!(f, "url({:?})", u.to_string()),
             KubeValue::Format(x) => write!(f, "format.{}()", x.cel_name()),
             KubeValue::ServiceAccount(sa) => {
-                write!(f, "serviceAccount({:?})", format!("system:serviceaccount:{}:{}", sa.namespace, sa.name))
+                write!(
+                    f,
+                    "serviceAccount({:?})",
+                    format!("system:serviceaccount:{}:{}", sa.namespace, sa.name)
+                )
             }
         }
     }

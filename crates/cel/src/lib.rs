@@ -79,8 +79,18 @@ impl Env {
         }
     }
 
-    /// The cert-manager approver-policy environment: `self` (string) and `cr`
-    /// (map of string to dyn: name, namespace, username, groups …), with the strings extension.
+    /// The cert-manager approver-policy v0.27 environment: `self` (string), `cr` (the message
+    /// `cm.io.policy.pkg.internal.approver.validation.CertificateRequest`: `name`, `namespace`,
+    /// `username` are `string`, `groups` is `list(string)`, any other field is
+    /// `undefined field '…'`), the strings extension and the service-account library
+    /// (`serviceAccount(string)`, `.getName()`, `.getNamespace()`, `isServiceAccount(string)`).
+    /// `Expect::Bool` means exactly `bool` here (`dyn` is `got dyn, wanted bool result type`),
+    /// only cel-go's default macros are expanded (no `cel.bind`, no two-variable
+    /// comprehensions), optional syntax is not enabled, and issues are placed, worded and
+    /// ordered as cel-go does.
+    ///
+    /// Bind `cr` as a map with the four keys (`Activation::bind("cr", Value::map(…))`);
+    /// `has(cr.<field>)` follows proto3 presence (false for `""` and `[]`).
     pub fn certificate_request() -> Env {
         Env {
             inner: decls::certificate_request(),
