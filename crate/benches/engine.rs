@@ -1,6 +1,7 @@
 //! Native criterion benchmarks of the engine on the standard pod-baseline workload (../shared/bench), next to the two
 //! floors of bench/README.md measured the same way: a scan of the review (serde into `IgnoredAny`) and a DOM read
 //! (`serde_json::Value`). Quote ratios from one run; the machine is noisy.
+#![allow(clippy::expect_used, reason = "a benchmark of a known-good bundle")]
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde::de::IgnoredAny;
