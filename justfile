@@ -17,7 +17,7 @@ cases-kubewarden: build
 
 # All tests (the README's second command)
 test:
-    npm ci --no-audit --no-fund && cargo test --workspace
+    npm ci --no-audit --no-fund && cargo test --workspace --release
 
 # Benchmarks: pod-baseline in wasmtime with both floors, then the criterion benches
 bench: build
