@@ -72,7 +72,7 @@ fn message_fallbacks() {
             {"expression": "false", "messageExpression": "'bad ' + object.metadata.name"},
             {"expression": "1 == 2", "messageExpression": "'multi\\nline'", "message": "static"},
             {"expression": " object.metadata.name == 'x' "},
-            {"expression": "false", "messageExpression": "object.metadata.missing"},
+            {"expression": "false", "messageExpression": "string(object.metadata.missing)"},
         ]})),
         binding("b", "p", &["Warn"], json!({})),
     ]});

@@ -1,7 +1,7 @@
 //! The ValidatingAdmissionPolicy document, read and compiled as the API server validates it
 //! (kubernetes/kubernetes `pkg/apis/admissionregistration/validation`: `validateValidatingAdmissionPolicySpec`).
 
-use palisade_cel::{Env, Expect, Program, Variables};
+use palisade_cel::{AdmissionVars, Env, Expect, Program, Variables};
 use palisade_matching::MatchResources;
 use serde_json::Value;
 
@@ -83,10 +83,16 @@ pub(crate) fn compile(
 
 impl Policy {
     /// Read and compile `policies[doc]`; `None` when it has problems (all of them reported).
+    ///
+    /// The expressions are compiled as kube-apiserver's `compilePolicy` does: `params` is
+    /// declared only when the policy has a `paramKind`; variables, matchConditions,
+    /// validations and auditAnnotations see `authorizer`, messageExpressions do not. `_env`
+    /// (the environment with every optional variable) is not used: each policy builds the
+    /// environments its declarations call for.
     pub fn compile(
         doc: usize,
         value: &Value,
-        env: &Env,
+        _env: &Env,
         problems: &mut Vec<Problem>,
     ) -> Option<Policy> {
         let before = problems.len();
@@ -142,6 +148,12 @@ impl Policy {
             },
         };
 
+        let has_params = param_kind.is_some();
+        let full_env = Env::admission_for(AdmissionVars {
+            params: has_params,
+            authorizer: true,
+        });
+        let env = &full_env;
         let match_conditions = read_match_conditions(&mut spec, env);
 
         let mut variable_sources: Vec<(&str, &str)> = Vec::new();
@@ -175,6 +187,15 @@ impl Policy {
             }
         };
         let env = variables.as_ref().map(|v| v.env()).unwrap_or(env);
+        // messageExpression: `HasAuthorizer: false`, with the policy's variables
+        let message_base = Env::admission_for(AdmissionVars {
+            params: has_params,
+            authorizer: false,
+        });
+        let message_env = match &variables {
+            Some(v) => v.declare_in(message_base),
+            None => message_base,
+        };
 
         let validation_values = spec.list("validations");
         let annotation_values = spec.list("auditAnnotations");
@@ -219,7 +240,7 @@ impl Policy {
                 }
                 Some(m) if !m.is_empty() => compile(
                     &mut val,
-                    env,
+                    &message_env,
                     &format!("{path}.messageExpression"),
                     m,
                     Expect::String,

@@ -1,14 +1,22 @@
-//! Go's `strconv.Quote` (and so `%q`), which upstream error messages use.
+//! Go's string renderings that upstream error messages contain: `strconv.Quote` (and so
+//! `%q`) and the string form of `encoding/json`'s `Marshal`.
+//!
+//! ```
+//! use palisade_cel_kubernetes::goquote::{json_string, quote};
+//!
+//! assert_eq!(quote("a\tb"), r#""a\tb""#);
+//! assert_eq!(json_string("<a&b>"), r#""\u003ca\u0026b\u003e""#);
+//! ```
 
 use std::fmt::Write as _;
 
 /// `strconv.Quote(s)`.
-pub(crate) fn quote(s: &str) -> String {
+pub fn quote(s: &str) -> String {
     quote_bytes(s.as_bytes())
 }
 
 /// `strconv.Quote(string(b))` for bytes that may not be valid UTF-8.
-pub(crate) fn quote_bytes(b: &[u8]) -> String {
+pub fn quote_bytes(b: &[u8]) -> String {
     let mut out = String::with_capacity(b.len() + 2);
     out.push('"');
     let mut rest = b;
@@ -28,6 +36,34 @@ pub(crate) fn quote_bytes(b: &[u8]) -> String {
                 }
                 rest = tail;
             }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A string as Go's `json.Marshal` writes it (HTML-safe escaping on, as by default): `"`, `\\`,
+/// `\n`, `\r`, `\t`, `\b` and `\f` by name, other controls and `<`, `>`, `&`, U+2028, U+2029 as
+/// `\u00XX` / `\u2028`.
+pub fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
         }
     }
     out.push('"');
@@ -60,7 +96,10 @@ fn push_str(out: &mut String, s: &str) {
     }
 }
 
-/// An approximation of Go's `unicode.IsPrint`: graphic characters and the ASCII space.
+/// An approximation of Go's `unicode.IsPrint` without the full Unicode tables: graphic
+/// characters and the ASCII space, so not controls, spaces other than U+0020, format
+/// characters (Cf), private-use code points or noncharacters. (Unassigned code points, which Go
+/// also escapes, are printed as they are.)
 fn is_print(c: char) -> bool {
     if c == ' ' {
         return true;
@@ -70,9 +109,10 @@ fn is_print(c: char) -> bool {
     }
     let u = c as u32;
     let format_or_private = matches!(u,
-        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E | 0x200B..=0x200F
-        | 0x2028..=0x202E | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB
-        | 0xE000..=0xF8FF | 0xF0000..=0x10FFFF);
+        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x890..=0x891 | 0x8E2 | 0x180E
+        | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB
+        | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A
+        | 0xE0001 | 0xE0020..=0xE007F | 0xE000..=0xF8FF | 0xF0000..=0x10FFFF);
     let noncharacter = (u & 0xFFFE) == 0xFFFE || (0xFDD0..=0xFDEF).contains(&u);
     !format_or_private && !noncharacter
 }
@@ -89,5 +129,68 @@ mod tests {
         assert_eq!(quote("é"), "\"é\"");
         assert_eq!(quote("\u{a0}"), "\"\\u00a0\"");
         assert_eq!(quote_bytes(b"%\xf0\x9f"), "\"%\\xf0\\x9f\"");
+    }
+
+    // upstream: Go src/strconv/quote_test.go quotetests (Quote column)
+    #[test]
+    fn go_quotetests() {
+        let table: [(&[u8], &str); 8] = [
+            (b"\x07\x08\x0c\r\n\t\x0b", r#""\a\b\f\r\n\t\v""#),
+            (b"\\", r#""\\""#),
+            (b"abc\xffdef", r#""abc\xffdef""#),
+            ("\u{263a}".as_bytes(), "\"\u{263a}\""),
+            ("\u{10ffff}".as_bytes(), r#""\U0010ffff""#),
+            (b"\x04", r#""\x04""#),
+            (
+                "!\u{a0}!\u{2000}!\u{3000}!".as_bytes(),
+                r#""!\u00a0!\u2000!\u3000!""#,
+            ),
+            (b"\x7f", r#""\x7f""#),
+        ];
+        for (input, want) in table {
+            assert_eq!(quote_bytes(input), want, "{input:?}");
+        }
+    }
+
+    // Go's unicode.IsPrint is false for every format character (Cf), not only the common ones.
+    #[test]
+    fn format_characters_are_escaped() {
+        for (c, want) in [
+            ('\u{ad}', r#""\u00ad""#),
+            ('\u{890}', r#""\u0890""#),
+            ('\u{8e2}', r#""\u08e2""#),
+            ('\u{feff}', r#""\ufeff""#),
+            ('\u{110bd}', r#""\U000110bd""#),
+            ('\u{13430}', r#""\U00013430""#),
+            ('\u{1bca0}', r#""\U0001bca0""#),
+            ('\u{1d173}', r#""\U0001d173""#),
+            ('\u{e0001}', r#""\U000e0001""#),
+            ('\u{e007f}', r#""\U000e007f""#),
+            ('\u{e000}', r#""\ue000""#),
+        ] {
+            assert_eq!(quote(&c.to_string()), want, "{c:?}");
+        }
+        assert_eq!(quote("\u{1d172}"), "\"\u{1d172}\"");
+    }
+
+    // upstream: Go src/encoding/json/encode_test.go TestHTMLEscape, TestEncodeString
+    // (encodeStringTests: controls, \b and \f short forms since Go 1.22)
+    #[test]
+    fn json_strings_like_go() {
+        let table = [
+            ("abc", r#""abc""#),
+            (
+                "<html>&</html>",
+                r#""\u003chtml\u003e\u0026\u003c/html\u003e""#,
+            ),
+            ("\x00\x01\x1f", r#""\u0000\u0001\u001f""#),
+            ("\x08\x0c\n\r\t", r#""\b\f\n\r\t""#),
+            ("\"\\", r#""\"\\""#),
+            ("\u{2028}\u{2029}", r#""\u2028\u2029""#),
+            ("\x7f é", "\"\x7f é\""),
+        ];
+        for (input, want) in table {
+            assert_eq!(json_string(input), want, "{input:?}");
+        }
     }
 }

@@ -10,6 +10,7 @@
 //! | [`format`] | `format.go` (`k8s.io/apimachinery` validation, kube-openapi `strfmt`) |
 //! | [`lists`], [`sets`], [`regex`] | `lists.go`, cel-go `ext/sets.go`, `regex.go` |
 //! | [`authz`] | `authz.go` |
+//! | [`goquote`] | Go `strconv.Quote` and `encoding/json` strings, as upstream messages render values |
 //!
 //! Nothing here panics on any input, and nothing grows without bound.
 //!
@@ -32,11 +33,11 @@
 //! ```
 
 mod bigint;
-mod goquote;
 
 pub mod authz;
 pub mod cidr;
 pub mod format;
+pub mod goquote;
 pub mod ip;
 pub mod lists;
 pub mod quantity;

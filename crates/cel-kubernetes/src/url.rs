@@ -69,30 +69,20 @@ enum Mode {
     Fragment,
 }
 
+/// RFC 3986 `sub-delims`: `!$&'()*+,;=`.
+fn is_sub_delim(c: u8) -> bool {
+    matches!(
+        c,
+        b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
+    )
+}
+
 fn should_escape(c: u8, mode: Mode) -> bool {
     if c.is_ascii_alphanumeric() {
         return false;
     }
     if matches!(mode, Mode::Host | Mode::Zone)
-        && matches!(
-            c,
-            b'!' | b'$'
-                | b'&'
-                | b'\''
-                | b'('
-                | b')'
-                | b'*'
-                | b'+'
-                | b','
-                | b';'
-                | b'='
-                | b':'
-                | b'['
-                | b']'
-                | b'<'
-                | b'>'
-                | b'"'
-        )
+        && (is_sub_delim(c) || matches!(c, b':' | b'[' | b']' | b'<' | b'>' | b'"'))
     {
         return false;
     }
@@ -206,24 +196,7 @@ fn escape(s: &[u8], mode: Mode) -> String {
 
 fn valid_encoded(s: &str, mode: Mode) -> bool {
     s.bytes().all(|c| {
-        matches!(
-            c,
-            b'!' | b'$'
-                | b'&'
-                | b'\''
-                | b'('
-                | b')'
-                | b'*'
-                | b'+'
-                | b','
-                | b';'
-                | b'='
-                | b':'
-                | b'@'
-                | b'['
-                | b']'
-                | b'%'
-        ) || !should_escape(c, mode)
+        is_sub_delim(c) || matches!(c, b':' | b'@' | b'[' | b']' | b'%') || !should_escape(c, mode)
     })
 }
 
@@ -237,27 +210,11 @@ fn valid_optional_port(port: &[u8]) -> bool {
 
 fn valid_userinfo(s: &str) -> bool {
     s.chars().all(|r| {
-        r.is_ascii_alphanumeric()
-            || matches!(
-                r,
-                '-' | '.'
-                    | '_'
-                    | ':'
-                    | '~'
-                    | '!'
-                    | '$'
-                    | '&'
-                    | '\''
-                    | '('
-                    | ')'
-                    | '*'
-                    | '+'
-                    | ','
-                    | ';'
-                    | '='
-                    | '%'
-                    | '@'
-            )
+        u8::try_from(r).is_ok_and(|c| {
+            c.is_ascii_alphanumeric()
+                || is_sub_delim(c)
+                || matches!(c, b'-' | b'.' | b'_' | b':' | b'~' | b'%' | b'@')
+        })
     })
 }
 
@@ -453,6 +410,15 @@ fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// The check `EscapedPath` and `EscapedFragment` share: the raw form as written, when it is a
+/// valid encoding for `mode` that decodes to `decoded`.
+fn valid_raw<'r>(raw: &'r str, decoded: &[u8], mode: Mode) -> Option<&'r str> {
+    let valid = !raw.is_empty()
+        && valid_encoded(raw, mode)
+        && unescape(raw.as_bytes(), mode).ok().as_deref() == Some(decoded);
+    valid.then_some(raw)
+}
+
 /// Go's `splitHostPort` (the unexported one `Hostname` and `Port` use).
 fn split_host_port(host_port: &[u8]) -> (&[u8], &[u8]) {
     let mut host = host_port;
@@ -478,6 +444,13 @@ impl Url {
         go_parse(s).map_err(|e| UrlError(format!("{PREFIX}{e}")))
     }
 
+    /// Go's `url.Parse(s)` alone (no `ParseRequestURI` check, so relative references parse):
+    /// what, for example, crypto/x509 does with a URI SAN. The error is Go's `err.Error()`
+    /// (`parse "…": …`); [`std::fmt::Display`] is then Go's `URL.String()`.
+    pub fn go_parse(s: &str) -> Result<Self, UrlError> {
+        go_parse(s).map_err(UrlError)
+    }
+
     /// `u.getScheme()`: lower-cased, empty for a path-only URL.
     pub fn scheme(&self) -> &str {
         &self.scheme
@@ -500,14 +473,8 @@ impl Url {
 
     /// `u.getEscapedPath()` (`URL.EscapedPath`).
     pub fn escaped_path(&self) -> String {
-        if !self.raw_path.is_empty()
-            && valid_encoded(&self.raw_path, Mode::Path)
-            && unescape(self.raw_path.as_bytes(), Mode::Path)
-                .ok()
-                .as_deref()
-                == Some(self.path.as_slice())
-        {
-            return self.raw_path.clone();
+        if let Some(raw) = valid_raw(&self.raw_path, &self.path, Mode::Path) {
+            return raw.to_string();
         }
         if self.path == b"*" {
             return "*".into();
@@ -516,16 +483,10 @@ impl Url {
     }
 
     fn escaped_fragment(&self) -> String {
-        if !self.raw_fragment.is_empty()
-            && valid_encoded(&self.raw_fragment, Mode::Fragment)
-            && unescape(self.raw_fragment.as_bytes(), Mode::Fragment)
-                .ok()
-                .as_deref()
-                == Some(self.fragment.as_slice())
-        {
-            return self.raw_fragment.clone();
+        match valid_raw(&self.raw_fragment, &self.fragment, Mode::Fragment) {
+            Some(raw) => raw.to_string(),
+            None => escape(&self.fragment, Mode::Fragment),
         }
-        escape(&self.fragment, Mode::Fragment)
     }
 
     /// `u.getQuery()` (`URL.Query()`): each key's values in order; malformed pairs are

@@ -43,7 +43,10 @@ impl Variables {
         let mut programs = Vec::with_capacity(vars.len());
         for (i, (name, expr)) in vars.iter().enumerate() {
             let prog = cur.compile(expr, crate::Expect::Any).map_err(|e| (i, e))?;
-            cur.declare_variable(&format!("variables.{name}"), prog.result_type().clone());
+            cur.declare_variable(
+                &format!("variables.{name}"),
+                variable_type(prog.result_type()),
+            );
             names.push((*name).to_string());
             programs.push(prog);
         }
@@ -60,6 +63,18 @@ impl Variables {
         &self.env
     }
 
+    /// `base` with every `variables.<name>` declared as in [`Variables::env`] (a
+    /// messageExpression is compiled without `authorizer` but with the policy's variables).
+    pub fn declare_in(&self, mut base: Env) -> Env {
+        for (name, prog) in self.names.iter().zip(&self.programs) {
+            base.declare_variable(
+                &format!("variables.{name}"),
+                variable_type(prog.result_type()),
+            );
+        }
+        base
+    }
+
     pub fn names(&self) -> &[String] {
         &self.names
     }
@@ -70,6 +85,38 @@ impl Variables {
 
     pub fn len(&self) -> usize {
         self.names.len()
+    }
+}
+
+/// The type a variable is declared with (kube-apiserver composition.go
+/// `convertCelTypeToDeclType`): primitives, timestamps, durations, lists and maps keep their
+/// type (their parameters converted alike); anything else (an object type such as
+/// `kubernetes.UserInfo`, an abstract type, a type parameter) becomes `dyn`.
+fn variable_type(t: &cel_core::CelType) -> cel_core::CelType {
+    variable_type_at(t, 0)
+}
+
+fn variable_type_at(t: &cel_core::CelType, depth: u32) -> cel_core::CelType {
+    use cel_core::CelType;
+    if depth > 32 {
+        return CelType::Dyn;
+    }
+    match t {
+        CelType::Bool
+        | CelType::Int
+        | CelType::UInt
+        | CelType::Double
+        | CelType::String
+        | CelType::Bytes
+        | CelType::Timestamp
+        | CelType::Duration
+        | CelType::Null => t.clone(),
+        CelType::List(e) => CelType::list(variable_type_at(e, depth + 1)),
+        CelType::Map(k, v) => CelType::map(
+            variable_type_at(k, depth + 1),
+            variable_type_at(v, depth + 1),
+        ),
+        _ => CelType::Dyn,
     }
 }
 
@@ -249,7 +296,11 @@ impl<'a> Activation<'a> {
         budget.end_call(saved);
         let r = match r {
             Err(e) if e.is_fatal() => return Err(e),
-            other => other,
+            // kube-apiserver composition.go variableAccessor.Callback
+            Err(e) => Err(EvalError::new(format!(
+                "composited variable \"{name}\" fails to evaluate: {e}"
+            ))),
+            ok => ok,
         };
         if let Some(slot) = self.cache.borrow_mut().get_mut(idx) {
             *slot = Some(r.clone());

@@ -63,7 +63,7 @@ pub(crate) fn compile(
                 format_issue(
                     source,
                     e.span.start,
-                    &format!("Syntax error: {}", e.message),
+                    &format!("Syntax error: {}", syntax_message(&e.message)),
                 )
             })
             .collect();
@@ -112,27 +112,22 @@ pub(crate) fn compile(
             // cel-core types `dyn_value[i]` as an unbound type parameter and then rejects a
             // field selection on it; retry with every index wrapped in `dyn(…)`.
             let mut next_id = max_id(&expr) + 1;
-            // approver-policy's environment: only the indexes typed `dyn` (or left an unbound
-            // parameter), so a selection on a typed element (`cr.groups[0].foo`) stays an error,
-            // and the issues reported are those of the re-check
-            let only = (flavor == Flavor::CertificateRequest).then(|| {
-                checked
-                    .type_map
-                    .iter()
-                    .filter(|(_, t)| is_dynish(t))
-                    .map(|(id, _)| *id)
-                    .collect::<HashSet<i64>>()
-            });
-            let wrapped = wrap_indexes(expr.clone(), &mut next_id, &mut synthetic, only.as_ref());
+            // only the indexes typed `dyn` (or left an unbound parameter), so a selection on a
+            // typed element (`cr.groups[0].foo`, `namespaceObject.status.conditions[0].foo`)
+            // stays an error, and the issues reported are those of the re-check
+            let only: HashSet<i64> = checked
+                .type_map
+                .iter()
+                .filter(|(_, t)| is_dynish(t))
+                .map(|(id, _)| *id)
+                .collect();
+            let wrapped = wrap_indexes(expr.clone(), &mut next_id, &mut synthetic, Some(&only));
             let second = env.check(&wrapped);
-            if second.errors.is_empty() || flavor == Flavor::CertificateRequest {
-                expr = wrapped;
-                checked = second;
-            } else {
-                synthetic.clear();
-            }
+            expr = wrapped;
+            checked = second;
         }
-        if !checked.errors.is_empty() {
+        let equality = mismatched_equality(&expr, &checked, source);
+        if !checked.errors.is_empty() || !equality.is_empty() {
             let mut issues: Vec<(usize, String)> = checked
                 .errors
                 .iter()
@@ -150,7 +145,8 @@ pub(crate) fn compile(
                     )
                 })
                 .collect();
-            if flavor == Flavor::CertificateRequest {
+            issues.extend(equality);
+            if flavor == Flavor::CertificateRequest || issues.len() > checked.errors.len() {
                 // cel-go prints its issues ordered by location
                 issues.sort_by_key(|(offset, _)| *offset);
             }
@@ -165,11 +161,11 @@ pub(crate) fn compile(
             .get(&expr.id)
             .cloned()
             .unwrap_or(CelType::Dyn);
+        let errs = message_ranges(&expr, &checked.type_map, source);
+        if !errs.is_empty() {
+            return Err(CompileError::Invalid(errs.join("\n")));
+        }
         if flavor == Flavor::CertificateRequest {
-            let errs = message_ranges(&expr, &checked.type_map, source);
-            if !errs.is_empty() {
-                return Err(CompileError::Invalid(errs.join("\n")));
-            }
             presence = proto3_presence_tests(&expr, &checked.type_map);
         }
         (checked.reference_map, ty)
@@ -241,23 +237,154 @@ fn check_result_type(flavor: Flavor, expect: Expect, t: &CelType) -> Result<(), 
             )));
         }
     }
-    let ok = match expect {
-        Expect::Any => true,
-        Expect::Bool => *t == CelType::Bool || is_dynish(t),
-        Expect::String => *t == CelType::String || is_dynish(t),
-        Expect::StringOrNull => *t == CelType::String || *t == CelType::Null || is_dynish(t),
+    // kube-apiserver compile.go CompileCELExpression: the output type must be exactly one of
+    // the expression's return types (`dyn` is not `bool`)
+    let wanted: &[CelType] = match expect {
+        Expect::Any => return Ok(()),
+        Expect::Bool => &[CelType::Bool],
+        Expect::String => &[CelType::String],
+        Expect::StringOrNull => &[CelType::String, CelType::Null],
     };
-    if ok {
+    let got = without_type_params(t, 0);
+    if wanted.contains(&got) {
         return Ok(());
     }
-    let wanted = match expect {
-        Expect::Bool => "bool",
-        _ => "string",
-    };
-    Err(CompileError::ResultType(match (flavor, expect) {
-        (_, Expect::Bool) => "cel expression must evaluate to a bool".to_string(),
-        _ => format!("must evaluate to {wanted}"),
+    let got = go_type_name(&got);
+    Err(CompileError::ResultType(match wanted {
+        [one] => format!("must evaluate to {} but got {got}", go_type_name(one)),
+        _ => {
+            let names: Vec<String> = wanted.iter().map(go_type_name).collect();
+            format!(
+                "must evaluate to one of [{}] but got {got}",
+                names.join(" ")
+            )
+        }
     }))
+}
+
+/// `t` with unbound type parameters as `dyn`, as cel-go's checker leaves an output type.
+fn without_type_params(t: &CelType, depth: u32) -> CelType {
+    if depth > 64 {
+        return CelType::Dyn;
+    }
+    let d = depth + 1;
+    match t {
+        CelType::TypeParam(_) | CelType::TypeVar(_) => CelType::Dyn,
+        CelType::List(e) => CelType::list(without_type_params(e, d)),
+        CelType::Map(k, v) => CelType::map(without_type_params(k, d), without_type_params(v, d)),
+        CelType::Type(i) => CelType::type_of(without_type_params(i, d)),
+        CelType::Optional(i) => CelType::optional(without_type_params(i, d)),
+        other => other.clone(),
+    }
+}
+
+/// cel-go's parser (ANTLR) words a missing closing token at the end of the input
+/// `missing ')' at '<EOF>'`; cel-core says `expected ')', found None`.
+fn syntax_message(message: &str) -> String {
+    if let Some(token) = message
+        .strip_prefix("expected '")
+        .and_then(|rest| rest.strip_suffix("', found None"))
+    {
+        return format!("missing '{token}' at '<EOF>'");
+    }
+    message.to_string()
+}
+
+/// cel-go declares `_==_` and `_!=_` as `(A, A) -> bool`: operands whose types cannot be
+/// unified (`1 == 'a'`, `'a' == null`) are `found no matching overload`; cel-core accepts
+/// them. Operands already in error are left to the checker's own issues.
+fn mismatched_equality(
+    root: &SpannedExpr,
+    checked: &cel_core::CheckResult,
+    source: &str,
+) -> Vec<(usize, String)> {
+    let types = &checked.type_map;
+    let reported: HashSet<i64> = checked.errors.iter().map(|e| e.expr_id).collect();
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        if let Expr::Binary { op, left, right } = &e.node
+            && matches!(op, cel_core::BinaryOp::Eq | cel_core::BinaryOp::Ne)
+            && !reported.contains(&e.id)
+            && let (Some(l), Some(r)) = (types.get(&left.id), types.get(&right.id))
+            && !go_assignable(l, r, 0)
+        {
+            let function = if matches!(op, cel_core::BinaryOp::Eq) {
+                "_==_"
+            } else {
+                "_!=_"
+            };
+            out.push((
+                go_location(e, source).unwrap_or(e.span.start),
+                format!(
+                    "found no matching overload for '{function}' applied to '({}, {})'",
+                    go_type_name(l),
+                    go_type_name(r)
+                ),
+            ));
+        }
+        stack.extend(children(e));
+    }
+    out
+}
+
+/// cel-go checker `internalIsAssignable` for two operand types (type parameters and `dyn`
+/// unify with anything; unknown shapes are taken as assignable).
+fn go_assignable(a: &CelType, b: &CelType, depth: u32) -> bool {
+    if depth > 64 {
+        return true;
+    }
+    let wild = |t: &CelType| is_dynish(t) || matches!(t, CelType::Error);
+    if wild(a) || wild(b) {
+        return true;
+    }
+    let d = depth + 1;
+    match (a, b) {
+        (CelType::Null, CelType::Null) => true,
+        (CelType::Null, t) | (t, CelType::Null) => go_nullable(t),
+        (CelType::List(x), CelType::List(y)) => go_assignable(x, y, d),
+        (CelType::Map(k1, v1), CelType::Map(k2, v2)) => {
+            go_assignable(k1, k2, d) && go_assignable(v1, v2, d)
+        }
+        (CelType::Type(_), CelType::Type(_)) => true,
+        (CelType::Optional(x), CelType::Optional(y)) => go_assignable(x, y, d),
+        (CelType::Wrapper(x), CelType::Wrapper(y)) => go_assignable(x, y, d),
+        (CelType::Wrapper(w), t) | (t, CelType::Wrapper(w)) => go_assignable(w, t, d),
+        (CelType::Message(x), CelType::Message(y)) => x == y,
+        (CelType::Enum(_), _) | (_, CelType::Enum(_)) => true,
+        (
+            CelType::Abstract {
+                name: n1,
+                params: p1,
+            },
+            CelType::Abstract {
+                name: n2,
+                params: p2,
+            },
+        ) => {
+            n1 == n2
+                && p1.len() == p2.len()
+                && p1
+                    .iter()
+                    .zip(p2.iter())
+                    .all(|(x, y)| go_assignable(x, y, d))
+        }
+        (CelType::Function { .. }, _) | (_, CelType::Function { .. }) => true,
+        (x, y) => std::mem::discriminant(x) == std::mem::discriminant(y),
+    }
+}
+
+/// cel-go's `isLegacyNullable`: messages, opaque types, timestamps, durations (and wrappers).
+fn go_nullable(t: &CelType) -> bool {
+    matches!(
+        t,
+        CelType::Message(_)
+            | CelType::Abstract { .. }
+            | CelType::Optional(_)
+            | CelType::Timestamp
+            | CelType::Duration
+            | CelType::Wrapper(_)
+    )
 }
 
 /// cel-go's wording for the checker's errors. With `cel_go` (the erroring node, given for
@@ -309,7 +436,7 @@ fn check_message(
             function,
             arg_types,
         } => {
-            let types: Vec<String> = arg_types.iter().map(|t| t.display_name()).collect();
+            let types: Vec<String> = arg_types.iter().map(go_type_name).collect();
             format!(
                 "found no matching overload for '{}' applied to '({})'",
                 function,

@@ -304,27 +304,56 @@ fn stripped_library() -> Env {
         "optional_type",
         CelType::type_of(CelType::optional(CelType::Dyn)),
     );
+    // cel-go's standard environment names the well-known types as type identifiers
+    // (`type(x) == google.protobuf.Timestamp`)
+    env.add_variable(
+        "google.protobuf.Timestamp",
+        CelType::type_of(CelType::Timestamp),
+    );
+    env.add_variable(
+        "google.protobuf.Duration",
+        CelType::type_of(CelType::Duration),
+    );
     env.with_extension(extra())
 }
 
-pub(crate) fn admission() -> Env {
-    let mut env = stripped_library()
-        .with_extension(authz())
-        .with_extension(crate::kube::decls());
-    for v in [
-        "object",
-        "oldObject",
-        "request",
-        "params",
+/// The admission library (everything but the variables), built once.
+fn admission_library() -> &'static Env {
+    static LIBRARY: std::sync::OnceLock<Env> = std::sync::OnceLock::new();
+    LIBRARY.get_or_init(|| {
+        let mut env = stripped_library()
+            .with_extension(authz())
+            .with_extension(crate::kube::decls())
+            .with_proto_registry(std::sync::Arc::new(crate::admission_types::KubeTypes));
+        for t in crate::kube::TYPE_NAMES {
+            env.add_variable(*t, CelType::type_of(abs(t)));
+        }
+        env
+    })
+}
+
+/// kube-apiserver's `createEnvForOpts`: `object`, `oldObject` (`dyn`), `namespaceObject`
+/// (`kubernetes.Namespace`), `request` (`kubernetes.AdmissionRequest`), then `params` (`dyn`)
+/// with `HasParams` and `authorizer`, `authorizer.requestResource` with `HasAuthorizer`.
+pub(crate) fn admission(vars: crate::AdmissionVars) -> Env {
+    let mut env = admission_library().clone();
+    env.add_variable("object", CelType::Dyn);
+    env.add_variable("oldObject", CelType::Dyn);
+    env.add_variable(
         "namespaceObject",
-    ] {
-        env.add_variable(v, CelType::Dyn);
+        CelType::message(crate::admission_types::T_NAMESPACE),
+    );
+    env.add_variable(
+        "request",
+        CelType::message(crate::admission_types::T_REQUEST),
+    );
+    if vars.params {
+        env.add_variable("params", CelType::Dyn);
     }
-    for t in crate::kube::TYPE_NAMES {
-        env.add_variable(*t, CelType::type_of(abs(t)));
+    if vars.authorizer {
+        env.add_variable("authorizer", abs(T_AUTHORIZER));
+        env.add_variable("authorizer.requestResource", abs(T_RESOURCE));
     }
-    env.add_variable("authorizer", abs(T_AUTHORIZER));
-    env.add_variable("authorizer.requestResource", abs(T_RESOURCE));
     env
 }
 

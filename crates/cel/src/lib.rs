@@ -15,6 +15,7 @@
 //! ```
 
 mod activation;
+mod admission_types;
 mod approver;
 mod authz;
 mod compile;
@@ -45,13 +46,27 @@ pub use value::{List, ListIter, Map, OwnedMap, Str, Type, Value};
 /// The result type an expression must have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expect {
-    /// validations, matchConditions: `bool` (or `dyn`)
+    /// validations, matchConditions: exactly `bool` (kube-apiserver: `must evaluate to bool but
+    /// got dyn`)
     Bool,
-    /// messageExpression: `string` (or `dyn`)
+    /// messageExpression: exactly `string`
     String,
-    /// auditAnnotations valueExpression: `string`, `null` (or `dyn`)
+    /// auditAnnotations valueExpression: exactly `string` or `null_type`
     StringOrNull,
+    /// variables: any type
     Any,
+}
+
+/// kube-apiserver's `OptionalVariableDeclarations` for the admission environment. A
+/// ValidatingAdmissionPolicy compiles its `variables`, `matchConditions`, `validations` and
+/// `auditAnnotations` with `authorizer: true` and its `messageExpression`s with
+/// `authorizer: false`; `params` is declared when the policy has a `paramKind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AdmissionVars {
+    /// `HasParams`: declare `params`.
+    pub params: bool,
+    /// `HasAuthorizer`: declare `authorizer` and `authorizer.requestResource`.
+    pub authorizer: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,12 +84,28 @@ pub struct Env {
 }
 
 impl Env {
-    /// The ValidatingAdmissionPolicy environment: `object`, `oldObject`, `request`, `params`,
-    /// `namespaceObject`, `authorizer`, `authorizer.requestResource` and (through
-    /// [`Variables::env`]) `variables.<name>`, with the Kubernetes libraries.
+    /// The ValidatingAdmissionPolicy environment with every optional variable declared
+    /// (`Env::admission_for(AdmissionVars { params: true, authorizer: true })`): `object`,
+    /// `oldObject`, `request`, `params`, `namespaceObject`, `authorizer`,
+    /// `authorizer.requestResource` and (through [`Variables::env`]) `variables.<name>`, with
+    /// the Kubernetes libraries.
     pub fn admission() -> Env {
+        Env::admission_for(AdmissionVars {
+            params: true,
+            authorizer: true,
+        })
+    }
+
+    /// The ValidatingAdmissionPolicy environment as kube-apiserver builds it for one kind of
+    /// expression (`OptionalVariableDeclarations`): `object` and `oldObject` are `dyn`,
+    /// `request` is `kubernetes.AdmissionRequest` and `namespaceObject` is
+    /// `kubernetes.Namespace` (upstream's `BuildRequestType` / `BuildNamespaceType`: an
+    /// undeclared field is `undefined field '…'`); `params` (`dyn`) only with
+    /// [`AdmissionVars::params`], `authorizer` and `authorizer.requestResource` only with
+    /// [`AdmissionVars::authorizer`]. Otherwise they are `undeclared reference to '…'`.
+    pub fn admission_for(vars: AdmissionVars) -> Env {
         Env {
-            inner: decls::admission(),
+            inner: decls::admission(vars),
             flavor: Flavor::Admission,
         }
     }

@@ -33,7 +33,8 @@ fn variables_are_typed_lazy_and_evaluated_once() {
     let venv = vars.env();
     // the inferred type is declared: `count` is an int
     let e = venv.compile("variables.count", Expect::Bool).unwrap_err();
-    assert_eq!(e.to_string(), "cel expression must evaluate to a bool");
+    // upstream: k8s.io/apiserver/pkg/admission/plugin/cel/compile.go CompileCELExpression
+    assert_eq!(e.to_string(), "must evaluate to bool but got int");
     let p1 = venv.compile("variables.count == 2", Expect::Bool).unwrap();
     let p2 = venv
         .compile(
@@ -94,7 +95,11 @@ fn variable_errors_surface_where_used() {
         .bind_json("object", Some(&obj))
         .variables(&vars);
     let e = p.eval(&act, &mut Budget::kubernetes()).unwrap_err();
-    assert_eq!(e.to_string(), "no such key: missing");
+    // upstream: k8s.io/apiserver/pkg/admission/plugin/cel/composition.go variableAccessor.Callback
+    assert_eq!(
+        e.to_string(),
+        "composited variable \"x\" fails to evaluate: no such key: missing"
+    );
 }
 
 struct Rbac {

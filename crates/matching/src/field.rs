@@ -39,30 +39,8 @@ pub(crate) fn index(path: &str, i: usize) -> String {
     format!("{path}[{i}]")
 }
 
-/// Quotes a string as Go's `%q` does (the bad value in `Invalid value: "x"`).
-pub(crate) fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+/// Go's `%q` (the bad value in `Invalid value: "x"`): one copy, in `palisade-cel-kubernetes`.
+pub(crate) use palisade_cel_kubernetes::goquote::quote as go_quote;
 
 /// Renders a non-string bad value as Go's `json.Marshal` would (HTML characters escaped).
 pub(crate) fn go_json(v: &Value) -> String {

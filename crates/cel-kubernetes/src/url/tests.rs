@@ -322,3 +322,31 @@ fn go_errors() {
         assert_eq!(parse_request_uri(input).unwrap_err(), msg, "{input}");
     }
 }
+
+// upstream: Go src/net/url/url_test.go urltests (Parse, then String) through the public
+// `Url::go_parse`, including references `ParseRequestURI` refuses, as crypto/x509 parses URI SANs
+#[test]
+fn public_go_parse() {
+    for (input, want) in [
+        ("HTTPS://Example.COM/a", "https://Example.COM/a"),
+        ("http://a/b c", "http://a/b%20c"),
+        ("http://h/x#a b", "http://h/x#a%20b"),
+        ("foo.bar.com", "foo.bar.com"),
+        ("urn:uuid:1234", "urn:uuid:1234"),
+        ("//h/p", "//h/p"),
+        ("*", "*"),
+    ] {
+        let u = Url::go_parse(input).unwrap_or_else(|e| panic!("{input}: {e}"));
+        assert_eq!(u.to_string(), want, "{input}");
+    }
+    assert!(Url::parse("foo.bar.com").is_err());
+    assert_eq!(Url::go_parse("http://u:p@h:8/x").unwrap().host(), "h:8");
+    assert_eq!(
+        Url::go_parse("1a:b").unwrap_err().to_string(),
+        r#"parse "1a:b": first path segment in URL cannot contain colon"#
+    );
+    assert_eq!(
+        Url::go_parse("http://h/%zz").unwrap_err().to_string(),
+        r#"parse "http://h/%zz": invalid URL escape "%zz""#
+    );
+}
