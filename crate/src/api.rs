@@ -2,6 +2,7 @@
 //! the browser and the harness.
 
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::bundle::ConfigError;
@@ -53,26 +54,44 @@ struct Unreadable {
     message: String,
 }
 
-/// Read the input of `validate` into (apiVersion, request, context).
-fn read_input(input: &[u8]) -> Result<(String, AdmissionRequest, StaticContext), Unreadable> {
-    let text = std::str::from_utf8(input).map_err(|e| Unreadable {
-        message: format!("the AdmissionReview is not valid UTF-8: {e}"),
-    })?;
+/// Read a JSON object document (`what` names it in messages, e.g. "the AdmissionReview") into `T`. The fast path reads
+/// without tracking field paths; only a failing input is read again to say what is wrong and where.
+pub(crate) fn read_object<T: DeserializeOwned>(input: &[u8], what: &str) -> Result<T, String> {
+    let text = std::str::from_utf8(input).map_err(|e| format!("{what} is not valid UTF-8: {e}"))?;
     if !text.trim_start().starts_with('{') {
-        let message = match serde_json::from_str::<Value>(text) {
+        return Err(match serde_json::from_str::<Value>(text) {
             Ok(other) => format!(
-                "the AdmissionReview must be a JSON object, not {}",
+                "{what} must be a JSON object, not {}",
                 crate::bundle::type_name(&other)
             ),
-            Err(e) => format!("the AdmissionReview is not valid JSON: {e}"),
-        };
-        return Err(Unreadable { message });
+            Err(e) => format!("{what} is not valid JSON: {e}"),
+        });
     }
-    // The fast path reads without tracking field paths; only a failing input is read again to say where it failed.
-    let parsed: Input = match serde_json::from_str(text) {
-        Ok(parsed) => parsed,
-        Err(_) => return Err(explain_unreadable(text)),
-    };
+    if let Ok(parsed) = serde_json::from_str(text) {
+        return Ok(parsed);
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Err(e) => {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            if inner.is_syntax() || inner.is_eof() || path == "." {
+                Err(format!("{what} is not valid JSON: {inner}"))
+            } else {
+                Err(format!("{what} has a wrong field: {path}: {inner}"))
+            }
+        }
+        Ok(_) => match de.end() {
+            Err(e) => Err(format!("{what} is not valid JSON: {e}")),
+            Ok(()) => Err(format!("{what} cannot be read")),
+        },
+    }
+}
+
+/// Read the input of `validate` into (apiVersion, request, context).
+fn read_input(input: &[u8]) -> Result<(String, AdmissionRequest, StaticContext), Unreadable> {
+    let parsed: Input =
+        read_object(input, "the AdmissionReview").map_err(|message| Unreadable { message })?;
     let (review, context) = match parsed.review {
         Some(review) => (*review, parsed.context),
         None => {
@@ -104,37 +123,18 @@ fn read_input(input: &[u8]) -> Result<(String, AdmissionRequest, StaticContext),
     }
     let Some(request) = review.request else {
         return Err(Unreadable {
-            message: "the AdmissionReview has no `request`".to_owned(),
+            message: NO_REQUEST.to_owned(),
         });
     };
-    Ok((api_version, request, context.unwrap_or_default()))
+    Ok((
+        api_version,
+        request.normalized(),
+        context.unwrap_or_default(),
+    ))
 }
 
-/// Read an input that failed the fast path again, tracking field paths, to say what is wrong and where.
-fn explain_unreadable(text: &str) -> Unreadable {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let result: Result<Input, _> = serde_path_to_error::deserialize(&mut de);
-    match result {
-        Err(e) => {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            let message = if inner.is_syntax() || inner.is_eof() || path == "." {
-                format!("the AdmissionReview is not valid JSON: {inner}")
-            } else {
-                format!("the AdmissionReview has a wrong field: {path}: {inner}")
-            };
-            Unreadable { message }
-        }
-        Ok(_) => match de.end() {
-            Err(e) => Unreadable {
-                message: format!("the AdmissionReview is not valid JSON: {e}"),
-            },
-            Ok(()) => Unreadable {
-                message: "the AdmissionReview cannot be read".to_owned(),
-            },
-        },
-    }
-}
+/// The answer to an AdmissionReview without a request.
+pub(crate) const NO_REQUEST: &str = "the AdmissionReview has no `request`";
 
 /// What we can recover from an unreadable input so the answer still echoes it: (apiVersion, uid).
 fn recover_identity(input: &[u8]) -> (String, String) {

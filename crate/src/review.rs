@@ -49,24 +49,31 @@ pub struct AdmissionRequest {
     pub kind: GroupVersionKind,
     pub resource: GroupVersionResource,
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(alias = "sub_resource")]
     pub sub_resource: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "request_kind")]
     pub request_kind: Option<GroupVersionKind>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "request_resource")]
     pub request_resource: Option<GroupVersionResource>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "request_sub_resource")]
     pub request_sub_resource: Option<String>,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub name: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub namespace: String,
     pub operation: String,
+    #[serde(alias = "user_info")]
     pub user_info: UserInfo,
     #[serde(skip_serializing_if = "is_none_or_null")]
     pub object: Option<Value>,
     #[serde(skip_serializing_if = "is_none_or_null")]
+    #[serde(alias = "old_object")]
     pub old_object: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "dry_run")]
     pub dry_run: Option<bool>,
     #[serde(skip_serializing_if = "is_none_or_null")]
     pub options: Option<Value>,
@@ -77,6 +84,23 @@ fn is_none_or_null(v: &Option<Value>) -> bool {
 }
 
 impl AdmissionRequest {
+    /// Read absent what hosts write as empty: policy-sdk-rust's snake_case payloads send `requestKind`,
+    /// `requestResource` as all-empty objects and `options` as `{}` when the request has none.
+    pub fn normalized(mut self) -> Self {
+        let empty_kind =
+            |k: &GroupVersionKind| k.group.is_empty() && k.version.is_empty() && k.kind.is_empty();
+        let empty_resource = |r: &GroupVersionResource| {
+            r.group.is_empty() && r.version.is_empty() && r.resource.is_empty()
+        };
+        self.request_kind = self.request_kind.filter(|k| !empty_kind(k));
+        self.request_resource = self.request_resource.filter(|r| !empty_resource(r));
+        self.request_sub_resource = self.request_sub_resource.filter(|s| !s.is_empty());
+        self.options = self
+            .options
+            .filter(|o| o.as_object().is_none_or(|m| !m.is_empty()));
+        self
+    }
+
     /// The incoming object, `None` when absent or `null`.
     pub fn object(&self) -> Option<&Value> {
         self.object.as_ref().filter(|v| !v.is_null())

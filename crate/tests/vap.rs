@@ -1,8 +1,11 @@
 //! ValidatingAdmissionPolicy behaviour through the library's `&str` API (the same one every adapter uses).
 //! Expected values follow kube-apiserver's validating admission policy plugin
 //! (k8s.io/apiserver/pkg/admission/plugin/policy/validating: dispatcher.go, validator.go).
-#![allow(clippy::unwrap_used, clippy::indexing_slicing, reason = "test helpers build fixtures that are known to be objects")]
-
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers build fixtures that are known to be objects"
+)]
 
 use serde_json::{Value, json};
 

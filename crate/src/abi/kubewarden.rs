@@ -24,9 +24,7 @@ use serde_json::{Value, json};
 
 use crate::context::{AccessQuery, Cluster, ContextError};
 use crate::engine::Engine;
-use crate::review::{
-    AdmissionRequest, AdmissionResponse, GroupVersionKind, GroupVersionResource, UserInfo,
-};
+use crate::review::{AdmissionRequest, AdmissionResponse};
 
 /// The waPC binding of Kubewarden's host capabilities.
 pub const BINDING: &str = "kubewarden";
@@ -182,102 +180,28 @@ fn read_settings(payload: &[u8]) -> Result<Value, String> {
         .map_err(|e| format!("the settings are not valid JSON: {e}"))
 }
 
+/// policy-server's payload. It sends the AdmissionRequest with Kubernetes' camelCase names; hosts that build the payload
+/// with policy-sdk-rust's `KubernetesAdmissionRequest` send snake_case names and empty objects for absent fields. Both
+/// read the same ([`AdmissionRequest`]'s aliases and [`AdmissionRequest::normalized`]).
 #[derive(Deserialize)]
 struct ValidationRequest {
-    request: Option<WireRequest>,
+    request: Option<AdmissionRequest>,
     settings: Option<Value>,
 }
 
-/// The `request` of a validation request. policy-server sends the AdmissionRequest with Kubernetes' camelCase names;
-/// hosts that build the payload with policy-sdk-rust's `KubernetesAdmissionRequest` send snake_case names and every
-/// field, `requestKind`/`requestResource` as all-empty objects when the request has none. Both read the same here.
-#[derive(Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct WireRequest {
-    uid: String,
-    kind: GroupVersionKind,
-    resource: GroupVersionResource,
-    #[serde(alias = "sub_resource")]
-    sub_resource: String,
-    #[serde(alias = "request_kind")]
-    request_kind: Option<GroupVersionKind>,
-    #[serde(alias = "request_resource")]
-    request_resource: Option<GroupVersionResource>,
-    #[serde(alias = "request_sub_resource")]
-    request_sub_resource: Option<String>,
-    name: String,
-    namespace: String,
-    operation: String,
-    #[serde(alias = "user_info")]
-    user_info: UserInfo,
-    object: Option<Value>,
-    #[serde(alias = "old_object")]
-    old_object: Option<Value>,
-    #[serde(alias = "dry_run")]
-    dry_run: Option<bool>,
-    options: Option<Value>,
-}
-
-impl From<WireRequest> for AdmissionRequest {
-    fn from(wire: WireRequest) -> Self {
-        let empty_kind =
-            |k: &GroupVersionKind| k.group.is_empty() && k.version.is_empty() && k.kind.is_empty();
-        let empty_resource = |r: &GroupVersionResource| {
-            r.group.is_empty() && r.version.is_empty() && r.resource.is_empty()
-        };
-        AdmissionRequest {
-            uid: wire.uid,
-            kind: wire.kind,
-            resource: wire.resource,
-            sub_resource: wire.sub_resource,
-            request_kind: wire.request_kind.filter(|k| !empty_kind(k)),
-            request_resource: wire.request_resource.filter(|r| !empty_resource(r)),
-            request_sub_resource: wire.request_sub_resource.filter(|s| !s.is_empty()),
-            name: wire.name,
-            namespace: wire.namespace,
-            operation: wire.operation,
-            user_info: wire.user_info,
-            object: wire.object,
-            old_object: wire.old_object,
-            dry_run: wire.dry_run,
-            options: wire
-                .options
-                .filter(|o| o.as_object().is_none_or(|m| !m.is_empty())),
-        }
-    }
-}
-
 fn read_validation_request(payload: &[u8]) -> Result<(AdmissionRequest, Value), String> {
-    let text = std::str::from_utf8(payload)
-        .map_err(|e| format!("the validation request is not valid UTF-8: {e}"))?;
-    if !text.trim_start().starts_with('{') {
-        return Err(match serde_json::from_str::<Value>(text) {
-            Ok(other) => {
-                format!(
-                    "the validation request must be a JSON object, not {}",
-                    crate::bundle::type_name(&other)
-                )
-            }
-            Err(e) => format!("the validation request is not valid JSON: {e}"),
-        });
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let parsed: ValidationRequest = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        if inner.is_syntax() || inner.is_eof() || path == "." {
-            format!("the validation request is not valid JSON: {inner}")
-        } else {
-            // `request` is the AdmissionReview's request, so the path and wording are those the C ABI gives.
-            format!("the AdmissionReview has a wrong field: {path}: {inner}")
-        }
-    })?;
-    de.end()
-        .map_err(|e| format!("the validation request is not valid JSON: {e}"))?;
+    // `request` is the AdmissionReview's request, so field paths and wording are those the C ABI gives.
+    let parsed: ValidationRequest = crate::api::read_object(payload, "the validation request")
+        .map_err(|e| {
+            e.replace(
+                "the validation request has a wrong field",
+                "the AdmissionReview has a wrong field",
+            )
+        })?;
     let request = parsed
         .request
-        .ok_or_else(|| "the AdmissionReview has no `request`".to_owned())?;
-    Ok((request.into(), or_empty_bundle(parsed.settings)))
+        .ok_or_else(|| crate::api::NO_REQUEST.to_owned())?;
+    Ok((request.normalized(), or_empty_bundle(parsed.settings)))
 }
 
 /// The cluster as Kubewarden's host capabilities show it, for one request. Each namespace and each access question

@@ -90,7 +90,8 @@ pub(crate) fn compile(
             "undeclared reference to '__result__' (in container '')",
         )));
     }
-    if flavor == Flavor::Admission {
+    if flavor == Flavor::Admission && env.variables().contains_key("authorizer.requestResource") {
+        // without the authorizer (messageExpression) cel-go reports `authorizer` undeclared
         rewrite_request_resource(&mut expr);
     }
     if flavor == Flavor::CertificateRequest {

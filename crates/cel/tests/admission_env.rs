@@ -377,6 +377,14 @@ fn variables_are_declared_with_upstream_types() {
         .contains("undeclared reference to 'authorizer'")
     );
     assert!(
+        err(
+            &menv,
+            "string(authorizer.requestResource.check('get').allowed())",
+            Expect::String
+        )
+        .contains("undeclared reference to 'authorizer' (in container '')")
+    );
+    assert!(
         err(&menv, "string(params.x)", Expect::String).contains("undeclared reference to 'params'")
     );
 }
