@@ -219,6 +219,32 @@ fn go_type_name(t: &CelType) -> String {
     }
 }
 
+/// cel-go's checker `FormatCELType`, used in its issues (`found no matching overload …`, `type
+/// '…' does not support field selection`): as [`go_type_name`] except `null`, `timestamp` and
+/// `duration`.
+fn go_checker_type_name(t: &CelType) -> String {
+    // type nesting is bounded by the expression depth checked before
+    match t {
+        CelType::Null => "null".to_string(),
+        CelType::Timestamp => "timestamp".to_string(),
+        CelType::Duration => "duration".to_string(),
+        CelType::List(e) => format!("list({})", go_checker_type_name(e)),
+        CelType::Map(k, v) => format!(
+            "map({}, {})",
+            go_checker_type_name(k),
+            go_checker_type_name(v)
+        ),
+        CelType::Type(i) => format!("type({})", go_checker_type_name(i)),
+        CelType::Optional(i) => format!("optional_type({})", go_checker_type_name(i)),
+        CelType::Wrapper(i) => format!("wrapper({})", go_checker_type_name(i)),
+        CelType::Abstract { name, params } if !params.is_empty() => {
+            let ps: Vec<String> = params.iter().map(go_checker_type_name).collect();
+            format!("{name}({})", ps.join(", "))
+        }
+        other => go_type_name(other),
+    }
+}
+
 fn check_result_type(flavor: Flavor, expect: Expect, t: &CelType) -> Result<(), CompileError> {
     if flavor == Flavor::CertificateRequest {
         // approver-policy: `reflect.DeepEqual(ast.OutputType(), cel.BoolType)`, so `dyn` fails
@@ -291,40 +317,96 @@ fn syntax_message(message: &str) -> String {
     message.to_string()
 }
 
-/// cel-go declares `_==_` and `_!=_` as `(A, A) -> bool`: operands whose types cannot be
-/// unified (`1 == 'a'`, `'a' == null`) are `found no matching overload`; cel-core accepts
-/// them. Operands already in error are left to the checker's own issues.
+/// cel-go declares `_==_`, `_!=_` as `(A, A) -> bool`, `@in` as `(A, list(A))` and
+/// `(A, map(A, B))`, list `_+_` as `(list(A), list(A))` and `_?_:_` as `(bool, A, A)`: operands
+/// whose types cannot be unified (`1 == 'a'`, `'a' == null`, `1 in ['a']`, `[1] + ['a']`,
+/// `true ? 1 : 'a'`) are `found no matching overload`, where cel-core accepts them. Operands
+/// already in error, and the steps macros generate around their accumulator, are left alone.
 fn mismatched_equality(
     root: &SpannedExpr,
     checked: &cel_core::CheckResult,
     source: &str,
 ) -> Vec<(usize, String)> {
+    use cel_core::BinaryOp;
     let types = &checked.type_map;
     let reported: HashSet<i64> = checked.errors.iter().map(|e| e.expr_id).collect();
+    let accumulator = |e: &SpannedExpr| matches!(&e.node, Expr::Ident(n) if n == "__result__");
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(e) = stack.pop() {
-        if let Expr::Binary { op, left, right } = &e.node
-            && matches!(op, cel_core::BinaryOp::Eq | cel_core::BinaryOp::Ne)
-            && !reported.contains(&e.id)
-            && let (Some(l), Some(r)) = (types.get(&left.id), types.get(&right.id))
-            && !go_assignable(l, r, 0)
-        {
-            let function = if matches!(op, cel_core::BinaryOp::Eq) {
-                "_==_"
-            } else {
-                "_!=_"
-            };
-            out.push((
-                go_location(e, source).unwrap_or(e.span.start),
-                format!(
-                    "found no matching overload for '{function}' applied to '({}, {})'",
-                    go_type_name(l),
-                    go_type_name(r)
-                ),
-            ));
-        }
         stack.extend(children(e));
+        if reported.contains(&e.id) {
+            continue;
+        }
+        let (function, operands, unify): (&str, Vec<&SpannedExpr>, Option<(CelType, CelType)>) =
+            match &e.node {
+                Expr::Binary { op, left, right } => {
+                    let (Some(l), Some(r)) = (types.get(&left.id), types.get(&right.id)) else {
+                        continue;
+                    };
+                    match op {
+                        BinaryOp::Eq => ("_==_", vec![left, right], Some((l.clone(), r.clone()))),
+                        BinaryOp::Ne => ("_!=_", vec![left, right], Some((l.clone(), r.clone()))),
+                        BinaryOp::In => match r {
+                            CelType::List(elem) => (
+                                "@in",
+                                vec![left, right],
+                                Some((l.clone(), (**elem).clone())),
+                            ),
+                            CelType::Map(key, _) => {
+                                ("@in", vec![left, right], Some((l.clone(), (**key).clone())))
+                            }
+                            _ => continue,
+                        },
+                        BinaryOp::Add if !accumulator(left) && !accumulator(right) => {
+                            match (l, r) {
+                                (CelType::List(a), CelType::List(b)) => (
+                                    "_+_",
+                                    vec![left, right],
+                                    Some(((**a).clone(), (**b).clone())),
+                                ),
+                                _ => continue,
+                            }
+                        }
+                        _ => continue,
+                    }
+                }
+                Expr::Ternary {
+                    cond,
+                    then_expr,
+                    else_expr,
+                } if !accumulator(then_expr) && !accumulator(else_expr) => {
+                    let (Some(t), Some(f)) = (types.get(&then_expr.id), types.get(&else_expr.id))
+                    else {
+                        continue;
+                    };
+                    (
+                        "_?_:_",
+                        vec![cond, then_expr, else_expr],
+                        Some((t.clone(), f.clone())),
+                    )
+                }
+                _ => continue,
+            };
+        let Some((a, b)) = unify else { continue };
+        if go_assignable(&a, &b, 0) {
+            continue;
+        }
+        let names: Vec<String> = operands
+            .iter()
+            .map(|o| {
+                types
+                    .get(&o.id)
+                    .map_or_else(|| "dyn".to_string(), go_checker_type_name)
+            })
+            .collect();
+        out.push((
+            go_location(e, source).unwrap_or(e.span.start),
+            format!(
+                "found no matching overload for '{function}' applied to '({})'",
+                names.join(", ")
+            ),
+        ));
     }
     out
 }
@@ -406,7 +488,7 @@ fn check_message(
     {
         return format!(
             "type '{}' does not support field selection",
-            go_type_name(t)
+            go_checker_type_name(t)
         );
     }
     if let Some(node) = cel_go
@@ -420,7 +502,7 @@ fn check_message(
             Expr::Call { expr, .. }
                 if matches!(&expr.node, Expr::Member { field, .. } if field == function)
         );
-        let mut types = arg_types.iter().map(go_type_name);
+        let mut types = arg_types.iter().map(go_checker_type_name);
         let signature = if receiver_call {
             let target = types.next().unwrap_or_default();
             format!("{target}.({})", types.collect::<Vec<_>>().join(", "))
@@ -437,7 +519,7 @@ fn check_message(
             function,
             arg_types,
         } => {
-            let types: Vec<String> = arg_types.iter().map(go_type_name).collect();
+            let types: Vec<String> = arg_types.iter().map(go_checker_type_name).collect();
             format!(
                 "found no matching overload for '{}' applied to '({})'",
                 function,
@@ -987,7 +1069,7 @@ fn message_ranges(root: &SpannedExpr, types: &HashMap<i64, CelType>, source: &st
                 at,
                 format!(
                     "expression of type '{}' cannot be range of a comprehension (must be list, map, or dynamic)",
-                    go_type_name(t)
+                    go_checker_type_name(t)
                 ),
             ));
         }
