@@ -71,12 +71,10 @@ impl Policies {
         {
             return Self::default();
         }
-        // Built once per bundle, and only for bundles that have policies: it is the costly part of configuring.
-        let env = &palisade_cel::Env::admission();
         // Names of policies that failed to compile: their bindings are not reported again as dangling.
         let mut broken: Vec<&str> = Vec::new();
         for (doc, value) in bundle.of_kind(Kind::ValidatingAdmissionPolicy) {
-            let compiled = Policy::compile(doc, value, env, problems);
+            let compiled = Policy::compile(doc, value, problems);
             if compiled.is_none()
                 && let Some(name) = value
                     .pointer("/metadata/name")

@@ -86,15 +86,8 @@ impl Policy {
     ///
     /// The expressions are compiled as kube-apiserver's `compilePolicy` does: `params` is
     /// declared only when the policy has a `paramKind`; variables, matchConditions,
-    /// validations and auditAnnotations see `authorizer`, messageExpressions do not. `_env`
-    /// (the environment with every optional variable) is not used: each policy builds the
-    /// environments its declarations call for.
-    pub fn compile(
-        doc: usize,
-        value: &Value,
-        _env: &Env,
-        problems: &mut Vec<Problem>,
-    ) -> Option<Policy> {
+    /// validations and auditAnnotations see `authorizer`, messageExpressions do not.
+    pub fn compile(doc: usize, value: &Value, problems: &mut Vec<Problem>) -> Option<Policy> {
         let before = problems.len();
         let mut root = Fields::new(doc, String::new(), value, problems);
         let name = metadata_name(&mut root);
