@@ -11,9 +11,7 @@
 
 use std::any::Any;
 
-use cel_core::{
-    CelType, MessageValue, ProtoRegistry, ProtoTypeResolver, ResolvedProtoType, StructFieldValue,
-};
+use cel_core::{CelType, ProtoTypeResolver, ResolvedProtoType};
 
 /// `kubernetes.AdmissionRequest`, the type of `request`.
 pub(crate) const T_REQUEST: &str = "kubernetes.AdmissionRequest";
@@ -206,50 +204,7 @@ impl ProtoTypeResolver for KubeTypes {
     }
 }
 
-fn not_evaluated() -> cel_core::Value {
-    cel_core::Value::error(cel_core::EvalError::internal(
-        "palisade-cel evaluates with its own evaluator",
-    ))
-}
-
-impl ProtoRegistry for KubeTypes {
-    fn construct_message(
-        &self,
-        _type_name: &str,
-        _fields: &[StructFieldValue],
-        _strong_enums: bool,
-    ) -> cel_core::Value {
-        not_evaluated()
-    }
-
-    fn message_field_access(
-        &self,
-        _msg: &dyn MessageValue,
-        _field: &str,
-        _optional: bool,
-        _strong_enums: bool,
-    ) -> cel_core::Value {
-        not_evaluated()
-    }
-
-    fn message_has_field(&self, _msg: &dyn MessageValue, _field: &str) -> cel_core::Value {
-        not_evaluated()
-    }
-
-    fn get_extension_value(
-        &self,
-        _msg: &dyn MessageValue,
-        _ext_name: &str,
-        _optional: bool,
-        _strong_enums: bool,
-    ) -> Option<cel_core::Value> {
-        None
-    }
-
-    fn has_extension(&self, _msg: &dyn MessageValue, _ext_name: &str) -> Option<bool> {
-        None
-    }
-}
+crate::checker_types::checker_only_registry!(KubeTypes);
 
 #[cfg(test)]
 mod tests {

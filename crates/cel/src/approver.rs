@@ -15,10 +15,7 @@
 
 use std::any::Any;
 
-use cel_core::{
-    CelType, FunctionDecl, MessageValue, OverloadDecl, ProtoRegistry, ProtoTypeResolver,
-    ResolvedProtoType, StructFieldValue,
-};
+use cel_core::{CelType, FunctionDecl, OverloadDecl, ProtoTypeResolver, ResolvedProtoType};
 
 use crate::error::EvalError;
 
@@ -95,30 +92,12 @@ pub(crate) fn split_username(username: &str) -> Result<ServiceAccount, &'static 
     })
 }
 
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, at most 63 characters.
 fn is_dns1123_label(s: &str) -> bool {
-    let b = s.as_bytes();
-    let alnum = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-    !b.is_empty()
-        && b.len() <= 63
-        && b.first().is_some_and(alnum)
-        && b.last().is_some_and(alnum)
-        && b.iter().all(|c| alnum(c) || *c == b'-')
+    palisade_cel_kubernetes::format::is_dns1123_label(s).is_empty()
 }
 
-/// Dot-separated DNS-1123 labels, at most 253 characters.
 fn is_dns1123_subdomain(s: &str) -> bool {
-    // each label is checked for the label pattern only; the 63-character label bound does not
-    // apply to subdomains (apimachinery's IsDNS1123Subdomain checks length 253 and the regex)
-    s.len() <= 253
-        && s.split('.').all(|l| {
-            let b = l.as_bytes();
-            let alnum = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-            !b.is_empty()
-                && b.first().is_some_and(alnum)
-                && b.last().is_some_and(alnum)
-                && b.iter().all(|c| alnum(c) || *c == b'-')
-        })
+    palisade_cel_kubernetes::format::is_dns1123_subdomain(s).is_empty()
 }
 
 /// `serviceAccount(username)`, with approver-policy's error wording.
@@ -183,50 +162,7 @@ impl ProtoTypeResolver for Messages {
     }
 }
 
-fn not_evaluated() -> cel_core::Value {
-    cel_core::Value::error(cel_core::EvalError::internal(
-        "palisade-cel evaluates with its own evaluator",
-    ))
-}
-
-impl ProtoRegistry for Messages {
-    fn construct_message(
-        &self,
-        _type_name: &str,
-        _fields: &[StructFieldValue],
-        _strong_enums: bool,
-    ) -> cel_core::Value {
-        not_evaluated()
-    }
-
-    fn message_field_access(
-        &self,
-        _msg: &dyn MessageValue,
-        _field: &str,
-        _optional: bool,
-        _strong_enums: bool,
-    ) -> cel_core::Value {
-        not_evaluated()
-    }
-
-    fn message_has_field(&self, _msg: &dyn MessageValue, _field: &str) -> cel_core::Value {
-        not_evaluated()
-    }
-
-    fn get_extension_value(
-        &self,
-        _msg: &dyn MessageValue,
-        _ext_name: &str,
-        _optional: bool,
-        _strong_enums: bool,
-    ) -> Option<cel_core::Value> {
-        None
-    }
-
-    fn has_extension(&self, _msg: &dyn MessageValue, _ext_name: &str) -> Option<bool> {
-        None
-    }
-}
+crate::checker_types::checker_only_registry!(Messages);
 
 #[cfg(test)]
 mod tests {

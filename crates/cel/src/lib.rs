@@ -18,6 +18,7 @@ mod activation;
 mod admission_types;
 mod approver;
 mod authz;
+mod checker_types;
 mod compile;
 mod decls;
 mod error;
