@@ -21,8 +21,8 @@ test:
 
 # Benchmarks: pod-baseline in wasmtime with both floors, then the criterion benches
 bench: build
-    target/release/palisade bench -p ../shared/bench/pod-baseline.yaml ../shared/bench/pod-review.json
-    target/release/palisade bench --kubewarden -p ../shared/bench/pod-baseline.yaml ../shared/bench/pod-review.json
+    target/release/palisade bench -p bench/pod-baseline.yaml bench/pod-review.json
+    target/release/palisade bench --kubewarden -p bench/pod-baseline.yaml bench/pod-review.json
     cargo bench -p palisade-matching
 
 # Artifact sizes, raw and gzip -9

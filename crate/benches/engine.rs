@@ -6,8 +6,8 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde::de::IgnoredAny;
 
-const BUNDLE: &str = include_str!("pod-baseline.json");
-const REVIEW: &str = include_str!("pod-review.json");
+const BUNDLE: &str = include_str!("../../bench/pod-baseline.json");
+const REVIEW: &str = include_str!("../../bench/pod-review.json");
 
 fn benches(c: &mut Criterion) {
     let engine = palisade::api::configure(BUNDLE.as_bytes()).expect("pod-baseline compiles");

@@ -1194,8 +1194,7 @@ mod manifests {
 
     #[test]
     fn pod_baseline_settings_are_the_benchmark_bundle() {
-        let bench =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/bench/pod-baseline.yaml");
+        let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/pod-baseline.yaml");
         let Ok(text) = std::fs::read_to_string(&bench) else {
             panic!("{} is missing", bench.display());
         };
