@@ -39,7 +39,8 @@ pub struct Outcome {
 pub struct RequestScope<'r> {
     pub request: &'r AdmissionRequest,
     pub cluster: &'r dyn Cluster,
-    request_value: Value,
+    /// The `request` variable, built on first use (a request no policy matches never builds it).
+    request_value: OnceCell<Value>,
     namespace: OnceCell<Result<Option<Value>, String>>,
 }
 
@@ -48,7 +49,7 @@ impl<'r> RequestScope<'r> {
         Self {
             request,
             cluster,
-            request_value: request_variable(request),
+            request_value: OnceCell::new(),
             namespace: OnceCell::new(),
         }
     }
@@ -212,7 +213,14 @@ pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>
     let activation = Activation::new()
         .bind_json("object", request.object())
         .bind_json("oldObject", request.old_object())
-        .bind_json("request", Some(&scope.request_value))
+        .bind_json(
+            "request",
+            Some(
+                scope
+                    .request_value
+                    .get_or_init(|| request_variable(request)),
+            ),
+        )
         .bind_json("params", param)
         .namespace_object(&namespace_lookup)
         .authorizer(&authorizer)
