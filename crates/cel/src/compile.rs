@@ -55,6 +55,16 @@ pub(crate) fn compile(
     } else {
         env.parse(source)
     };
+    let mut parsed = parsed;
+    // A tree deeper than the checker takes is taken apart here, node by node: dropping it the
+    // ordinary way recurses once per level and would overflow the (1 MiB) wasm stack.
+    let too_deep = parsed
+        .ast
+        .as_ref()
+        .is_some_and(|e| ast_depth(e) > MAX_AST_DEPTH);
+    if too_deep && let Some(deep) = parsed.ast.take() {
+        dismantle(deep);
+    }
     if !parsed.errors.is_empty() {
         let msgs: Vec<String> = parsed
             .errors
@@ -68,6 +78,13 @@ pub(crate) fn compile(
             })
             .collect();
         return Err(CompileError::Invalid(msgs.join("\n")));
+    }
+    if too_deep {
+        return Err(CompileError::Invalid(format_issue(
+            source,
+            0,
+            "max recursion depth exceeded",
+        )));
     }
     let Some(mut expr) = parsed.ast else {
         return Err(CompileError::Invalid(format_issue(
@@ -671,6 +688,53 @@ fn children(e: &SpannedExpr) -> Vec<&SpannedExpr> {
         ],
         Expr::Bind { init, body, .. } => vec![&**init, &**body],
         _ => Vec::new(),
+    }
+}
+
+/// Drops a tree without recursion: each node's children are moved onto a work list before the
+/// (then childless) node itself is dropped.
+fn dismantle(root: SpannedExpr) {
+    let mut stack = vec![root];
+    while let Some(mut e) = stack.pop() {
+        match std::mem::replace(&mut e.node, Expr::Null) {
+            Expr::List(items) => stack.extend(items.into_iter().map(|i| i.expr)),
+            Expr::Map(entries) => {
+                for m in entries {
+                    stack.push(m.key);
+                    stack.push(m.value);
+                }
+            }
+            Expr::Unary { expr, .. }
+            | Expr::Member { expr, .. }
+            | Expr::MemberTestOnly { expr, .. } => stack.push(*expr),
+            Expr::Binary { left, right, .. } => {
+                stack.push(*left);
+                stack.push(*right);
+            }
+            Expr::Ternary {
+                cond,
+                then_expr,
+                else_expr,
+            } => stack.extend([*cond, *then_expr, *else_expr]),
+            Expr::Index { expr, index, .. } => stack.extend([*expr, *index]),
+            Expr::Call { expr, args } => {
+                stack.push(*expr);
+                stack.extend(args);
+            }
+            Expr::Struct { type_name, fields } => {
+                stack.push(*type_name);
+                stack.extend(fields.into_iter().map(|f| f.value));
+            }
+            Expr::Comprehension(c) => stack.extend([
+                *c.iter_range,
+                *c.accu_init,
+                *c.loop_condition,
+                *c.loop_step,
+                *c.result,
+            ]),
+            Expr::Bind { init, body, .. } => stack.extend([*init, *body]),
+            _ => {}
+        }
     }
 }
 

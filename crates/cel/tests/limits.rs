@@ -288,3 +288,30 @@ fn mutated_expressions_never_panic() {
         "too few mutants compiled ({compiled}) to exercise the evaluator"
     );
 }
+
+/// A postfix chain (`x['a']['a']…`, 20,000 deep, inside the code point limit) parses into a tree
+/// as deep as the chain: rejecting it must not recurse, not even to drop the tree, on a stack the
+/// size of wasm's (1 MiB). Found through palisade.wasm, where it trapped `configure`.
+#[test]
+fn deep_postfix_chains_are_rejected_on_a_wasm_sized_stack() {
+    let handle = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(|| {
+            let env = palisade_cel::Env::admission();
+            for chain in ["['a']", "[0]", ".a", "()"] {
+                let repeat = 99_000 / chain.len();
+                let src = format!("object{} == 1", chain.repeat(repeat));
+                let err = env
+                    .compile(&src, palisade_cel::Expect::Bool)
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default();
+                assert!(
+                    err.contains("max recursion depth exceeded"),
+                    "{chain}: {err}"
+                );
+            }
+        })
+        .unwrap();
+    handle.join().unwrap();
+}
