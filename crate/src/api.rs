@@ -136,25 +136,15 @@ fn read_input(input: &[u8]) -> Result<(String, AdmissionRequest, StaticContext),
 /// The answer to an AdmissionReview without a request.
 pub(crate) const NO_REQUEST: &str = "the AdmissionReview has no `request`";
 
-/// What we can recover from an unreadable input so the answer still echoes it: (apiVersion, uid).
+/// What an unreadable input's answer echoes: its apiVersion (when it is one Palisade speaks) and its uid, whenever
+/// they are present as strings, whatever else is wrong ([`crate::review::identity`]).
 fn recover_identity(input: &[u8]) -> (String, String) {
-    let Ok(value) = serde_json::from_slice::<Value>(input) else {
-        return (ADMISSION_V1.to_owned(), String::new());
-    };
-    let review = value
-        .get("review")
-        .filter(|r| r.is_object())
-        .unwrap_or(&value);
-    let api_version = review
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .filter(|v| *v == ADMISSION_V1 || *v == ADMISSION_V1BETA1)
-        .unwrap_or(ADMISSION_V1);
-    let uid = review
-        .pointer("/request/uid")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    (api_version.to_owned(), uid.to_owned())
+    let found = crate::review::identity(input);
+    let api_version = found
+        .api_version
+        .filter(|v| v == ADMISSION_V1 || v == ADMISSION_V1BETA1)
+        .unwrap_or_else(|| ADMISSION_V1.to_owned());
+    (api_version, found.uid.unwrap_or_default())
 }
 
 /// `validate`: decide one AdmissionReview with a configured engine, or explain why there is none.
@@ -206,6 +196,9 @@ pub fn review_json(bundle_json: &str, input_json: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A request with every field kube-apiserver always sends.
+    const REQUEST: &str = r#""kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},"operation":"CREATE","userInfo":{"username":"alice"}"#;
+
     fn answer(bundle: &str, input: &[u8]) -> Value {
         let engine = configure(bundle.as_bytes()).unwrap();
         serde_json::from_str(&validate(Ok(&engine), input)).unwrap()
@@ -213,10 +206,10 @@ mod tests {
 
     #[test]
     fn empty_bundle_allows_and_echoes() {
-        let out = answer(
-            "{}",
-            br#"{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{"uid":"u1","operation":"CREATE"}}"#,
+        let input = format!(
+            r#"{{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{{"uid":"u1",{REQUEST}}}}}"#
         );
+        let out = answer("{}", input.as_bytes());
         assert_eq!(out["apiVersion"], "admission.k8s.io/v1beta1");
         assert_eq!(out["response"]["uid"], "u1");
         assert_eq!(out["response"]["allowed"], true);
@@ -225,10 +218,10 @@ mod tests {
 
     #[test]
     fn wrapped_input_with_context() {
-        let out = answer(
-            "{}",
-            br#"{"review":{"request":{"uid":"u2"}},"context":{"namespaces":[]}}"#,
+        let input = format!(
+            r#"{{"review":{{"request":{{"uid":"u2",{REQUEST}}}}},"context":{{"namespaces":[]}}}}"#
         );
+        let out = answer("{}", input.as_bytes());
         assert_eq!(out["response"]["uid"], "u2");
         assert_eq!(out["response"]["allowed"], true);
     }
@@ -264,6 +257,63 @@ mod tests {
         assert_eq!(out["response"]["uid"], "u3");
     }
 
+    /// The external fuzzer's minimal inputs: the uid and apiVersion are echoed whatever else is unreadable.
+    #[test]
+    fn uid_and_api_version_survive_any_other_fault() {
+        let deep_kind = format!(
+            r#"{{"review":{{"apiVersion":"admission.k8s.io/v1beta1","request":{{"uid":"k","kind":{}{}}}}}}}"#,
+            "[".repeat(125),
+            "]".repeat(125)
+        );
+        for (input, uid, api_version) in [
+            (
+                r#"{"review":{"request":{"uid":"0"}},"context":{"":1e400}}"#.to_owned(),
+                "0",
+                ADMISSION_V1,
+            ),
+            (
+                r#"{"review":{"request":{"uid":"0","operation":1e309}}}"#.to_owned(),
+                "0",
+                ADMISSION_V1,
+            ),
+            (
+                r#"{"review":{"apiVersion":"admission.k8s.io/v1beta1","":{"":1e400}}}"#.to_owned(),
+                "",
+                ADMISSION_V1BETA1,
+            ),
+            (deep_kind, "k", ADMISSION_V1BETA1),
+        ] {
+            let out = answer("{}", input.as_bytes());
+            assert_eq!(out["response"]["status"]["code"], 400, "{input}");
+            assert_eq!(out["response"]["uid"], uid, "{input}");
+            assert_eq!(out["apiVersion"], api_version, "{input}");
+        }
+    }
+
+    /// kube-apiserver always sends uid, kind, resource, operation and userInfo: without one, the review is refused.
+    #[test]
+    fn a_request_without_a_required_field_is_400_naming_it() {
+        let out = answer("{}", br#"{"request":{}}"#);
+        assert_eq!(out["response"]["status"]["code"], 400);
+        let full = format!(r#"{{"uid":"r",{REQUEST}}}"#);
+        let full: Value = serde_json::from_str(&full).unwrap();
+        for field in ["uid", "kind", "resource", "operation", "userInfo"] {
+            let mut request = full.clone();
+            request.as_object_mut().unwrap().remove(field);
+            let input = serde_json::json!({ "request": request }).to_string();
+            let out = answer("{}", input.as_bytes());
+            let message = out["response"]["status"]["message"].as_str().unwrap();
+            assert_eq!(out["response"]["status"]["code"], 400, "{field}");
+            assert!(
+                message.contains(&format!("missing field `{field}`")),
+                "{field}: {message}"
+            );
+            if field != "uid" {
+                assert_eq!(out["response"]["uid"], "r");
+            }
+        }
+    }
+
     #[test]
     fn deep_nesting_is_a_clean_400() {
         let deep = format!(
@@ -273,12 +323,13 @@ mod tests {
         );
         let out = answer("{}", deep.as_bytes());
         assert_eq!(out["response"]["status"]["code"], 400);
+        assert_eq!(out["response"]["uid"], "d");
     }
 
     #[test]
     fn not_configured_is_500() {
-        let out: Value =
-            serde_json::from_str(&review_json("[1]", r#"{"request":{"uid":"x"}}"#)).unwrap();
+        let input = format!(r#"{{"request":{{"uid":"x",{REQUEST}}}}}"#);
+        let out: Value = serde_json::from_str(&review_json("[1]", &input)).unwrap();
         assert_eq!(out["response"]["status"]["code"], 500);
         assert!(
             out["response"]["status"]["message"]

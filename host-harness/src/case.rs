@@ -384,9 +384,14 @@ pub fn judge_with(case: &Case, outcome: &Outcome, check_reason: bool) -> Verdict
         _ => None,
     };
     if let Some(want) = e.allowed {
-        let got = response
-            .and_then(|r| r.get("allowed"))
-            .and_then(Value::as_bool);
+        // a request no webhook is called for is admitted, as kube-apiserver admits it
+        let got = if is_skipped {
+            Some(true)
+        } else {
+            response
+                .and_then(|r| r.get("allowed"))
+                .and_then(Value::as_bool)
+        };
         ok &= put(
             &mut actual,
             "allowed",
@@ -397,7 +402,7 @@ pub fn judge_with(case: &Case, outcome: &Outcome, check_reason: bool) -> Verdict
             &mut actual,
             "allowed",
             got == Some(want),
-            response.is_some(),
+            response.is_some() || is_skipped,
         );
     }
     if let Some(want) = e.code {
@@ -517,6 +522,7 @@ pub fn bless_value(outcome: &Outcome) -> Option<Value> {
         }
         Outcome::Skipped(_) => {
             m.insert("skipped".into(), json!(true));
+            m.insert("allowed".into(), json!(true));
         }
         Outcome::Response(r) => {
             m.insert(
@@ -656,6 +662,18 @@ mod tests {
         let c = case(json!({"skipped": true}));
         assert!(judge(&c, &Outcome::Skipped("no rule matched".into())).passed);
         assert!(!judge(&c, &Outcome::Response(json!({"allowed": true}))).passed);
+    }
+
+    /// kube-apiserver admits a request no webhook is called for: `skipped: true` goes with `allowed: true`.
+    #[test]
+    fn a_skipped_request_is_allowed() {
+        let skip = Outcome::Skipped("no rule matched".into());
+        assert!(judge(&case(json!({"skipped": true, "allowed": true})), &skip).passed);
+        assert!(!judge(&case(json!({"skipped": true, "allowed": false})), &skip).passed);
+        assert_eq!(
+            bless_value(&skip),
+            Some(json!({"skipped": true, "allowed": true}))
+        );
     }
 
     #[test]

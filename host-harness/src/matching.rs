@@ -144,11 +144,9 @@ impl Conditions {
         }
         match failure_policy {
             FailurePolicy::Ignore => Ok(false),
-            FailurePolicy::Fail => Err(if errors.len() == 1 {
-                errors.concat()
-            } else {
-                format!("[{}]", errors.join(", "))
-            }),
+            FailurePolicy::Fail => {
+                Err(palisade_cel_kubernetes::errors::aggregate(&errors).unwrap_or_default())
+            }
         }
     }
 }

@@ -314,3 +314,68 @@ fn one_instance_survives_every_hostile_input_in_a_row() {
         assert_eq!(good["response"]["allowed"], true, "after {name}: {good}");
     }
 }
+
+/// The uid and apiVersion are echoed whenever they are present as strings, whatever else is unreadable: kube-apiserver
+/// discards an answer with another uid and falls back to failurePolicy (under `Ignore`, admitting unchecked). The
+/// inputs are an external fuzzer's minimal findings; the native library must answer exactly as the module does.
+#[test]
+fn the_uid_and_api_version_are_echoed_whatever_else_is_wrong() {
+    let mut s = configured();
+    for (name, uid, api_version) in [
+        (
+            "uid-beside-out-of-range-number.json",
+            "0",
+            "admission.k8s.io/v1",
+        ),
+        (
+            "uid-with-out-of-range-operation.json",
+            "0",
+            "admission.k8s.io/v1",
+        ),
+        (
+            "v1beta1-beside-out-of-range-number.json",
+            "",
+            "admission.k8s.io/v1beta1",
+        ),
+        (
+            "uid-with-125-nested-arrays-in-kind.json",
+            "nested-kind",
+            "admission.k8s.io/v1beta1",
+        ),
+        (
+            "request-without-user-info.json",
+            "no-user",
+            "admission.k8s.io/v1",
+        ),
+    ] {
+        let input = fixture(name);
+        let review = answer(&mut s, &input);
+        assert_bad_review(&review, name);
+        assert_eq!(review["response"]["uid"], uid, "{name}: {review}");
+        assert_eq!(review["apiVersion"], api_version, "{name}: {review}");
+        let native: Value = serde_json::from_str(&palisade::api::review_json(
+            std::str::from_utf8(EMPTY_BUNDLE).unwrap(),
+            std::str::from_utf8(&input).unwrap(),
+        ))
+        .unwrap();
+        assert_eq!(native, review, "{name}: the library and the module differ");
+    }
+}
+
+/// kube-apiserver always sends uid, kind, resource, operation and userInfo: a request without them is not evaluated.
+#[test]
+fn a_request_missing_what_the_apiserver_always_sends_is_a_400_naming_it() {
+    let mut s = configured();
+    for (name, field) in [
+        ("empty-request.json", "uid"),
+        ("request-without-user-info.json", "userInfo"),
+    ] {
+        let review = answer(&mut s, &fixture(name));
+        assert_bad_review(&review, name);
+        let message = review["response"]["status"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("missing field `{field}`")),
+            "{name}: {message}"
+        );
+    }
+}

@@ -54,7 +54,8 @@ impl<'r> RequestScope<'r> {
         }
     }
 
-    /// The request's namespace object, looked up once; `Ok(None)` for cluster-scoped requests.
+    /// The request's namespace object for `namespaceObject`, looked up once; `Ok(None)` for cluster-scoped requests
+    /// and for requests on a Namespace itself (whose `namespace` is its own name: the plugin unsets it).
     pub fn namespace(&self) -> Result<Option<&Value>, String> {
         let name = &self.request.namespace;
         let is_namespace = self.request.kind.group.is_empty()
@@ -63,27 +64,35 @@ impl<'r> RequestScope<'r> {
         if name.is_empty() || is_namespace {
             return Ok(None);
         }
-        let cached = self
-            .namespace
-            .get_or_init(|| match self.cluster.namespace(name) {
-                Ok(Some(ns)) => Ok(Some(namespace_object(ns))),
-                Ok(None) => Err(format!("namespace \"{name}\" not found")),
-                Err(e) => Err(e),
-            });
+        match self.stored_namespace()? {
+            Some(ns) => Ok(Some(ns)),
+            None => Err(format!("namespace \"{name}\" not found")),
+        }
+    }
+
+    /// The stored namespace named by the request's `namespace`, asked of the cluster at most once per request.
+    fn stored_namespace(&self) -> Result<Option<&Value>, String> {
+        let cached = self.namespace.get_or_init(|| {
+            self.cluster
+                .namespace(&self.request.namespace)
+                .map(|ns| ns.map(namespace_object))
+        });
         match cached {
             Ok(ns) => Ok(ns.as_ref()),
             Err(e) => Err(e.clone()),
         }
     }
 
-    /// Labels of a namespace, for namespaceSelectors: the request's own namespace comes from the cache.
+    /// Labels of a stored namespace, for namespaceSelectors. The request's own namespace comes from the same cache as
+    /// `namespaceObject`; on a DELETE or a subresource of a Namespace that is the stored Namespace itself
+    /// (`namespace.Matcher.GetNamespaceLabels`).
     pub fn namespace_labels(
         &self,
         name: &str,
     ) -> Result<Option<std::collections::BTreeMap<String, String>>, String> {
         if name == self.request.namespace {
             return self
-                .namespace()
+                .stored_namespace()
                 .map(|ns| ns.map(crate::context::namespace_labels));
         }
         self.cluster
@@ -242,12 +251,7 @@ pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>
             Err(e) => errors.push(error_message(condition.source(), &e)),
         }
     }
-    if !errors.is_empty() {
-        let message = if errors.len() == 1 {
-            errors.remove(0)
-        } else {
-            format!("[{}]", errors.join(", "))
-        };
+    if let Some(message) = palisade_cel_kubernetes::errors::aggregate(&errors) {
         return Outcome {
             decisions: vec![for_error(policy, message)],
             ..Outcome::default()

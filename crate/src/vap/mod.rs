@@ -174,7 +174,7 @@ impl Policies {
     /// Decide one request against every policy whose constraints and bindings match it.
     pub fn review(&self, request: &AdmissionRequest, cluster: &dyn Cluster) -> Verdict {
         let mut verdict = Verdict::default();
-        if self.policies.is_empty() {
+        if self.policies.is_empty() || is_policy_resource(request) {
             return verdict;
         }
         let attributes = attributes(request);
@@ -260,6 +260,20 @@ impl Policies {
         }
         verdict
     }
+}
+
+/// kube-apiserver never applies admission policies to the admission policies themselves, so a policy cannot lock
+/// itself in place (`policy/generic/plugin.go` `isPolicyResource`, on the request's `resource`). Webhook
+/// configurations are not among them: a ValidatingAdmissionPolicy does apply to those.
+fn is_policy_resource(request: &AdmissionRequest) -> bool {
+    request.resource.group == "admissionregistration.k8s.io"
+        && matches!(
+            request.resource.resource.as_str(),
+            "validatingadmissionpolicies"
+                | "validatingadmissionpolicybindings"
+                | "mutatingadmissionpolicies"
+                | "mutatingadmissionpolicybindings"
+        )
 }
 
 /// The audit annotation kube-apiserver writes for `Audit` actions.

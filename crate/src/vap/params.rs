@@ -1,7 +1,8 @@
 //! Selecting a binding's params from the bundle's `params:`, as `generic.CollectParams` does.
 //!
-//! A paramKind counts as namespaced when the bundle's params of that kind carry `metadata.namespace`
-//! (DESIGN.md, "Contract details").
+//! A paramKind counts as namespaced when the bundle's params of that kind carry `metadata.namespace`. With no params of
+//! the kind in the bundle, a built-in kind has its Kubernetes scope ([`builtin_namespaced`]) and any other kind is
+//! namespaced when the paramRef names a namespace.
 
 use std::collections::BTreeMap;
 
@@ -41,7 +42,7 @@ pub fn collect<'a>(
         })
         .collect();
     let namespaced = if of_kind.is_empty() {
-        param_ref.namespace.is_some()
+        builtin_namespaced(&kind.api_version, &kind.kind).unwrap_or(param_ref.namespace.is_some())
     } else {
         of_kind.iter().any(|p| !meta(p, "namespace").is_empty())
     };
@@ -84,4 +85,44 @@ pub fn collect<'a>(
         );
     }
     Ok(selected)
+}
+
+/// The scope of the built-in kinds a paramKind names in practice (kube-apiserver knows it from discovery): `Some(true)`
+/// for namespaced kinds, `Some(false)` for cluster-scoped ones, `None` for a kind not listed here.
+fn builtin_namespaced(api_version: &str, kind: &str) -> Option<bool> {
+    const NAMESPACED: &[(&str, &str)] = &[
+        ("v1", "ConfigMap"),
+        ("v1", "Secret"),
+        ("v1", "ServiceAccount"),
+        ("v1", "Pod"),
+        ("v1", "Service"),
+        ("v1", "Endpoints"),
+        ("v1", "PersistentVolumeClaim"),
+        ("v1", "LimitRange"),
+        ("v1", "ResourceQuota"),
+        ("v1", "PodTemplate"),
+        ("v1", "ReplicationController"),
+        ("apps/v1", "Deployment"),
+        ("apps/v1", "StatefulSet"),
+        ("apps/v1", "DaemonSet"),
+        ("apps/v1", "ReplicaSet"),
+        ("rbac.authorization.k8s.io/v1", "Role"),
+        ("rbac.authorization.k8s.io/v1", "RoleBinding"),
+    ];
+    const CLUSTER: &[(&str, &str)] = &[
+        ("v1", "Namespace"),
+        ("v1", "Node"),
+        ("v1", "PersistentVolume"),
+        ("rbac.authorization.k8s.io/v1", "ClusterRole"),
+        ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
+        ("storage.k8s.io/v1", "StorageClass"),
+        ("apiextensions.k8s.io/v1", "CustomResourceDefinition"),
+    ];
+    if NAMESPACED.contains(&(api_version, kind)) {
+        Some(true)
+    } else if CLUSTER.contains(&(api_version, kind)) {
+        Some(false)
+    } else {
+        None
+    }
 }

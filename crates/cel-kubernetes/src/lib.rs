@@ -10,6 +10,7 @@
 //! | [`format`] | `format.go` (`k8s.io/apimachinery` validation, kube-openapi `strfmt`) |
 //! | [`lists`], [`sets`], [`regex`] | `lists.go`, cel-go `ext/sets.go`, `regex.go` |
 //! | [`authz`] | `authz.go` |
+//! | [`errors`] | `k8s.io/apimachinery/pkg/util/errors` (aggregated errors) |
 //! | [`goquote`] | Go `strconv.Quote` and `encoding/json` strings, as upstream messages render values |
 //!
 //! Nothing here panics on any input, and nothing grows without bound.
@@ -36,6 +37,7 @@ mod bigint;
 
 pub mod authz;
 pub mod cidr;
+pub mod errors;
 pub mod format;
 pub mod goquote;
 pub mod ip;

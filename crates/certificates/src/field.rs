@@ -187,16 +187,5 @@ pub(crate) fn aggregate(errs: &[FieldErr]) -> Option<String> {
 
 /// `utilerrors.NewAggregate(errs).Error()` over already-rendered messages.
 pub(crate) fn aggregate_strings(msgs: &[String]) -> Option<String> {
-    let mut set = std::collections::BTreeSet::new();
-    let mut seen: Vec<&str> = Vec::new();
-    for m in msgs {
-        if set.insert(m.as_str()) {
-            seen.push(m);
-        }
-    }
-    match seen.as_slice() {
-        [] => None,
-        [one] => Some((*one).to_owned()),
-        many => Some(format!("[{}]", many.join(", "))),
-    }
+    palisade_cel_kubernetes::errors::aggregate(msgs)
 }

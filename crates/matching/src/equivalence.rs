@@ -13,8 +13,9 @@
 //!
 //! Within a family the first member is the preferred (storage) version; the others follow in
 //! the order kube-apiserver installs them. Every member of a family has the same resource name
-//! (the [`crate::Index`] relies on it; a test checks it). Custom resources, whose versions are
-//! only known to the cluster, have no equivalents here: a rule must name their versions (or `*`).
+//! (the [`crate::Index`] relies on it; a test checks it). Resources the table does not list
+//! (custom resources, whose versions only the cluster knows) are equivalent in every version of the same group and
+//! resource ([`EquivalentResourceMapper::any_version_equivalent`]).
 //!
 //! Not listed: extensions/v1beta1 `replicationcontrollers` (a dummy resource that only served
 //! `scale`), and resources that were never served in more than one group/version.
@@ -65,6 +66,13 @@ pub trait EquivalentResourceMapper {
     fn preserves_resource_names(&self) -> bool {
         false
     }
+
+    /// True when the mapper does not know `resource`'s family, so every version of the same group and resource
+    /// counts as equivalent (what discovery would show for a custom resource served in several versions). The
+    /// default is `false`: only the listed equivalents.
+    fn any_version_equivalent(&self, _resource: Gvr<'_>) -> bool {
+        false
+    }
 }
 
 /// The built-in table ([`FAMILIES`]).
@@ -75,6 +83,13 @@ impl EquivalentResourceMapper for BuiltinEquivalences {
     fn preserves_resource_names(&self) -> bool {
         // checked by tests/equivalence_test.rs
         true
+    }
+
+    /// Without discovery, a resource the table does not list (a custom resource, most often) is taken to be served
+    /// in every version a rule names: `Test_ValidatingAdmissionPolicy_MatchWithMatchPolicyEquivalent` matches a `v1`
+    /// rule against a `v2` request of the same CRD. The table still decides every move across groups.
+    fn any_version_equivalent(&self, resource: Gvr<'_>) -> bool {
+        family_of(resource).is_none()
     }
 
     fn visit_equivalents(

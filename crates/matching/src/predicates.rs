@@ -207,6 +207,20 @@ pub(crate) fn match_rules<'a, R: RuleLike>(
         if let Some(o) = outcome {
             return o.map(Some);
         }
+        if mapper.any_version_equivalent(resource)
+            && !rule.api_versions().is_empty()
+            && rule.matches_scope(resource, a.namespace)
+            && rule.matches_group(resource.group)
+            && rule.matches_resource(resource.resource, subresource)
+            && r.name_matches(a.name)
+        {
+            return Ok(Some(Matched {
+                resource,
+                subresource,
+                kind: a.effective_kind(),
+                equivalent: true,
+            }));
+        }
     }
     Ok(None)
 }

@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod identity;
+pub use identity::{Identity, identity};
+
 /// The two AdmissionReview versions Palisade reads and writes.
 pub const ADMISSION_V1: &str = "admission.k8s.io/v1";
 /// The older AdmissionReview version, same shape as v1.
@@ -41,41 +44,42 @@ pub struct UserInfo {
     pub extra: BTreeMap<String, Vec<String>>,
 }
 
-/// The `request` of an AdmissionReview.
+/// The `request` of an AdmissionReview. kube-apiserver always sends `uid`, `kind`, `resource`, `operation` and
+/// `userInfo`: a request without one of them is not a review Palisade decides (it is answered 400, naming the field).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct AdmissionRequest {
     pub uid: String,
     pub kind: GroupVersionKind,
     pub resource: GroupVersionResource,
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     #[serde(alias = "sub_resource")]
     pub sub_resource: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(alias = "request_kind")]
     pub request_kind: Option<GroupVersionKind>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(alias = "request_resource")]
     pub request_resource: Option<GroupVersionResource>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(alias = "request_sub_resource")]
     pub request_sub_resource: Option<String>,
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub namespace: String,
     pub operation: String,
     #[serde(alias = "user_info")]
     pub user_info: UserInfo,
-    #[serde(skip_serializing_if = "is_none_or_null")]
+    #[serde(default, skip_serializing_if = "is_none_or_null")]
     pub object: Option<Value>,
-    #[serde(skip_serializing_if = "is_none_or_null")]
+    #[serde(default, skip_serializing_if = "is_none_or_null")]
     #[serde(alias = "old_object")]
     pub old_object: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(alias = "dry_run")]
     pub dry_run: Option<bool>,
-    #[serde(skip_serializing_if = "is_none_or_null")]
+    #[serde(default, skip_serializing_if = "is_none_or_null")]
     pub options: Option<Value>,
 }
 
