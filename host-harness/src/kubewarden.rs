@@ -202,14 +202,22 @@ fn get_resource(state: &HostState, payload: &[u8]) -> Result<Vec<u8>, String> {
             "the harness context holds only v1/Namespace objects, not `{api_version}/{kind}`"
         ));
     }
-    match state.context.namespace(name)? {
+    match state.context.namespace(name).map_err(callback_failure)? {
         Some(object) => serde_json::to_vec(&object).map_err(|e| e.to_string()),
-        // policy-evaluator's kubernetes client, word for word.
-        None => Err(format!(
+        // policy-evaluator's kubernetes client, word for word, as its callback runtime hands it over.
+        None => Err(callback_failure(format!(
             "Cannot find {api_version}/{kind} named '{name}' inside of namespace '{:?}'",
             request.namespace.as_deref()
-        )),
+        ))),
     }
+}
+
+/// An error of a capability's handler as policy-evaluator's callback runtime hands it to the guest
+/// (`crates/policy-evaluator/src/runtimes/callback.rs`); refusals by the capability allow-list stay bare.
+/// The guest reads it back with `palisade::abi::kubewarden::CALLBACK_FAILURE_PREFIX` (behind the guest-only
+/// `kubewarden` feature, so not linked here).
+fn callback_failure(error: String) -> String {
+    format!("Callback evaluation failure: {error}")
 }
 
 fn can_i(state: &HostState, payload: &[u8]) -> Result<Vec<u8>, String> {
@@ -227,7 +235,7 @@ fn can_i(state: &HostState, payload: &[u8]) -> Result<Vec<u8>, String> {
         name: attributes.name.unwrap_or_default(),
         ..AccessQuery::default()
     };
-    let allowed = state.context.authorize(&query)?;
+    let allowed = state.context.authorize(&query).map_err(callback_failure)?;
     // A SubjectAccessReviewStatus, as policy-server answers.
     Ok(json!({ "allowed": allowed }).to_string().into_bytes())
 }
@@ -729,14 +737,21 @@ mod tests {
         let missing = get(&s, "nope").unwrap_err();
         assert_eq!(
             missing,
-            "Cannot find v1/Namespace named 'nope' inside of namespace 'None'"
+            "Callback evaluation failure: Cannot find v1/Namespace named 'nope' inside of namespace 'None'"
         );
-        assert!(missing.starts_with(palisade_kubewarden_not_found_prefix()));
-        // No `namespaces` in the context: the same message the C ABI module gives.
+        assert!(
+            missing
+                .trim_start_matches("Callback evaluation failure: ")
+                .starts_with(palisade_kubewarden_not_found_prefix())
+        );
+        // No `namespaces` in the context: the same message the C ABI module gives, as policy-evaluator hands it over.
         let empty = state(json!({}), None);
         assert_eq!(
             get(&empty, "a").unwrap_err(),
-            StaticContext::default().namespace("a").unwrap_err()
+            format!(
+                "Callback evaluation failure: {}",
+                StaticContext::default().namespace("a").unwrap_err()
+            )
         );
     }
 

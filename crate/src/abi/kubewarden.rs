@@ -37,6 +37,25 @@ pub const CAN_I: &str = "can_i";
 /// How policy-server words a `get_resource` for an object that does not exist (policy-evaluator's kubernetes
 /// client): `Cannot find v1/Namespace named 'x' inside of namespace 'None'`. That answer means "no such namespace".
 pub const NAMESPACE_NOT_FOUND_PREFIX: &str = "Cannot find v1/Namespace named ";
+/// How policy-evaluator hands the guest an error of a host capability's handler
+/// (`crates/policy-evaluator/src/runtimes/callback.rs`): `Callback evaluation failure: <error>`.
+pub const CALLBACK_FAILURE_PREFIX: &str = "Callback evaluation failure: ";
+
+/// A host error as a user may read it: a Rust backtrace that a host running with `RUST_BACKTRACE=1` appends to
+/// anyhow's debug text (`\n\nStack backtrace:`) is cut off; it has no place in an admission message.
+pub fn host_message(raw: &str) -> String {
+    let message = raw.split("\n\nStack backtrace:").next().unwrap_or(raw);
+    message.trim_end().to_owned()
+}
+
+/// Whether a host error says the namespace does not exist, as policy-evaluator's Kubernetes client words it, bare or
+/// wrapped by its callback runtime.
+fn is_namespace_not_found(message: &str) -> bool {
+    message
+        .strip_prefix(CALLBACK_FAILURE_PREFIX)
+        .unwrap_or(message)
+        .starts_with(NAMESPACE_NOT_FOUND_PREFIX)
+}
 
 /// policy-sdk-rust's `ValidationResponse`, field for field; absent values serialize as `null` as the SDK's do.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -221,6 +240,13 @@ impl<'h> HostCluster<'h> {
         }
     }
 
+    /// One `kubernetes/<operation>` host call; a failure is the host's message without a backtrace.
+    fn ask(&self, operation: &str, request: &Value) -> Result<Vec<u8>, ContextError> {
+        self.host
+            .call(KUBERNETES, operation, request.to_string().as_bytes())
+            .map_err(|e| host_message(&e))
+    }
+
     fn get_namespace(&self, name: &str) -> Result<Option<Value>, ContextError> {
         let request = json!({
             "api_version": "v1",
@@ -229,10 +255,7 @@ impl<'h> HostCluster<'h> {
             "namespace": null,
             "disable_cache": false,
         });
-        match self
-            .host
-            .call(KUBERNETES, GET_RESOURCE, request.to_string().as_bytes())
-        {
+        match self.ask(GET_RESOURCE, &request) {
             Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
                 Ok(object @ Value::Object(_)) => Ok(Some(object)),
                 Ok(other) => Err(format!(
@@ -243,7 +266,7 @@ impl<'h> HostCluster<'h> {
                     "`kubernetes/get_resource` answered invalid JSON for namespace `{name}`: {e}"
                 )),
             },
-            Err(message) if message.starts_with(NAMESPACE_NOT_FOUND_PREFIX) => Ok(None),
+            Err(message) if is_namespace_not_found(&message) => Ok(None),
             Err(message) => Err(message),
         }
     }
@@ -257,9 +280,7 @@ impl<'h> HostCluster<'h> {
             );
         }
         let request = can_i_request(query);
-        let bytes = self
-            .host
-            .call(KUBERNETES, CAN_I, request.to_string().as_bytes())?;
+        let bytes = self.ask(CAN_I, &request)?;
         let status: Value = serde_json::from_slice(&bytes)
             .map_err(|e| format!("`kubernetes/can_i` answered invalid JSON: {e}"))?;
         status
@@ -674,6 +695,39 @@ mod tests {
         );
         assert!(cluster.namespace("other").is_err());
         assert_eq!(host.calls.get(), 3);
+    }
+
+    /// policy-evaluator's callback runtime wraps a handler's error as `Callback evaluation failure: {e:?}`
+    /// (`crates/policy-evaluator/src/runtimes/callback.rs`), and anyhow's debug text carries a backtrace when the host
+    /// runs with `RUST_BACKTRACE=1`: the namespace is still "not found", and no backtrace reaches a message.
+    #[test]
+    fn policy_evaluator_wording_and_backtraces() {
+        let host = FakeHost::new(|_: &str, op: &str, payload: &Value| {
+            match (op, payload["name"].as_str()) {
+                (GET_RESOURCE, Some("gone")) => Err("Callback evaluation failure: Cannot find v1/Namespace named \
+                     'gone' inside of namespace 'None'\n\nStack backtrace:\n   0: anyhow::error::<impl>\n"
+                    .to_owned()),
+                _ => Err("Callback evaluation failure: connection refused\n\nStack backtrace:\n   0: \
+                          policy_evaluator::callback_handler\n   1: tokio::runtime"
+                    .to_owned()),
+            }
+        });
+        let cluster = HostCluster::new(&host);
+        assert_eq!(cluster.namespace("gone"), Ok(None));
+        assert_eq!(
+            cluster.namespace("other"),
+            Err("Callback evaluation failure: connection refused".to_owned())
+        );
+        let query = AccessQuery {
+            user: "alice".into(),
+            verb: "get".into(),
+            resource: "pods".into(),
+            ..AccessQuery::default()
+        };
+        assert_eq!(
+            cluster.authorize(&query),
+            Err("Callback evaluation failure: connection refused".to_owned())
+        );
     }
 
     #[test]
