@@ -217,8 +217,33 @@ impl Inner {
     }
 }
 
-/// Fails early, with the fix, when the toolchain has no wasm32-unknown-unknown standard library.
+/// Makes sure the toolchain has the wasm32-unknown-unknown standard library. rustup does not add a toolchain file's
+/// `targets` to a toolchain that is already installed, so on a fresh machine they are added here, through rustup, for
+/// the toolchain this build runs with; without rustup, the build stops with the command that fixes it.
 fn check_wasm_target() -> Result<(), String> {
+    if has_wasm_target().is_ok() {
+        return Ok(());
+    }
+    let mut rustup = Command::new("rustup");
+    rustup.args(["target", "add", WASM_TARGET, "wasm32-wasip1"]);
+    if let Some(toolchain) = env::var_os("RUSTUP_TOOLCHAIN") {
+        rustup.arg("--toolchain").arg(toolchain);
+    }
+    match rustup.output() {
+        Ok(out) if out.status.success() => {
+            println!("cargo::warning=added the wasm targets to this toolchain (`{TARGET_HINT}`)");
+        }
+        Ok(out) => println!(
+            "cargo::warning=`{TARGET_HINT}` failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Err(e) => println!("cargo::warning=cannot run rustup to add the wasm targets: {e}"),
+    }
+    has_wasm_target()
+}
+
+/// Fails, with the fix, when the toolchain has no wasm32-unknown-unknown standard library.
+fn has_wasm_target() -> Result<(), String> {
     let rustc = env::var_os("RUSTC").map_or_else(|| PathBuf::from("rustc"), PathBuf::from);
     let output = Command::new(&rustc)
         .args(["--print", "target-libdir", "--target", WASM_TARGET])

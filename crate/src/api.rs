@@ -14,12 +14,15 @@ use crate::review::{
 
 /// Parse a bundle (JSON) and compile it.
 pub fn configure(bundle_json: &[u8]) -> Result<Engine, ConfigError> {
-    let value: Value = serde_json::from_slice(bundle_json).map_err(|e| ConfigError {
-        problems: vec![crate::Problem::at(
-            "",
-            format!("the bundle is not valid JSON: {e}"),
-        )],
-    })?;
+    if bundle_json.len() > crate::bundle::MAX_BUNDLE_BYTES {
+        return Err(ConfigError::at_root(format!(
+            "the bundle is {} bytes, more than the {} bytes Palisade reads: split it into several policies",
+            bundle_json.len(),
+            crate::bundle::MAX_BUNDLE_BYTES
+        )));
+    }
+    let value: Value = serde_json::from_slice(bundle_json)
+        .map_err(|e| ConfigError::at_root(format!("the bundle is not valid JSON: {e}")))?;
     Engine::new(&value)
 }
 
@@ -30,6 +33,9 @@ pub fn configure_answer(result: &Result<Engine, ConfigError>) -> String {
         Ok(engine) => serde_json::json!({
             "valid": true,
             "warnings": engine.diagnostics().iter().map(ToString::to_string).collect::<Vec<_>>(),
+        }),
+        Err(e) if e.unlisted > 0 => serde_json::json!({
+            "valid": false, "message": e.to_string(), "problems": e.problems, "unlisted": e.unlisted,
         }),
         Err(e) => {
             serde_json::json!({"valid": false, "message": e.to_string(), "problems": e.problems})
@@ -239,7 +245,7 @@ mod tests {
                 "request.operation",
             ),
             (
-                br#"{"apiVersion":"v1","request":{}}"#,
+                br#"{"apiVersion":"v1","request":{"uid":"v","kind":{},"resource":{},"operation":"CREATE","userInfo":{}}}"#,
                 "unsupported AdmissionReview apiVersion",
             ),
         ] {

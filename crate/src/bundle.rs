@@ -65,15 +65,42 @@ impl fmt::Display for Problem {
     }
 }
 
-/// A bundle that does not compile, with every problem found.
+/// The largest bundle `configure` reads, in bytes of JSON. A Kubewarden policy's settings live in one Kubernetes object,
+/// which etcd keeps under 1.5 MiB; a bundle several times that is refused before it is read, with a problem that says
+/// so, so that no bundle can exhaust the module's memory.
+pub const MAX_BUNDLE_BYTES: usize = 8 * 1024 * 1024;
+
+/// At most this many problems are listed in a rejected bundle's answer; the rest are counted. A small bundle can hold
+/// hundreds of thousands of mistakes (an empty policy is three bytes), and listing them all would cost memory out of
+/// proportion to the bundle.
+pub const MAX_LISTED_PROBLEMS: usize = 1000;
+
+/// A bundle that does not compile, with the problems found: every one, up to [`MAX_LISTED_PROBLEMS`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     pub problems: Vec<Problem>,
+    /// Problems found beyond the listed ones.
+    pub unlisted: usize,
+}
+
+impl ConfigError {
+    /// The error for these problems, keeping the first [`MAX_LISTED_PROBLEMS`].
+    pub fn new(mut problems: Vec<Problem>) -> Self {
+        let unlisted = problems.len().saturating_sub(MAX_LISTED_PROBLEMS);
+        problems.truncate(MAX_LISTED_PROBLEMS);
+        problems.shrink_to_fit();
+        Self { problems, unlisted }
+    }
+
+    /// One problem, at the root of the bundle.
+    pub fn at_root(message: impl Into<String>) -> Self {
+        Self::new(vec![Problem::at("", message)])
+    }
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = self.problems.len();
+        let n = self.problems.len() + self.unlisted;
         write!(
             f,
             "the bundle has {n} problem{}: ",
@@ -84,6 +111,9 @@ impl fmt::Display for ConfigError {
                 f.write_str("; ")?;
             }
             write!(f, "{p}")?;
+        }
+        if self.unlisted > 0 {
+            write!(f, "; and {} more not listed", self.unlisted)?;
         }
         Ok(())
     }

@@ -91,7 +91,7 @@ impl Engine {
                 diagnostics,
             })
         } else {
-            Err(ConfigError { problems })
+            Err(ConfigError::new(problems))
         }
     }
 

@@ -289,6 +289,11 @@ impl Session {
         self.deadline = deadline;
     }
 
+    /// The size of the instance's linear memory, in bytes (a whole number of 64 KiB pages).
+    pub fn memory_bytes(&self) -> usize {
+        self.memory.data_size(&self.store)
+    }
+
     /// `configure(bundle)`: Ok(None) when valid, Ok(Some(message)) when not.
     pub fn configure(&mut self, bundle_json: &[u8]) -> Result<Option<String>, HostError> {
         let out = self.call_json(Entry::Configure, bundle_json)?;

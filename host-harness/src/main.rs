@@ -13,6 +13,39 @@ use palisade_harness::host::{CAbiBackend, DEFAULT_DEADLINE, WasmHost, bundle_byt
 use palisade_harness::kubewarden::{self, KubewardenBackend};
 use palisade_harness::{artifacts, bench, documents, runner, scaffold};
 
+/// `print!` that ends the program quietly when the reader has gone away (`palisade eval … | head`), as Unix tools do,
+/// instead of panicking on the closed pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut stdout = std::io::stdout().lock();
+        if let Err(e) = write!(stdout, $($arg)*).and_then(|()| stdout.flush()) {
+            exit_on_closed_pipe(&e);
+        }
+    }};
+}
+
+/// `println!` with [`out!`]'s handling of a closed pipe.
+macro_rules! outln {
+    () => { out!("\n") };
+    ($($arg:tt)*) => {{
+        out!($($arg)*);
+        out!("\n");
+    }};
+}
+
+/// A closed stdout ends the program with success; any other write error is reported once.
+fn exit_on_closed_pipe(e: &std::io::Error) {
+    if e.kind() != std::io::ErrorKind::BrokenPipe {
+        eprintln!("error: cannot write to stdout: {e}");
+    }
+    std::process::exit(if e.kind() == std::io::ErrorKind::BrokenPipe {
+        0
+    } else {
+        2
+    });
+}
+
 #[derive(Parser)]
 #[command(
     name = "palisade",
@@ -192,7 +225,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 FormatArg::Json => runner::Format::Json,
                 FormatArg::Junit => runner::Format::Junit,
             };
-            print!("{}", runner::render(&report, format));
+            out!("{}", runner::render(&report, format));
             if format != runner::Format::Text {
                 eprintln!("{}", report.summary());
             }
@@ -222,7 +255,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let review = documents::read_document(path)?;
                 let answer =
                     backend.evaluate(&bundle_value, &review, context.as_ref(), DEFAULT_DEADLINE)?;
-                println!("{}", serde_json::to_string_pretty(&answer)?);
+                outln!("{}", serde_json::to_string_pretty(&answer)?);
             }
             Ok(if rejected.is_some() {
                 ExitCode::FAILURE
@@ -300,8 +333,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let report =
                     bench_kubewarden(&path, &bundle_value, &reviews, context.as_ref(), &opts)?;
                 match format {
-                    FormatArg::Json => print!("{}", bench::render_json(&report)),
-                    _ => print!("{}", bench::render_text(&report)),
+                    FormatArg::Json => out!("{}", bench::render_json(&report)),
+                    _ => out!("{}", bench::render_text(&report)),
                 }
                 return Ok(ExitCode::SUCCESS);
             }
@@ -315,8 +348,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 .collect::<Result<_>>()?;
             let report = bench::run(&path, [&scan, &dom], &bundle_value, &inputs, &opts)?;
             match format {
-                FormatArg::Json => print!("{}", bench::render_json(&report)),
-                _ => print!("{}", bench::render_text(&report)),
+                FormatArg::Json => out!("{}", bench::render_json(&report)),
+                _ => out!("{}", bench::render_text(&report)),
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -332,7 +365,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 usage.as_deref(),
                 &output,
             )?;
-            println!(
+            outln!(
                 "annotated `{}` with `{}` into `{}`",
                 wasm.display(),
                 metadata.display(),
@@ -369,7 +402,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             for doc in &docs {
                 let review = scaffold::review(doc, &opts)?;
-                println!("{}", serde_json::to_string_pretty(&review)?);
+                outln!("{}", serde_json::to_string_pretty(&review)?);
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -383,17 +416,17 @@ fn report_check(
     warnings: &[String],
 ) -> ExitCode {
     for w in warnings {
-        println!("warning: {w}");
+        outln!("warning: {w}");
     }
     match problem {
         None => {
-            println!("ok: `{}` compiles ({count} documents)", bundle.display());
+            outln!("ok: `{}` compiles ({count} documents)", bundle.display());
             ExitCode::SUCCESS
         }
         Some(message) => {
-            println!("error: `{}` does not compile:", bundle.display());
+            outln!("error: `{}` does not compile:", bundle.display());
             for line in message.split('\n') {
-                println!("  {line}");
+                outln!("  {line}");
             }
             ExitCode::FAILURE
         }

@@ -9,11 +9,6 @@ use palisade_cel::{Activation, Budget, Env, Expect, Program, Value as CelValue};
 use palisade_matching::{Attributes, FailurePolicy, MatchError, NamespaceLookup, Webhook};
 use serde_json::Value;
 
-/// Upstream's `RuntimeCELCostBudgetMatchConditions` (k8s.io/apiserver `pkg/apis/cel/config.go`).
-pub const MATCH_CONDITIONS_BUDGET: u64 = 2_500_000;
-/// Upstream's `PerCallLimit`.
-pub const PER_CALL_LIMIT: u64 = 1_000_000;
-
 /// What `ShouldCallHook` decided for one webhook.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
@@ -124,7 +119,7 @@ impl Conditions {
             .bind_json("object", object)
             .bind_json("oldObject", old_object)
             .bind_json("request", Some(request));
-        let mut budget = Budget::new(PER_CALL_LIMIT, MATCH_CONDITIONS_BUDGET);
+        let mut budget = Budget::match_conditions();
         let mut errors = Vec::new();
         for (name, program) in &self.compiled {
             match program.eval(&activation, &mut budget) {

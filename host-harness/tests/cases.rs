@@ -376,3 +376,27 @@ fn outcome_of_a_bundle_error_case_is_the_configure_message() {
         other => panic!("{other:?}"),
     }
 }
+
+/// `palisade eval … | head`: a reader that goes away early ends the program quietly, never with a panic.
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    use std::process::Stdio;
+    let ws = common::workspace();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_palisade"))
+        .args(["eval", "-p"])
+        .arg(ws.join("bench/pod-baseline.yaml"))
+        .args(std::iter::repeat_n(ws.join("bench/pod-review.json"), 200))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // read one byte, then hang up
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 1];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}

@@ -379,3 +379,49 @@ fn a_request_missing_what_the_apiserver_always_sends_is_a_400_naming_it() {
         );
     }
 }
+
+/// Small bundles with a great many mistakes (an external fuzzer's findings: 94,414 empty policies in 283 KB, a
+/// binding with 200,000 validationActions) are refused with a bounded answer, within the host's memory cap, and the
+/// instance keeps working.
+#[test]
+fn a_bundle_with_a_great_many_problems_is_refused_within_bounds() {
+    let empty_policies = format!(r#"{{"policies":[{}{{}}]}}"#, "{},".repeat(94_413));
+    let actions = format!(
+        r#"{{"policies":[
+            {{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{{"name":"p"}},
+              "spec":{{"validations":[{{"expression":"true"}}]}}}},
+            {{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding","metadata":{{"name":"b"}},
+              "spec":{{"policyName":"p","validationActions":[{}"Deny"]}}}}]}}"#,
+        r#""Deny","#.repeat(199_999)
+    );
+    let mut s = palisade().instantiate().unwrap();
+    for (what, bundle) in [("empty policies", empty_policies), ("actions", actions)] {
+        let message = s
+            .configure(bundle.as_bytes())
+            .unwrap_or_else(|e| panic!("{what}: configure must answer: {e}"))
+            .unwrap_or_else(|| panic!("{what}: the bundle must be refused"));
+        assert!(
+            message.contains("more not listed"),
+            "{what}: {message:.300}"
+        );
+        assert!(message.len() < 1_000_000, "{what}: {} bytes", message.len());
+    }
+    assert_eq!(s.configure(EMPTY_BUNDLE).unwrap(), None);
+    let good = answer(&mut s, &pod_review());
+    assert_eq!(good["response"]["allowed"], true, "{good}");
+}
+
+/// A bundle larger than `MAX_BUNDLE_BYTES` is refused before it is read.
+#[test]
+fn an_over_large_bundle_is_refused_with_the_limit() {
+    let bundle = format!(
+        r#"{{"policies":[],"params":[{{"data":"{}"}}]}}"#,
+        "x".repeat(9 * 1024 * 1024)
+    );
+    let mut s = palisade().instantiate().unwrap();
+    let message = s.configure(bundle.as_bytes()).unwrap().unwrap();
+    assert!(
+        message.contains("more than the 8388608 bytes"),
+        "{message:.300}"
+    );
+}

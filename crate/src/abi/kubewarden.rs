@@ -191,6 +191,14 @@ fn or_empty_bundle(settings: Option<Value>) -> Value {
 }
 
 fn read_settings(payload: &[u8]) -> Result<Value, String> {
+    if payload.len() > crate::bundle::MAX_BUNDLE_BYTES {
+        return Err(crate::bundle::ConfigError::at_root(format!(
+            "the settings are {} bytes, more than the {} bytes Palisade reads: split them into several policies",
+            payload.len(),
+            crate::bundle::MAX_BUNDLE_BYTES
+        ))
+        .to_string());
+    }
     if payload.iter().all(u8::is_ascii_whitespace) {
         return Ok(json!({}));
     }

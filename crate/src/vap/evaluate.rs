@@ -234,12 +234,11 @@ pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>
         .namespace_object(&namespace_lookup)
         .authorizer(&authorizer)
         .variables(&policy.variables);
-    let mut budget = Budget::kubernetes();
-
-    // matchConditions: any false → no match; otherwise errors go to failurePolicy.
+    // matchConditions, under their own budget: any false → no match; otherwise errors go to failurePolicy.
+    let mut condition_budget = Budget::match_conditions();
     let mut errors = Vec::new();
     for (_, condition) in &policy.match_conditions {
-        match condition.eval(&activation, &mut budget) {
+        match condition.eval(&activation, &mut condition_budget) {
             Ok(v) if v.as_bool() == Some(false) => return Outcome::default(),
             Ok(_) => {}
             Err(e) if e.is_out_of_budget() => {
@@ -258,24 +257,52 @@ pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>
         };
     }
 
+    let mut budget = Budget::kubernetes();
     let mut outcome = Outcome::default();
+    // Validations first, then every messageExpression with what is left of the budget (the validator's two
+    // filters): running out while rendering messages turns each decision into `failed messageExpression: …`.
+    let mut passed: Vec<Result<bool, String>> = Vec::with_capacity(policy.validations.len());
     for validation in &policy.validations {
-        let decision = match validation.expression.eval(&activation, &mut budget) {
-            Ok(v) if v.as_bool() == Some(true) => Decision::Admit,
-            Ok(_) => Decision::Deny {
-                reason: validation
-                    .reason
-                    .clone()
-                    .unwrap_or_else(|| "Invalid".to_owned()),
-                message: failure_message(validation, &activation, &mut budget),
-            },
+        match validation.expression.eval(&activation, &mut budget) {
+            Ok(v) => passed.push(Ok(v.as_bool() == Some(true))),
             Err(e) if e.is_out_of_budget() => {
                 return Outcome {
                     decisions: vec![for_error(policy, e.to_string())],
                     ..Outcome::default()
                 };
             }
-            Err(e) => for_error(policy, error_message(validation.expression.source(), &e)),
+            Err(e) => passed.push(Err(error_message(validation.expression.source(), &e))),
+        }
+    }
+    let mut messages: Vec<Option<String>> = Vec::with_capacity(policy.validations.len());
+    let mut messages_failed: Option<EvalError> = None;
+    for validation in &policy.validations {
+        let Some(program) = &validation.message_expression else {
+            messages.push(None);
+            continue;
+        };
+        match program.eval(&activation, &mut budget) {
+            Ok(CelValue::String(s)) => messages.push(Some(s.as_str().to_owned())),
+            Ok(_) => messages.push(None),
+            Err(e) if e.is_out_of_budget() => {
+                messages_failed = Some(e);
+                break;
+            }
+            Err(_) => messages.push(None),
+        }
+    }
+    for (i, (validation, result)) in policy.validations.iter().zip(passed).enumerate() {
+        let decision = match (result, &messages_failed) {
+            (Err(message), _) => for_error(policy, message),
+            (Ok(_), Some(e)) => for_error(policy, format!("failed messageExpression: {e}")),
+            (Ok(true), None) => Decision::Admit,
+            (Ok(false), None) => Decision::Deny {
+                reason: validation
+                    .reason
+                    .clone()
+                    .unwrap_or_else(|| "Invalid".to_owned()),
+                message: failure_message(validation, messages.get(i).cloned().flatten()),
+            },
         };
         outcome.decisions.push(decision);
     }
@@ -314,16 +341,11 @@ pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>
     outcome
 }
 
-/// The message of a failed validation: messageExpression, else message, else `failed expression: …`.
-fn failure_message(
-    validation: &Validation,
-    activation: &Activation<'_>,
-    budget: &mut Budget,
-) -> String {
-    if let Some(program) = &validation.message_expression
-        && let Ok(CelValue::String(s)) = program.eval(activation, budget)
-    {
-        let s = s.as_str().trim();
+/// The message of a failed validation: its messageExpression's result when usable, else message, else
+/// `failed expression: …`.
+fn failure_message(validation: &Validation, evaluated: Option<String>) -> String {
+    if let Some(s) = evaluated {
+        let s = s.trim();
         if !s.is_empty() && s.len() <= MAX_MESSAGE_EXPRESSION_BYTES && !s.contains('\n') {
             return s.to_owned();
         }

@@ -40,6 +40,12 @@ impl Budget {
     pub fn kubernetes() -> Self {
         Budget::new(1_000_000, 10_000_000)
     }
+    /// The budget of one policy's (or webhook's) matchConditions, separate from the validations' budget:
+    /// `PerCallLimit` 1,000,000 and 2,500,000 in all (k8s.io/apiserver `webhook/matchconditions` and
+    /// `policy/validating` use `celconfig.RuntimeCELCostBudgetMatchConditions`).
+    pub fn match_conditions() -> Self {
+        Budget::new(1_000_000, 2_500_000)
+    }
     /// No practical limit.
     pub fn unlimited() -> Self {
         Budget::new(u64::MAX, u64::MAX)

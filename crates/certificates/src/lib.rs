@@ -206,11 +206,9 @@ impl Policies {
                 }
             }
             // duplicates collapsed, as ToAggregate does
-            let mut seen: Vec<String> = Vec::new();
+            let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
             for e in errs {
-                let s = e.to_string();
-                if !seen.contains(&s) {
-                    seen.push(s);
+                if seen.insert(e.to_string()) {
                     all.push((*idx, e.into()));
                 }
             }
