@@ -795,6 +795,39 @@ mod tests {
         );
     }
 
+    /// A replayed session answers behind the same gates, handed over as policy-evaluator hands a handler's answer;
+    /// a refused call never reaches the recording (kwctl's replay sits behind the gates too).
+    #[test]
+    fn replayed_sessions_answer_behind_the_gates() {
+        let session = Arc::new(
+            replay::Session::parse(
+                Path::new("s.yml"),
+                "- type: Exchange\n  request: |\n    !KubernetesGetResource\n    api_version: v1\n    kind: Namespace\n    \
+                 name: team-a\n    namespace: null\n    disable_cache: false\n  response:\n    type: Success\n    \
+                 payload: '{\"metadata\":{\"name\":\"team-a\"}}'\n",
+            )
+            .unwrap(),
+        );
+        let mut refused = state(json!({}), Some(json!({"contextAwareResources": []})));
+        refused.replay = Some(Arc::clone(&session));
+        assert!(
+            get(&refused, "team-a")
+                .unwrap_err()
+                .starts_with("Policy has not been granted access to Kubernetes v1/Namespace")
+        );
+        assert_eq!(session.leftovers().len(), 1);
+        let mut granted = state(json!({}), Some(shipped_metadata()));
+        granted.replay = Some(Arc::clone(&session));
+        assert_eq!(
+            get(&granted, "team-a").unwrap()["metadata"]["name"],
+            "team-a"
+        );
+        assert_eq!(
+            get(&granted, "team-a").unwrap_err(),
+            "Callback evaluation failure: the list of recorded responses is empty"
+        );
+    }
+
     /// The prefix the guest (crate/src/abi/kubewarden.rs `NAMESPACE_NOT_FOUND_PREFIX`) reads as "not found".
     fn palisade_kubewarden_not_found_prefix() -> &'static str {
         "Cannot find v1/Namespace named "
