@@ -288,3 +288,45 @@ fn pod_security_baseline_cases_replay_from_their_namespaces() {
         );
     }
 }
+
+/// A namespace recorded as missing (policy-evaluator's not-found error) is "no such namespace" to the policy, as an
+/// empty context is to the C ABI module, and the recorded error counts as replayed, not as a miss.
+#[test]
+fn a_recorded_not_found_is_no_such_namespace() {
+    let scratch = common::scratch_dir("replay-not-found");
+    let session = scratch.join("not-found.yml");
+    std::fs::write(&session, kwctl_session(&[("production", None)])).unwrap();
+    let replayed = replay_eval(session.to_str().unwrap(), POD_SECURITY_BASELINE);
+    assert!(
+        replayed.status.success() && replayed.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&replayed.stderr)
+    );
+    let context = scratch.join("context.json");
+    std::fs::write(&context, r#"{"namespaces": []}"#).unwrap();
+    let c_abi = palisade(&[
+        "eval",
+        "--context",
+        context.to_str().unwrap(),
+        "-p",
+        POD_SECURITY_BASELINE,
+        REVIEW,
+    ]);
+    let (a, b) = (stdout_json(&replayed), stdout_json(&c_abi));
+    assert_eq!(a["response"]["allowed"], false);
+    assert_eq!(
+        a["response"]["status"]["code"],
+        b["response"]["status"]["code"]
+    );
+    assert_eq!(
+        a["response"]["status"]["message"],
+        b["response"]["status"]["message"]
+    );
+    assert!(
+        a["response"]["status"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("namespaces \"production\" not found")
+    );
+    std::fs::remove_dir_all(&scratch).unwrap();
+}
