@@ -536,11 +536,6 @@ impl KubewardenBackend {
         self
     }
 
-    /// The replayed session, when there is one.
-    pub fn replay(&self) -> Option<&replay::Session> {
-        self.replay.as_deref()
-    }
-
     pub fn path(&self) -> &Path {
         &self.path
     }
