@@ -9,7 +9,8 @@
 //! * **host capabilities** (binding `kubewarden`) answered from the case's `context` (DESIGN.md "Context"):
 //!   `kubernetes/get_resource` for v1 Namespace objects and `kubernetes/can_i`, gated as policy-server gates them by
 //!   the module's `io.kubewarden.metadata` (`hostCapabilities`, `contextAwareResources`) and worded as policy-server
-//!   words its refusals;
+//!   words its refusals; or, instead of a context, replayed from a session recorded by kwctl
+//!   ([`crate::replay`], `kwctl run --replay-host-capabilities-interactions`);
 //! * the ValidationResponse mapped back onto an AdmissionReview as policy-evaluator's
 //!   `AdmissionResponse::from_policy_validation_response` does (`accepted` → `allowed`, `message`/`code` →
 //!   `status`, warnings, audit annotations), so cases compare with the C ABI backend's answers. A ValidationResponse
@@ -34,6 +35,7 @@ use wasmtime_provider::{
 use crate::annotate;
 use crate::backend::{Backend, HostError};
 use crate::host::{DEFAULT_DEADLINE, DEFAULT_MEMORY_LIMIT, Runtime, TICK};
+use crate::replay;
 
 /// What wasmtime-provider says when a call ran past its epoch deadline (policy-evaluator matches the same text).
 const EPOCH_INTERRUPTED: &str = "guest code interrupted, execution deadline exceeded";
@@ -108,6 +110,8 @@ impl Grants {
 #[derive(Debug)]
 struct HostState {
     context: StaticContext,
+    /// A kwctl session that answers the Kubernetes capabilities instead of `context`.
+    replay: Option<Arc<replay::Session>>,
     grants: Grants,
     /// Every host call the guest made, as `namespace/operation`, in order.
     calls: std::sync::Mutex<Vec<String>>,
@@ -197,6 +201,12 @@ fn get_resource(state: &HostState, payload: &[u8]) -> Result<Vec<u8>, String> {
             "Policy has not been granted access to Kubernetes {api_version}/{kind} resources. The violation has been reported."
         ));
     }
+    if let Some(session) = &state.replay {
+        let payload: Value = serde_json::from_slice(payload).map_err(|e| e.to_string())?;
+        return session
+            .replay(&replay::Request::get_resource(&payload))
+            .map_err(callback_failure);
+    }
     if (api_version.as_str(), kind.as_str()) != ("v1", "Namespace") {
         return Err(format!(
             "the harness context holds only v1/Namespace objects, not `{api_version}/{kind}`"
@@ -222,6 +232,12 @@ fn callback_failure(error: String) -> String {
 
 fn can_i(state: &HostState, payload: &[u8]) -> Result<Vec<u8>, String> {
     let request: CanIRequest = serde_json::from_slice(payload).map_err(|e| e.to_string())?;
+    if let Some(session) = &state.replay {
+        let payload: Value = serde_json::from_slice(payload).map_err(|e| e.to_string())?;
+        return session
+            .replay(&replay::Request::can_i(&payload))
+            .map_err(callback_failure);
+    }
     let review = request.subject_access_review;
     let attributes = review.resource_attributes;
     let query = AccessQuery {
@@ -247,6 +263,7 @@ pub struct KubewardenBackend {
     grants: Grants,
     metadata: Option<Value>,
     compile_time: Duration,
+    replay: Option<Arc<replay::Session>>,
 }
 
 impl std::fmt::Debug for KubewardenBackend {
@@ -255,6 +272,7 @@ impl std::fmt::Debug for KubewardenBackend {
             .field("path", &self.path)
             .field("grants", &self.grants)
             .field("compile_time", &self.compile_time)
+            .field("replay", &self.replay.as_ref().map(|s| s.source()))
             .finish_non_exhaustive()
     }
 }
@@ -506,7 +524,16 @@ impl KubewardenBackend {
             grants,
             metadata,
             compile_time,
+            replay: None,
         })
+    }
+
+    /// Answer the Kubernetes host capabilities of every instance from a session recorded by kwctl, consumed in order
+    /// across the run, instead of from a context (which must then not be given).
+    #[must_use]
+    pub fn replaying(mut self, session: Arc<replay::Session>) -> Self {
+        self.replay = Some(session);
+        self
     }
 
     pub fn path(&self) -> &Path {
@@ -528,6 +555,12 @@ impl KubewardenBackend {
         context: Option<&Value>,
         deadline: Duration,
     ) -> Result<KubewardenInstance, HostError> {
+        if context.is_some() && self.replay.is_some() {
+            return Err(HostError::Host(
+                "the host capabilities are replayed from a recorded session, so a context cannot answer them too"
+                    .to_owned(),
+            ));
+        }
         let context: StaticContext = match context {
             None => StaticContext::default(),
             Some(value) => serde_json::from_value(value.clone())
@@ -546,6 +579,7 @@ impl KubewardenBackend {
             })?;
         let state = Arc::new(HostState {
             context,
+            replay: self.replay.clone(),
             grants: self.grants.clone(),
             calls: std::sync::Mutex::default(),
         });
@@ -696,6 +730,7 @@ mod tests {
         HostState {
             calls: std::sync::Mutex::default(),
             context: serde_json::from_value(context).unwrap(),
+            replay: None,
             grants: metadata
                 .as_ref()
                 .map(Grants::from_metadata)
@@ -752,6 +787,39 @@ mod tests {
                 "Callback evaluation failure: {}",
                 StaticContext::default().namespace("a").unwrap_err()
             )
+        );
+    }
+
+    /// A replayed session answers behind the same gates, handed over as policy-evaluator hands a handler's answer;
+    /// a refused call never reaches the recording (kwctl's replay sits behind the gates too).
+    #[test]
+    fn replayed_sessions_answer_behind_the_gates() {
+        let session = Arc::new(
+            replay::Session::parse(
+                Path::new("s.yml"),
+                "- type: Exchange\n  request: |\n    !KubernetesGetResource\n    api_version: v1\n    kind: Namespace\n    \
+                 name: team-a\n    namespace: null\n    disable_cache: false\n  response:\n    type: Success\n    \
+                 payload: '{\"metadata\":{\"name\":\"team-a\"}}'\n",
+            )
+            .unwrap(),
+        );
+        let mut refused = state(json!({}), Some(json!({"contextAwareResources": []})));
+        refused.replay = Some(Arc::clone(&session));
+        assert!(
+            get(&refused, "team-a")
+                .unwrap_err()
+                .starts_with("Policy has not been granted access to Kubernetes v1/Namespace")
+        );
+        assert_eq!(session.leftovers().len(), 1);
+        let mut granted = state(json!({}), Some(shipped_metadata()));
+        granted.replay = Some(Arc::clone(&session));
+        assert_eq!(
+            get(&granted, "team-a").unwrap()["metadata"]["name"],
+            "team-a"
+        );
+        assert_eq!(
+            get(&granted, "team-a").unwrap_err(),
+            "Callback evaluation failure: the list of recorded responses is empty"
         );
     }
 

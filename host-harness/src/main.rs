@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -11,7 +12,7 @@ use serde_json::Value;
 use palisade_harness::backend::Backend;
 use palisade_harness::host::{CAbiBackend, DEFAULT_DEADLINE, WasmHost, bundle_bytes};
 use palisade_harness::kubewarden::{self, KubewardenBackend};
-use palisade_harness::{artifacts, bench, documents, runner, scaffold};
+use palisade_harness::{artifacts, bench, documents, replay, runner, scaffold};
 
 /// `print!` that ends the program quietly when the reader has gone away (`palisade eval … | head`), as Unix tools do,
 /// instead of panicking on the closed pipe.
@@ -96,6 +97,16 @@ enum Command {
         context: Option<PathBuf>,
         #[arg(long)]
         kubewarden: bool,
+        /// Answer the host capabilities from a session recorded by `kwctl run
+        /// --record-host-capabilities-interactions FILE`, as `kwctl run --replay-host-capabilities-interactions FILE`
+        /// does (with --kubewarden; instead of --context)
+        #[arg(
+            long,
+            value_name = "FILE",
+            requires = "kubewarden",
+            conflicts_with = "context"
+        )]
+        replay_host_capabilities_interactions: Option<PathBuf>,
     },
     /// Compile a bundle and print every problem
     Check {
@@ -240,10 +251,26 @@ fn run(cli: Cli) -> Result<ExitCode> {
             reviews,
             context,
             kubewarden,
+            replay_host_capabilities_interactions: replay,
         } => {
             let bundle_value = documents::read_bundle(&bundle)?;
             let context = read_context(context.as_deref())?;
-            let backend = backend(module, kubewarden)?;
+            let session = replay
+                .as_deref()
+                .map(replay::Session::load)
+                .transpose()
+                .map_err(anyhow::Error::msg)?
+                .map(Arc::new);
+            let backend: Box<dyn Backend> = match &session {
+                Some(session) => {
+                    let path = module.map_or_else(
+                        || artifacts::artifact(artifacts::KUBEWARDEN),
+                        Path::to_path_buf,
+                    );
+                    Box::new(KubewardenBackend::load(&path)?.replaying(Arc::clone(session)))
+                }
+                None => backend(module, kubewarden)?,
+            };
             let rejected = backend.check(&bundle_value)?;
             if let Some(message) = &rejected {
                 eprintln!(
@@ -257,7 +284,27 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     backend.evaluate(&bundle_value, &review, context.as_ref(), DEFAULT_DEADLINE)?;
                 outln!("{}", serde_json::to_string_pretty(&answer)?);
             }
-            Ok(if rejected.is_some() {
+            let mut replay_failed = false;
+            if let Some(session) = &session {
+                // kwctl warns of what was recorded but not asked; a call the recording cannot answer fails the run.
+                let leftovers = session.leftovers();
+                if !leftovers.is_empty() {
+                    eprintln!(
+                        "warning: {} recorded exchange(s) of `{}` have not been replayed: {}",
+                        leftovers.len(),
+                        session.source().display(),
+                        leftovers.join("; ")
+                    );
+                }
+                for miss in session.misses() {
+                    eprintln!(
+                        "error: `{}` cannot answer a host call: {miss}",
+                        session.source().display()
+                    );
+                    replay_failed = true;
+                }
+            }
+            Ok(if rejected.is_some() || replay_failed {
                 ExitCode::FAILURE
             } else {
                 ExitCode::SUCCESS
