@@ -35,6 +35,7 @@ pub(crate) fn compile(
     source: &str,
     expect: Expect,
     check: bool,
+    strict_presence: bool,
 ) -> Result<Program, CompileError> {
     if source.chars().count() > MAX_SOURCE_CODE_POINTS {
         return Err(CompileError::Invalid(format!(
@@ -203,6 +204,7 @@ pub(crate) fn compile(
                 synthetic,
                 presence,
                 container: env.container().to_string(),
+                strict_presence,
             },
             result_type,
         }),

@@ -300,10 +300,20 @@ fn unbound_variables_are_runtime_errors() {
         .eval(&Activation::new(), &mut Budget::kubernetes())
         .unwrap_err();
     assert_eq!(e.to_string(), "no such attribute(s): params");
-    // bound to null (no paramKind): selecting on it is an error, has() is not allowed on null
+    // bound to null (no paramKind): selecting on it is `no such key`, has() is false
+    // (cel-go interpreter/attributes.go refQualify; kube-apiserver
+    // test/integration/apiserver/cel/validatingadmissionpolicy_test.go
+    // Test_ValidateNamespace_NoParams)
     let act = Activation::new().bind_json("params", None);
     let e = p.eval(&act, &mut Budget::kubernetes()).unwrap_err();
-    assert_eq!(e.to_string(), "no such overload");
+    assert_eq!(e.to_string(), "no such key: maxReplicas");
+    let has = Env::admission()
+        .compile("has(params.metadata)", Expect::Bool)
+        .unwrap();
+    assert_eq!(
+        has.eval(&act, &mut Budget::kubernetes()).unwrap().as_bool(),
+        Some(false)
+    );
 }
 
 // upstream: cert-manager/approver-policy pkg/internal/approver/validation (CEL validations
