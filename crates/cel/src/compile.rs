@@ -193,7 +193,7 @@ pub(crate) fn compile(
     };
     check_result_type(flavor, expect, &result_type)?;
     let mut regexes = HashMap::new();
-    collect_regexes(&expr, source, &mut regexes)?;
+    collect_regexes(&expr, &mut regexes)?;
     Ok(Program {
         inner: Arc::new(ProgramInner {
             source: source.to_string(),
@@ -756,7 +756,6 @@ fn ast_depth(root: &SpannedExpr) -> usize {
 /// Compiles literal regex arguments of `matches`, `find`, `findAll` once.
 fn collect_regexes(
     root: &SpannedExpr,
-    source: &str,
     out: &mut HashMap<i64, Regex>,
 ) -> Result<(), crate::CompileError> {
     let mut stack = vec![root];
@@ -773,12 +772,14 @@ fn collect_regexes(
             };
             if let Some(SpannedExpr {
                 node: Expr::String(p),
-                span,
                 ..
             }) = pattern
             {
-                let re = crate::functions::build_regex(p)
-                    .map_err(|msg| CompileError::Invalid(format_issue(source, span.start, &msg)))?;
+                // cel-go compiles a literal pattern when the program is built (OptimizeRegex);
+                // kube-apiserver reports its error as `program instantiation failed: …`
+                let re = palisade_cel_kubernetes::regex::compile(p).map_err(|e| {
+                    CompileError::Invalid(format!("program instantiation failed: {e}"))
+                })?;
                 out.insert(e.id, re);
             }
         }
