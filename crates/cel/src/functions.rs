@@ -10,7 +10,7 @@ use cel_core::BinaryOp;
 use palisade_cel_kubernetes::{lists, regex as re2, sets};
 use regex::Regex;
 
-use crate::authz::{self, AuthzCheck, AuthzValue};
+use crate::authz::{self, AuthzValue};
 use crate::error::EvalError;
 use crate::eval::{Ctx, key_display};
 use crate::strings;
@@ -996,49 +996,28 @@ fn authz_member<'a>(
     args: &[Value<'a>],
 ) -> Result<Value<'a>, EvalError> {
     let wrap = |v: AuthzValue<'a>| Ok(Value::Authz(Rc::new(v)));
+    // the builder's own errors (authz.go: `path must not be empty` …) fail the call
+    let invalid = |e: palisade_cel_kubernetes::authz::AuthzError| EvalError::new(e.to_string());
     match (a, name, args.len()) {
-        (
-            AuthzValue::Authorizer {
-                authz,
-                service_account,
-            },
-            "path",
-            1,
-        ) => wrap(AuthzValue::Path {
+        (AuthzValue::Authorizer { authz, authorizer }, "path", 1) => wrap(AuthzValue::Path {
             authz: *authz,
-            service_account: service_account.clone(),
-            path: str_arg(args, 0)?.to_string(),
+            check: authorizer.path(str_arg(args, 0)?).map_err(invalid)?,
         }),
-        (
-            AuthzValue::Authorizer {
-                authz,
-                service_account,
-            },
-            "group",
-            1,
-        ) => wrap(AuthzValue::Group {
+        (AuthzValue::Authorizer { authz, authorizer }, "group", 1) => wrap(AuthzValue::Group {
             authz: *authz,
-            check: AuthzCheck {
-                api_group: str_arg(args, 0)?.to_string(),
-                service_account: service_account.clone(),
-                ..AuthzCheck::default()
-            },
+            check: authorizer.group(str_arg(args, 0)?),
         }),
-        (AuthzValue::Authorizer { authz, .. }, "serviceAccount", 2) => {
+        (AuthzValue::Authorizer { authz, authorizer }, "serviceAccount", 2) => {
             wrap(AuthzValue::Authorizer {
                 authz: *authz,
-                service_account: Some((
-                    str_arg(args, 0)?.to_string(),
-                    str_arg(args, 1)?.to_string(),
-                )),
+                authorizer: authorizer
+                    .service_account(str_arg(args, 0)?, str_arg(args, 1)?)
+                    .map_err(invalid)?,
             })
         }
         (AuthzValue::Group { authz, check }, "resource", 1) => wrap(AuthzValue::Resource {
             authz: *authz,
-            check: AuthzCheck {
-                resource: str_arg(args, 0)?.to_string(),
-                ..check.clone()
-            },
+            check: Box::new(check.resource(str_arg(args, 0)?).map_err(invalid)?),
         }),
         (AuthzValue::Resource { authz, check }, _, 1)
             if matches!(
@@ -1046,63 +1025,34 @@ fn authz_member<'a>(
                 "subresource" | "namespace" | "name" | "fieldSelector" | "labelSelector"
             ) =>
         {
-            let v = str_arg(args, 0)?.to_string();
-            let mut c = check.clone();
-            match name {
-                "subresource" => c.subresource = v,
-                "namespace" => c.namespace = v,
-                "name" => c.name = v,
-                "fieldSelector" => c.field_selector = Some(v),
-                _ => c.label_selector = Some(v),
-            }
+            let v = str_arg(args, 0)?;
+            let c = (**check).clone();
+            let check = match name {
+                "subresource" => c.subresource(v),
+                "namespace" => c.namespace(v),
+                "name" => c.name(v),
+                "fieldSelector" => c.field_selector(v),
+                _ => c.label_selector(v),
+            };
             wrap(AuthzValue::Resource {
                 authz: *authz,
-                check: c,
+                check: Box::new(check),
             })
         }
-        (AuthzValue::Resource { authz, check }, "check", 1) => {
-            let c = AuthzCheck {
-                verb: str_arg(args, 0)?.to_string(),
-                ..check.clone()
-            };
-            wrap(decision(authz::run(*authz, &c)))
-        }
-        (
-            AuthzValue::Path {
-                authz,
-                service_account,
-                path,
-            },
-            "check",
-            1,
-        ) => {
-            let c = AuthzCheck {
-                verb: str_arg(args, 0)?.to_string(),
-                path: Some(path.clone()),
-                service_account: service_account.clone(),
-                ..AuthzCheck::default()
-            };
-            wrap(decision(authz::run(*authz, &c)))
-        }
-        (AuthzValue::Decision { decision, error }, _, 0) => match name {
-            "allowed" => Ok(Value::Bool(decision.as_ref().is_some_and(|d| d.allowed))),
-            "reason" => Ok(Value::string(
-                decision.as_ref().map(|d| d.reason.as_str()).unwrap_or(""),
-            )),
-            "errored" => Ok(Value::Bool(error.is_some())),
-            "error" => Ok(Value::string(error.as_deref().unwrap_or(""))),
+        (AuthzValue::Resource { authz, check }, "check", 1) => wrap(AuthzValue::Decision(
+            authz::run(*authz, &check.check(str_arg(args, 0)?)),
+        )),
+        (AuthzValue::Path { authz, check }, "check", 1) => wrap(AuthzValue::Decision(authz::run(
+            *authz,
+            &check.check(str_arg(args, 0)?),
+        ))),
+        (AuthzValue::Decision(d), _, 0) => match name {
+            "allowed" => Ok(Value::Bool(d.allowed())),
+            "reason" => Ok(Value::string(d.reason())),
+            "errored" => Ok(Value::Bool(d.errored())),
+            "error" => Ok(Value::string(d.error())),
             _ => nso(),
         },
         _ => nso(),
-    }
-}
-
-fn decision<'a>(v: AuthzValue<'static>) -> AuthzValue<'a> {
-    match v {
-        AuthzValue::Decision { decision, error } => AuthzValue::Decision { decision, error },
-        _ => AuthzValue::Decision {
-            decision: None,
-            error: Some("internal error".to_string()),
-        },
     }
 }
