@@ -74,7 +74,7 @@ pub(crate) fn compile(
                 format_issue(
                     source,
                     e.span.start,
-                    &format!("Syntax error: {}", syntax_message(&e.message)),
+                    &format!("Syntax error: {}", e.message),
                 )
             })
             .collect();
@@ -326,16 +326,6 @@ fn without_type_params(t: &CelType, depth: u32) -> CelType {
 
 /// cel-go's parser (ANTLR) words a missing closing token at the end of the input
 /// `missing ')' at '<EOF>'`; cel-core says `expected ')', found None`.
-fn syntax_message(message: &str) -> String {
-    if let Some(token) = message
-        .strip_prefix("expected '")
-        .and_then(|rest| rest.strip_suffix("', found None"))
-    {
-        return format!("missing '{token}' at '<EOF>'");
-    }
-    message.to_string()
-}
-
 /// cel-go declares `_==_`, `_!=_` as `(A, A) -> bool`, `@in` as `(A, list(A))` and
 /// `(A, map(A, B))`, list `_+_` as `(list(A), list(A))` and `_?_:_` as `(bool, A, A)`: operands
 /// whose types cannot be unified (`1 == 'a'`, `'a' == null`, `1 in ['a']`, `[1] + ['a']`,
