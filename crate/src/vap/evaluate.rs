@@ -161,23 +161,19 @@ impl palisade_cel::Authorizer for UserAuthorizer<'_> {
         &self,
         attrs: &palisade_cel::AuthzCheck,
     ) -> Result<palisade_cel::AuthzDecision, String> {
+        // the subject is the requesting user, or the service account named by
+        // `authorizer.serviceAccount(ns, name)` (whose user info has no extra)
         let user = &self.scope.request.user_info;
-        let (username, groups) = match &attrs.service_account {
-            Some((ns, name)) => (
-                format!("system:serviceaccount:{ns}:{name}"),
-                vec![
-                    "system:serviceaccounts".to_owned(),
-                    format!("system:serviceaccounts:{ns}"),
-                    "system:authenticated".to_owned(),
-                ],
-            ),
-            None => (user.username.clone(), user.groups.clone()),
+        let extra = if attrs.user.name == user.username {
+            user.extra.clone()
+        } else {
+            Default::default()
         };
         let query = crate::context::AccessQuery {
-            user: username,
-            groups,
-            uid: user.uid.clone(),
-            extra: user.extra.clone(),
+            user: attrs.user.name.clone(),
+            groups: attrs.user.groups.clone(),
+            uid: attrs.user.uid.clone(),
+            extra,
             verb: attrs.verb.clone(),
             api_group: attrs.api_group.clone(),
             resource: attrs.resource.clone(),

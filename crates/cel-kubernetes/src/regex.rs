@@ -1,11 +1,14 @@
 //! Regex helpers: the CEL `regex` library (`k8s.io/apiserver/pkg/cel/library/regex.go`).
 //!
 //! `s.find(re)` is [`find`]; `s.findAll(re)` and `s.findAll(re, n)` are [`find_all`] (n < 0
-//! for all). Patterns compile with [`compile`], which gives Go's RE2 meaning to the places
-//! where Rust's `regex` differs: `\d`, `\w`, `\s` and `\b` are ASCII-only, `\Q…\E` quotes, a
-//! `[` inside a class is a literal, and a counted repetition is at most 1000. The error
-//! starts with upstream's `Illegal regex: `; the cause after it is the `regex` crate's text
-//! (Go's `error parsing regexp: …` is not reproduced).
+//! for all). Patterns compile with [`compile`] (also used for the standard `matches`), which
+//! gives Go's RE2 meaning to the places where Rust's `regex` differs: `\d`, `\w`, `\s` and
+//! `\b` are ASCII-only, `\Q…\E` quotes, a `[` inside a class is a literal, and a counted
+//! repetition is at most 1000. An invalid pattern is worded as Go's `regexp/syntax` words it
+//! (`error parsing regexp: invalid repeat count: `{1001}``) for the errors Go detects before
+//! compiling (repeat counts, unbalanced parentheses, an unclosed class, a trailing backslash);
+//! for any other the cause after `error parsing regexp: ` is the `regex` crate's text.
+//! `find`/`findAll` put upstream's `Illegal regex: ` in front ([`RegexError::illegal`]).
 //!
 //! This crate asks `regex` only for `std` and `unicode-perl`; `(?i)` and `\p{…}` need the
 //! `unicode-case` / `unicode-gencat` features, which the product gets through `cel-core`
@@ -13,10 +16,23 @@
 
 pub use regex::Regex;
 
-/// An invalid pattern: `Illegal regex: <cause>`.
+/// An invalid pattern, as Go's `regexp.Compile` reports it: `error parsing regexp: <code>:
+/// `<expr>``.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("Illegal regex: {0}")]
+#[error("error parsing regexp: {0}")]
 pub struct RegexError(String);
+
+impl RegexError {
+    /// Go's `regexp/syntax.Error`: `<code>: `<expr>``.
+    fn go(code: &str, expr: &str) -> Self {
+        RegexError(format!("{code}: `{expr}`"))
+    }
+
+    /// The runtime error of `find` / `findAll` (regex.go): `Illegal regex: error parsing regexp: …`.
+    pub fn illegal(&self) -> String {
+        format!("Illegal regex: {self}")
+    }
+}
 
 /// The largest compiled program a pattern may produce (bytes).
 const SIZE_LIMIT: usize = 1 << 20;
@@ -26,12 +42,140 @@ pub fn compile(pattern: &str) -> Result<Regex, RegexError> {
     let translated = translate(pattern)?;
     regex::RegexBuilder::new(&translated)
         .size_limit(SIZE_LIMIT)
+        .dfa_size_limit(SIZE_LIMIT)
         .build()
-        .map_err(|e| RegexError(e.to_string().replace('\n', " ")))
+        .map_err(|e| {
+            let text = e.to_string();
+            let cause = text.lines().last().unwrap_or_default().trim();
+            RegexError(cause.trim_start_matches("error: ").to_string())
+        })
+}
+
+/// What precedes a repetition operator, for Go's repetition errors.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Prev {
+    /// The start of the pattern, of a group or of an alternative: nothing to repeat.
+    Nothing,
+    Atom,
+    /// A repetition operator starting at this byte (`lazy`: already followed by `?`).
+    Repeat {
+        at: usize,
+        lazy: bool,
+    },
+}
+
+/// The structural errors Go's parser (`regexp/syntax` parse.go) reports, in its words: a
+/// trailing backslash, a `)` without its `(`, a `(` without its `)` (both quote the whole
+/// pattern), a class without its `]` (quoting the class to the end), `*`, `+` or `?` with
+/// nothing to repeat, and a repetition of a repetition (`a**`).
+fn check_structure(pattern: &str) -> Result<(), RegexError> {
+    let bytes = pattern.as_bytes();
+    let mut i = 0usize;
+    let mut groups = 0usize;
+    let mut prev = Prev::Nothing;
+    while let Some(&b) = bytes.get(i) {
+        let quoted = |from: usize, to: usize| pattern.get(from..to).unwrap_or_default();
+        if matches!(b, b'*' | b'+' | b'?') {
+            prev = match prev {
+                Prev::Nothing => {
+                    return Err(RegexError::go(
+                        "missing argument to repetition operator",
+                        quoted(i, i + 1),
+                    ));
+                }
+                Prev::Atom => Prev::Repeat { at: i, lazy: false },
+                Prev::Repeat { at, lazy: false } if b == b'?' => Prev::Repeat { at, lazy: true },
+                Prev::Repeat { at, .. } => {
+                    return Err(RegexError::go(
+                        "invalid nested repetition operator",
+                        quoted(at, i + 1),
+                    ));
+                }
+            };
+            i += 1;
+            continue;
+        }
+        prev = match b {
+            b'(' | b'|' => Prev::Nothing,
+            _ => Prev::Atom,
+        };
+        match b {
+            b'\\' => match bytes.get(i + 1) {
+                None => {
+                    return Err(RegexError::go(
+                        "trailing backslash at end of expression",
+                        "",
+                    ));
+                }
+                Some(b'Q') => {
+                    // literal text up to `\E` (or the end)
+                    i = pattern
+                        .get(i + 2..)
+                        .and_then(|rest| rest.find("\\E"))
+                        .map_or(bytes.len(), |e| i + 2 + e + 2);
+                    continue;
+                }
+                Some(_) => i += 2,
+            },
+            b'[' => {
+                let start = i;
+                i += 1;
+                // a leading `^`, then a leading `]`, are part of the class
+                if bytes.get(i) == Some(&b'^') {
+                    i += 1;
+                }
+                if bytes.get(i) == Some(&b']') {
+                    i += 1;
+                }
+                loop {
+                    match bytes.get(i) {
+                        None => {
+                            return Err(RegexError::go(
+                                "missing closing ]",
+                                pattern.get(start..).unwrap_or_default(),
+                            ));
+                        }
+                        Some(b']') => break,
+                        Some(b'\\') => i += 2,
+                        Some(b'[') if bytes.get(i + 1) == Some(&b':') => {
+                            // a POSIX class `[:alpha:]`
+                            match pattern.get(i + 2..).and_then(|r| r.find(":]")) {
+                                Some(e) => i += 2 + e + 2,
+                                None => i += 1,
+                            }
+                        }
+                        Some(_) => i += 1,
+                    }
+                }
+                i += 1;
+            }
+            b'(' => {
+                groups += 1;
+                i += 1;
+                // a group's flags or name (`(?i)`, `(?P<n>`) are not something to repeat
+                if bytes.get(i) == Some(&b'?') {
+                    i += 1;
+                }
+            }
+            b')' => {
+                if groups == 0 {
+                    return Err(RegexError::go("unexpected )", pattern));
+                }
+                groups -= 1;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    if groups > 0 {
+        return Err(RegexError::go("missing closing )", pattern));
+    }
+    Ok(())
 }
 
 /// Rewrites an RE2 pattern into the `regex` crate's syntax with the same meaning.
 fn translate(pattern: &str) -> Result<String, RegexError> {
+    check_structure(pattern)?;
     let mut out = String::with_capacity(pattern.len() + 8);
     let mut chars = pattern.chars().peekable();
     let mut in_class = false;
@@ -132,8 +276,14 @@ fn translate(pattern: &str) -> Result<String, RegexError> {
                     continue;
                 }
                 let too_big = |n: &str| n.len() > 4 || n.parse::<u32>().is_ok_and(|n| n > 1000);
-                if too_big(min) || max.is_some_and(too_big) {
-                    return Err(RegexError(format!("invalid repeat count: {{{count}}}")));
+                let reversed = max
+                    .and_then(|m| Some((min.parse::<u32>().ok()?, m.parse::<u32>().ok()?)))
+                    .is_some_and(|(lo, hi)| lo > hi);
+                if too_big(min) || max.is_some_and(|m| !m.is_empty() && too_big(m)) || reversed {
+                    return Err(RegexError::go(
+                        "invalid repeat count",
+                        &format!("{{{count}}}"),
+                    ));
                 }
                 out.push('{');
                 out.push_str(&count);
@@ -208,11 +358,9 @@ mod tests {
         assert_eq!(find_all(&re("[a-z]+"), "123 abc def", 1), vec!["abc"]);
         assert!(find_all(&re("xyz"), "123 abc def", -1).is_empty());
         assert!(find_all(&re("[a-z]+"), "123 abc def", 0).is_empty());
-        assert!(
-            compile("[")
-                .unwrap_err()
-                .to_string()
-                .starts_with("Illegal regex: ")
+        assert_eq!(
+            compile("[").unwrap_err().illegal(),
+            "Illegal regex: error parsing regexp: missing closing ]: `[`"
         );
     }
 
@@ -243,12 +391,46 @@ mod tests {
         assert_eq!(find(&re(r"[a&&b]+"), "x&&ab"), "&&ab");
         assert_eq!(find(&re(r"\\d"), r"\d"), r"\d");
         assert_eq!(find(&re(r"a{2,3}"), "aaaa"), "aaa");
-        assert!(compile("a{1001}").is_err());
         assert!(compile("a{1000}").is_ok());
-        assert!(compile("a{2,1001}").is_err());
+        assert_eq!(find(&re(r"^\Qa.b\E$"), "a.b"), "a.b");
+        assert_eq!(find(&re(r"^\Qa.b\E$"), "axb"), "");
+        assert_eq!(find(&re(r"\Q(a\E+"), "(aa"), "(aa");
         assert_eq!(find(&re("a{"), "a{"), "a{");
         assert_eq!(find(&re("a{x}"), "a{x}"), "a{x}");
         assert_eq!(find(&re("a{,2}"), "a{,2}"), "a{,2}");
         assert_eq!(find(&re("a{2,}"), "aaa"), "aaa");
+    }
+
+    fn err(p: &str) -> String {
+        compile(p).unwrap_err().to_string()
+    }
+
+    // upstream: Go src/regexp/all_test.go badRe (the errors Go's parser detects; the others are
+    // worded by the `regex` crate) and src/regexp/syntax/parse.go (repeat counts over 1000)
+    #[test]
+    fn go_parse_errors() {
+        let go = |e: &str| format!("error parsing regexp: {e}");
+        assert_eq!(err("*"), go("missing argument to repetition operator: `*`"));
+        assert_eq!(err("+"), go("missing argument to repetition operator: `+`"));
+        assert_eq!(err("?"), go("missing argument to repetition operator: `?`"));
+        assert_eq!(err("(abc"), go("missing closing ): `(abc`"));
+        assert_eq!(err("abc)"), go("unexpected ): `abc)`"));
+        assert_eq!(err("x[a-z"), go("missing closing ]: `[a-z`"));
+        assert_eq!(
+            err(r"abc\"),
+            go("trailing backslash at end of expression: ``")
+        );
+        assert_eq!(err("a**"), go("invalid nested repetition operator: `**`"));
+        assert_eq!(err("a*+"), go("invalid nested repetition operator: `*+`"));
+        assert_eq!(err("a{1001}"), go("invalid repeat count: `{1001}`"));
+        assert_eq!(err("a{2,1001}"), go("invalid repeat count: `{2,1001}`"));
+        assert_eq!(err("a{3,2}"), go("invalid repeat count: `{3,2}`"));
+        assert!(err("[z-a]").starts_with("error parsing regexp: "));
+        // what Go accepts
+        for ok in [
+            "a*?", "a+?", "a??", "(?s)a", "(?:a)*", r"\*", "[*+?]", "abc]", r"\Q*\E",
+        ] {
+            assert!(compile(ok).is_ok(), "{ok}");
+        }
     }
 }

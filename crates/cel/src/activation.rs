@@ -6,11 +6,12 @@ use std::rc::Rc;
 
 use serde_json::Value as Json;
 
-use crate::authz::{Authorizer, AuthzCheck, AuthzValue};
+use crate::authz::{Authorizer, AuthzValue, User};
 use crate::error::EvalError;
 use crate::eval::{self, Budget, MAX_EVAL_DEPTH};
 use crate::value::Value;
 use crate::{Env, Program};
+use palisade_cel_kubernetes::authz as k8s;
 
 /// Lazily produces the namespace object (`None`: the request is cluster-scoped).
 pub type NamespaceFn<'a> = dyn Fn() -> Result<Option<&'a Json>, String> + 'a;
@@ -129,7 +130,6 @@ pub struct Activation<'a> {
     variables: Option<&'a Variables>,
     cache: RefCell<Vec<Cached<'a>>>,
     authorizer: Option<&'a dyn Authorizer>,
-    request_resource: Option<AuthzCheck>,
     namespace: Option<&'a NamespaceFn<'a>>,
     ns_cache: RefCell<Cached<'a>>,
 }
@@ -147,7 +147,6 @@ impl<'a> Activation<'a> {
             variables: None,
             cache: RefCell::new(Vec::new()),
             authorizer: None,
-            request_resource: None,
             namespace: None,
             ns_cache: RefCell::new(None),
         }
@@ -176,13 +175,6 @@ impl<'a> Activation<'a> {
 
     pub fn authorizer(mut self, authz: &'a dyn Authorizer) -> Self {
         self.authorizer = Some(authz);
-        self
-    }
-
-    /// The attributes `authorizer.requestResource` checks (group, resource, subresource,
-    /// namespace, name of the request). Without it they are read from the bound `request`.
-    pub fn request_resource(mut self, check: AuthzCheck) -> Self {
-        self.request_resource = Some(check);
         self
     }
 
@@ -220,11 +212,11 @@ impl<'a> Activation<'a> {
             "namespaceObject" if self.namespace.is_some() => self.namespace_value(),
             "authorizer" => Ok(Value::Authz(Rc::new(AuthzValue::Authorizer {
                 authz: self.authorizer,
-                service_account: None,
+                authorizer: k8s::Authorizer::new(self.request_user()),
             }))),
             "authorizer.requestResource" => Ok(Value::Authz(Rc::new(AuthzValue::Resource {
                 authz: self.authorizer,
-                check: self.request_check(),
+                check: Box::new(self.request_check()),
             }))),
             _ => Err(EvalError::new(format!("no such attribute(s): {name}"))),
         }
@@ -246,22 +238,53 @@ impl<'a> Activation<'a> {
         v
     }
 
-    fn request_check(&self) -> AuthzCheck {
-        if let Some(c) = &self.request_resource {
-            return c.clone();
+    fn request(&self) -> Option<&crate::value::Map<'a>> {
+        match self.vars.iter().find(|(n, _)| n == "request") {
+            Some((_, Value::Map(req))) => Some(req),
+            _ => None,
         }
-        let mut c = AuthzCheck::default();
-        if let Some((_, Value::Map(req))) = self.vars.iter().find(|(n, _)| n == "request") {
+    }
+
+    /// The requesting user (`request.userInfo`), whom `authorizer` asks for.
+    fn request_user(&self) -> User {
+        let mut user = User::default();
+        if let Some(Value::Map(info)) = self.request().and_then(|r| r.get_str("userInfo")) {
             let s = |v: Option<Value<'_>>| v.and_then(|v| v.as_str().map(str::to_string));
-            if let Some(Value::Map(res)) = req.get_str("resource") {
-                c.api_group = s(res.get_str("group")).unwrap_or_default();
-                c.resource = s(res.get_str("resource")).unwrap_or_default();
+            user.name = s(info.get_str("username")).unwrap_or_default();
+            user.uid = s(info.get_str("uid")).unwrap_or_default();
+            if let Some(Value::List(groups)) = info.get_str("groups") {
+                user.groups = groups
+                    .iter()
+                    .filter_map(|g| g.as_str().map(str::to_string))
+                    .collect();
             }
-            c.subresource = s(req.get_str("subResource")).unwrap_or_default();
-            c.namespace = s(req.get_str("namespace")).unwrap_or_default();
-            c.name = s(req.get_str("name")).unwrap_or_default();
         }
-        c
+        user
+    }
+
+    /// `authorizer.requestResource`: the request's group, resource, subresource, namespace
+    /// and name (`NewResourceAuthorizerVal`).
+    fn request_check(&self) -> k8s::ResourceCheck {
+        let s = |v: Option<Value<'_>>| v.and_then(|v| v.as_str().map(str::to_string));
+        let (mut group, mut resource, mut subresource, mut namespace, mut name) =
+            Default::default();
+        if let Some(req) = self.request() {
+            if let Some(Value::Map(res)) = req.get_str("resource") {
+                group = s(res.get_str("group")).unwrap_or_default();
+                resource = s(res.get_str("resource")).unwrap_or_default();
+            }
+            subresource = s(req.get_str("subResource")).unwrap_or_default();
+            namespace = s(req.get_str("namespace")).unwrap_or_default();
+            name = s(req.get_str("name")).unwrap_or_default();
+        }
+        k8s::ResourceCheck::for_request(
+            &k8s::Authorizer::new(self.request_user()),
+            &group,
+            &resource,
+            &subresource,
+            &namespace,
+            &name,
+        )
     }
 
     fn variable(

@@ -1,22 +1,11 @@
 //! The Kubernetes authorizer library (`authorizer.group(g).resource(r)….check(verb)`), after
-//! k8s.io/apiserver/pkg/cel/library/authz.go. The host answers checks through [`Authorizer`].
+//! k8s.io/apiserver/pkg/cel/library/authz.go. The builder, its validation and the question put
+//! to the host are `palisade_cel_kubernetes::authz`; this module wraps them as CEL values and
+//! asks the host through [`Authorizer`].
 
-/// One authorization question, as `authorizer` builds it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct AuthzCheck {
-    pub verb: String,
-    pub api_group: String,
-    pub resource: String,
-    pub subresource: String,
-    pub namespace: String,
-    pub name: String,
-    /// Set for `authorizer.path(p).check(verb)`; then the resource fields are empty.
-    pub path: Option<String>,
-    /// Set after `authorizer.serviceAccount(namespace, name)`: the subject is that service account.
-    pub service_account: Option<(String, String)>,
-    pub field_selector: Option<String>,
-    pub label_selector: Option<String>,
-}
+use palisade_cel_kubernetes::authz as k8s;
+
+pub use k8s::{AuthzCheck, User};
 
 /// The host's answer.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -25,7 +14,8 @@ pub struct AuthzDecision {
     pub reason: String,
 }
 
-/// Answers authorization checks for the requesting user.
+/// Answers authorization checks (for the requesting user, or the service account named by
+/// `authorizer.serviceAccount(ns, name)`: [`AuthzCheck::user`]).
 pub trait Authorizer {
     /// `Err` is reported through the decision's `errored()` / `error()`, as Kubernetes does.
     fn check(&self, attrs: &AuthzCheck) -> Result<AuthzDecision, String>;
@@ -35,25 +25,21 @@ pub trait Authorizer {
 pub enum AuthzValue<'a> {
     Authorizer {
         authz: Option<&'a dyn Authorizer>,
-        service_account: Option<(String, String)>,
+        authorizer: k8s::Authorizer,
     },
     Path {
         authz: Option<&'a dyn Authorizer>,
-        service_account: Option<(String, String)>,
-        path: String,
+        check: k8s::PathCheck,
     },
     Group {
         authz: Option<&'a dyn Authorizer>,
-        check: AuthzCheck,
+        check: k8s::GroupCheck,
     },
     Resource {
         authz: Option<&'a dyn Authorizer>,
-        check: AuthzCheck,
+        check: Box<k8s::ResourceCheck>,
     },
-    Decision {
-        decision: Option<AuthzDecision>,
-        error: Option<String>,
-    },
+    Decision(k8s::Decision),
 }
 
 impl std::fmt::Debug for AuthzValue<'_> {
@@ -75,27 +61,27 @@ impl AuthzValue<'_> {
             AuthzValue::Path { .. } => T_PATH,
             AuthzValue::Group { .. } => T_GROUP,
             AuthzValue::Resource { .. } => T_RESOURCE,
-            AuthzValue::Decision { .. } => T_DECISION,
+            AuthzValue::Decision(_) => T_DECISION,
         }
     }
 }
 
-/// Runs a check; a missing authorizer or a host error becomes an errored decision.
-pub(crate) fn run(authz: Option<&dyn Authorizer>, check: &AuthzCheck) -> AuthzValue<'static> {
-    match authz {
-        None => AuthzValue::Decision {
-            decision: None,
-            error: Some("no authorizer is available".to_string()),
+/// Puts a check to the host; a missing authorizer or a host error becomes an errored decision.
+pub(crate) fn run(authz: Option<&dyn Authorizer>, check: &AuthzCheck) -> k8s::Decision {
+    let answer = match authz {
+        None => Err("no authorizer is available".to_string()),
+        Some(a) => a.check(check),
+    };
+    match answer {
+        Ok(d) => k8s::Decision {
+            allowed: d.allowed,
+            reason: d.reason,
+            error: None,
         },
-        Some(a) => match a.check(check) {
-            Ok(d) => AuthzValue::Decision {
-                decision: Some(d),
-                error: None,
-            },
-            Err(e) => AuthzValue::Decision {
-                decision: None,
-                error: Some(e),
-            },
+        Err(e) => k8s::Decision {
+            allowed: false,
+            reason: String::new(),
+            error: Some(e),
         },
     }
 }

@@ -35,6 +35,7 @@ pub(crate) fn compile(
     source: &str,
     expect: Expect,
     check: bool,
+    strict_presence: bool,
 ) -> Result<Program, CompileError> {
     if source.chars().count() > MAX_SOURCE_CODE_POINTS {
         return Err(CompileError::Invalid(format!(
@@ -73,7 +74,7 @@ pub(crate) fn compile(
                 format_issue(
                     source,
                     e.span.start,
-                    &format!("Syntax error: {}", syntax_message(&e.message)),
+                    &format!("Syntax error: {}", e.message),
                 )
             })
             .collect();
@@ -192,7 +193,7 @@ pub(crate) fn compile(
     };
     check_result_type(flavor, expect, &result_type)?;
     let mut regexes = HashMap::new();
-    collect_regexes(&expr, source, &mut regexes)?;
+    collect_regexes(&expr, &mut regexes)?;
     Ok(Program {
         inner: Arc::new(ProgramInner {
             source: source.to_string(),
@@ -203,6 +204,7 @@ pub(crate) fn compile(
                 synthetic,
                 presence,
                 container: env.container().to_string(),
+                strict_presence,
             },
             result_type,
         }),
@@ -324,16 +326,6 @@ fn without_type_params(t: &CelType, depth: u32) -> CelType {
 
 /// cel-go's parser (ANTLR) words a missing closing token at the end of the input
 /// `missing ')' at '<EOF>'`; cel-core says `expected ')', found None`.
-fn syntax_message(message: &str) -> String {
-    if let Some(token) = message
-        .strip_prefix("expected '")
-        .and_then(|rest| rest.strip_suffix("', found None"))
-    {
-        return format!("missing '{token}' at '<EOF>'");
-    }
-    message.to_string()
-}
-
 /// cel-go declares `_==_`, `_!=_` as `(A, A) -> bool`, `@in` as `(A, list(A))` and
 /// `(A, map(A, B))`, list `_+_` as `(list(A), list(A))` and `_?_:_` as `(bool, A, A)`: operands
 /// whose types cannot be unified (`1 == 'a'`, `'a' == null`, `1 in ['a']`, `[1] + ['a']`,
@@ -754,7 +746,6 @@ fn ast_depth(root: &SpannedExpr) -> usize {
 /// Compiles literal regex arguments of `matches`, `find`, `findAll` once.
 fn collect_regexes(
     root: &SpannedExpr,
-    source: &str,
     out: &mut HashMap<i64, Regex>,
 ) -> Result<(), crate::CompileError> {
     let mut stack = vec![root];
@@ -771,12 +762,14 @@ fn collect_regexes(
             };
             if let Some(SpannedExpr {
                 node: Expr::String(p),
-                span,
                 ..
             }) = pattern
             {
-                let re = crate::functions::build_regex(p)
-                    .map_err(|msg| CompileError::Invalid(format_issue(source, span.start, &msg)))?;
+                // cel-go compiles a literal pattern when the program is built (OptimizeRegex);
+                // kube-apiserver reports its error as `program instantiation failed: …`
+                let re = palisade_cel_kubernetes::regex::compile(p).map_err(|e| {
+                    CompileError::Invalid(format!("program instantiation failed: {e}"))
+                })?;
                 out.insert(e.id, re);
             }
         }

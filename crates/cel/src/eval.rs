@@ -90,6 +90,9 @@ pub(crate) struct Compiled {
     pub presence: HashSet<i64>,
     /// The container, for name resolution in unchecked programs.
     pub container: String,
+    /// cel-go's `EnableErrorOnBadPresenceTest`: `has(x.f)` and `x.?f` on a value that is not a
+    /// map fail instead of being absent (the cel-spec conformance suite turns it on).
+    pub strict_presence: bool,
 }
 
 type Slot<'a> = Result<Value<'a>, EvalError>;
@@ -265,9 +268,9 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 let target = self.eval(expr)?;
                 self.budget.charge(1)?;
                 if *optional {
-                    return select_optional(target, field);
+                    return select_optional(target, field, self.prog.strict_presence);
                 }
-                select(&target, field)
+                select(&target, field, self.prog.strict_presence)
             }
             Expr::Index {
                 expr,
@@ -278,25 +281,26 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 let idx = self.eval(index)?;
                 self.budget.charge(1)?;
                 if *optional {
-                    return index_optional(target, &idx);
+                    return index_optional(target, &idx, self.prog.strict_presence);
                 }
-                index_value(&target, &idx)
+                index_value(&target, &idx, self.prog.strict_presence)
             }
             Expr::MemberTestOnly { expr, field } => {
                 let target = self.eval(expr)?;
                 self.budget.charge(1)?;
+                let target = match target {
+                    Value::Optional(None) => return Ok(Value::Bool(false)),
+                    Value::Optional(Some(v)) => (*v).clone(),
+                    other => other,
+                };
                 match &target {
                     Value::Map(m) if self.prog.presence.contains(&e.id) => Ok(Value::Bool(
                         m.get_str(field)
                             .is_some_and(|v| !crate::functions::is_zero(&v)),
                     )),
                     Value::Map(m) => Ok(Value::Bool(m.get_str(field).is_some())),
-                    Value::Optional(None) => Ok(Value::Bool(false)),
-                    Value::Optional(Some(v)) => match &**v {
-                        Value::Map(m) => Ok(Value::Bool(m.get_str(field).is_some())),
-                        _ => Err(EvalError::no_such_overload()),
-                    },
-                    _ => Err(EvalError::no_such_overload()),
+                    other => absent_field(other, field, self.prog.strict_presence)
+                        .map(|()| Value::Bool(false)),
                 }
             }
             Expr::Call { expr, args } => {
@@ -632,19 +636,58 @@ pub(crate) fn key_display(k: &Value<'_>) -> String {
     }
 }
 
+/// cel-go's error for a list indexed by a value that is not a number (`types.IndexOrError`).
+fn bad_list_index(idx: &Value<'_>) -> EvalError {
+    EvalError::new(format!(
+        "unsupported index type '{}' in list",
+        idx.type_of()
+    ))
+}
+
+/// A key, as cel-go's `no such key: %v` prints it (a double as Go's `%g`).
+fn key_text(k: &Value<'_>) -> String {
+    match k {
+        Value::Double(d) => crate::strings::format_double_g(*d),
+        Value::Uint(u) => u.to_string(),
+        other => key_display(other),
+    }
+}
+
+/// A field select or presence test on a value that is neither a map nor a list (`null`, a
+/// number, a string …). cel-go's `refQualify` (interpreter/attributes.go) fails the select
+/// with `no such key: <field>`; a presence test (`has(x.f)`, `x.?f`) is simply not present,
+/// unless the environment turns on `EnableErrorOnBadPresenceTest` (the cel-spec conformance
+/// suite does; Kubernetes does not). `Ok(())` means "absent".
+fn absent_field(target: &Value<'_>, field: &str, strict: bool) -> Result<(), EvalError> {
+    match target {
+        Value::List(_) => Err(bad_list_index(&Value::string(field))),
+        _ if strict => Err(EvalError::no_such_key(field)),
+        _ => Ok(()),
+    }
+}
+
 /// `target.field`
-pub(crate) fn select<'a>(target: &Value<'a>, field: &str) -> Result<Value<'a>, EvalError> {
+pub(crate) fn select<'a>(
+    target: &Value<'a>,
+    field: &str,
+    strict: bool,
+) -> Result<Value<'a>, EvalError> {
     match target {
         Value::Map(m) => m
             .get_str(field)
             .ok_or_else(|| EvalError::no_such_key(field)),
         // selecting on an optional keeps the result optional
-        Value::Optional(_) => select_optional(target.clone(), field),
-        _ => Err(EvalError::no_such_overload()),
+        Value::Optional(_) => select_optional(target.clone(), field, strict),
+        Value::List(_) => Err(bad_list_index(&Value::string(field))),
+        _ => Err(EvalError::no_such_key(field)),
     }
 }
 
-fn select_optional<'a>(target: Value<'a>, field: &str) -> Result<Value<'a>, EvalError> {
+fn select_optional<'a>(
+    target: Value<'a>,
+    field: &str,
+    strict: bool,
+) -> Result<Value<'a>, EvalError> {
     let inner = match target {
         Value::Optional(None) => return Ok(Value::Optional(None)),
         Value::Optional(Some(v)) => (*v).clone(),
@@ -652,7 +695,7 @@ fn select_optional<'a>(target: Value<'a>, field: &str) -> Result<Value<'a>, Eval
     };
     match &inner {
         Value::Map(m) => Ok(Value::Optional(m.get_str(field).map(Rc::new))),
-        _ => Err(EvalError::no_such_overload()),
+        other => absent_field(other, field, strict).map(|()| Value::Optional(None)),
     }
 }
 
@@ -666,7 +709,7 @@ fn list_index(l: &List<'_>, idx: &Value<'_>) -> Result<usize, EvalError> {
             }
             *d as i64
         }
-        _ => return Err(EvalError::no_such_overload()),
+        _ => return Err(bad_list_index(idx)),
     };
     match usize::try_from(i) {
         Ok(u) if u < l.len() => Ok(u),
@@ -675,9 +718,13 @@ fn list_index(l: &List<'_>, idx: &Value<'_>) -> Result<usize, EvalError> {
 }
 
 /// `target[idx]`
-pub(crate) fn index_value<'a>(target: &Value<'a>, idx: &Value<'_>) -> Result<Value<'a>, EvalError> {
+pub(crate) fn index_value<'a>(
+    target: &Value<'a>,
+    idx: &Value<'_>,
+    strict: bool,
+) -> Result<Value<'a>, EvalError> {
     match target {
-        Value::Optional(_) => index_optional(target.clone(), idx),
+        Value::Optional(_) => index_optional(target.clone(), idx, strict),
         Value::List(l) => {
             let i = list_index(l, idx)?;
             l.get(i)
@@ -686,9 +733,14 @@ pub(crate) fn index_value<'a>(target: &Value<'a>, idx: &Value<'_>) -> Result<Val
         Value::Map(m) => {
             check_index_key(idx)?;
             m.get(idx)
-                .ok_or_else(|| EvalError::no_such_key(key_display(idx)))
+                .ok_or_else(|| EvalError::no_such_key(key_text(idx)))
         }
-        _ => Err(EvalError::no_such_overload()),
+        // cel-go qualifies any other value with a constant-kind key as a missing key
+        // (`null['a']` is `no such key: a`)
+        _ => {
+            check_index_key(idx)?;
+            Err(EvalError::no_such_key(key_text(idx)))
+        }
     }
 }
 
@@ -701,7 +753,11 @@ fn check_index_key(k: &Value<'_>) -> Result<(), EvalError> {
     }
 }
 
-fn index_optional<'a>(target: Value<'a>, idx: &Value<'_>) -> Result<Value<'a>, EvalError> {
+fn index_optional<'a>(
+    target: Value<'a>,
+    idx: &Value<'_>,
+    strict: bool,
+) -> Result<Value<'a>, EvalError> {
     let inner = match target {
         Value::Optional(None) => return Ok(Value::Optional(None)),
         Value::Optional(Some(v)) => (*v).clone(),
@@ -717,6 +773,12 @@ fn index_optional<'a>(target: Value<'a>, idx: &Value<'_>) -> Result<Value<'a>, E
             check_index_key(idx)?;
             Ok(Value::Optional(m.get(idx).map(Rc::new)))
         }
-        _ => Err(EvalError::no_such_overload()),
+        _ => {
+            check_index_key(idx)?;
+            if strict {
+                return Err(EvalError::no_such_key(key_text(idx)));
+            }
+            Ok(Value::Optional(None))
+        }
     }
 }

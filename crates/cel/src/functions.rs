@@ -7,9 +7,10 @@ use std::rc::Rc;
 
 use base64::Engine as _;
 use cel_core::BinaryOp;
+use palisade_cel_kubernetes::{lists, regex as re2, sets};
 use regex::Regex;
 
-use crate::authz::{self, AuthzCheck, AuthzValue};
+use crate::authz::{self, AuthzValue};
 use crate::error::EvalError;
 use crate::eval::{Ctx, key_display};
 use crate::strings;
@@ -34,85 +35,6 @@ pub(crate) fn is_namespaced(name: &str) -> bool {
         name.split_once('.').map(|(ns, _)| ns),
         Some("math" | "base64" | "strings" | "sets" | "lists" | "optional" | "format" | "ip")
     )
-}
-
-/// RE2's Perl classes are ASCII (`\d` is `[0-9]`, `\w` is `[0-9A-Za-z_]`, `\s` is
-/// `[\t\n\f\r ]`, `\b` an ASCII word boundary); the `regex` crate's are Unicode. Rewrite
-/// them so `matches` agrees with cel-go.
-fn re2_ascii_classes(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len() + 16);
-    let mut in_class = false;
-    let mut chars = pattern.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                let Some(n) = chars.next() else {
-                    out.push(c);
-                    break;
-                };
-                let (inside, outside) = match n {
-                    'd' => ("0-9", "[0-9]"),
-                    'D' => ("", "[^0-9]"),
-                    'w' => ("0-9A-Za-z_", "[0-9A-Za-z_]"),
-                    'W' => ("", "[^0-9A-Za-z_]"),
-                    's' => ("\\t\\n\\f\\r ", "[\\t\\n\\f\\r ]"),
-                    'S' => ("", "[^\\t\\n\\f\\r ]"),
-                    'b' if !in_class => ("", "(?-u:\\b)"),
-                    'B' if !in_class => ("", "(?-u:\\B)"),
-                    _ => ("", ""),
-                };
-                if in_class && !inside.is_empty() {
-                    out.push_str(inside);
-                } else if !in_class && !outside.is_empty() {
-                    out.push_str(outside);
-                } else {
-                    out.push(c);
-                    out.push(n);
-                }
-            }
-            '[' if !in_class => {
-                in_class = true;
-                out.push(c);
-                // a leading `]` or `^]` is literal
-                if chars.peek() == Some(&'^') {
-                    out.push('^');
-                    chars.next();
-                }
-                if chars.peek() == Some(&']') {
-                    out.push(']');
-                    chars.next();
-                }
-            }
-            '[' if in_class && chars.peek() == Some(&':') => {
-                // POSIX class `[:alpha:]` inside a class
-                out.push(c);
-                for d in chars.by_ref() {
-                    out.push(d);
-                    if d == ']' {
-                        break;
-                    }
-                }
-            }
-            ']' if in_class => {
-                in_class = false;
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-pub(crate) fn build_regex(pattern: &str) -> Result<Regex, String> {
-    regex::RegexBuilder::new(&re2_ascii_classes(pattern))
-        .size_limit(1 << 20)
-        .dfa_size_limit(1 << 20)
-        .build()
-        .map_err(|e| {
-            let first = e.to_string();
-            let line = first.lines().last().unwrap_or("").trim().to_string();
-            format!("invalid regex: {line}")
-        })
 }
 
 pub(crate) fn negate(v: Value<'_>) -> Result<Value<'_>, EvalError> {
@@ -349,16 +271,45 @@ fn size_of(v: &Value<'_>) -> Result<Value<'static>, EvalError> {
     ))
 }
 
+/// The compiled pattern: the one compiled with the program for a literal pattern, else
+/// compiled now. An invalid pattern is Go's error, for `find`/`findAll` after upstream's
+/// `Illegal regex: ` (regex.go), for `matches` as is (cel-go `String.Match`).
 fn regex_for<'r>(
     pattern: &str,
     pre: Option<&'r Regex>,
     own: &'r mut Option<Regex>,
+    illegal: bool,
 ) -> Result<&'r Regex, EvalError> {
     if let Some(r) = pre {
         return Ok(r);
     }
-    let r = build_regex(pattern).map_err(EvalError::new)?;
+    let r = re2::compile(pattern)
+        .map_err(|e| EvalError::new(if illegal { e.illegal() } else { e.to_string() }))?;
     Ok(own.insert(r))
+}
+
+/// CEL equality for the Kubernetes helpers, which take a plain predicate: the first error
+/// (a value nested too deeply) is kept in `err` and the comparison counts as unequal.
+fn equality<'e>(err: &'e mut Option<EvalError>) -> impl FnMut(&Value<'_>, &Value<'_>) -> bool + 'e {
+    move |a, b| match a.equals(b) {
+        Ok(eq) => eq,
+        Err(e) => {
+            err.get_or_insert(e);
+            false
+        }
+    }
+}
+
+/// CEL ordering for the Kubernetes helpers: `None` where CEL's comparison has no answer.
+fn ordering(a: &Value<'_>, b: &Value<'_>) -> Option<Ordering> {
+    a.compare(b).ok().flatten()
+}
+
+fn or_err<T>(v: T, err: Option<EvalError>) -> Result<T, EvalError> {
+    match err {
+        Some(e) => Err(e),
+        None => Ok(v),
+    }
 }
 
 /// Calls `name` with an optional receiver.
@@ -406,7 +357,9 @@ fn global<'a>(
             let s = str_arg(&args, 0)?;
             let p = str_arg(&args, 1)?;
             let mut own = None;
-            Ok(Value::Bool(regex_for(p, regex, &mut own)?.is_match(s)))
+            Ok(Value::Bool(
+                regex_for(p, regex, &mut own, false)?.is_match(s),
+            ))
         }
         ("dyn", 1) => Ok(args.swap_remove(0)),
         // approver-policy ServiceAccountLib (declared only in `Env::certificate_request`)
@@ -507,25 +460,17 @@ fn global<'a>(
             Ok(Value::Bytes(Rc::from(out)))
         }
         ("strings.quote", 1) => Ok(Value::string(strings::quote(str_arg(&args, 0)?))),
-        ("sets.contains", 2) => {
-            let a = list_arg(&args, 0)?;
-            let b = list_arg(&args, 1)?;
-            Ok(Value::Bool(set_contains(a, b)?))
-        }
-        ("sets.equivalent", 2) => {
-            let a = list_arg(&args, 0)?;
-            let b = list_arg(&args, 1)?;
-            Ok(Value::Bool(set_contains(a, b)? && set_contains(b, a)?))
-        }
-        ("sets.intersects", 2) => {
-            let a = list_arg(&args, 0)?;
-            let b = list_arg(&args, 1)?;
-            for x in b.iter() {
-                if contains_elem(&Value::List(a.clone()), &x)? {
-                    return Ok(Value::Bool(true));
-                }
-            }
-            Ok(Value::Bool(false))
+        ("sets.contains" | "sets.equivalent" | "sets.intersects", 2) => {
+            let a = list_arg(&args, 0)?.to_vec();
+            let b = list_arg(&args, 1)?.to_vec();
+            let mut err = None;
+            let eq = equality(&mut err);
+            let r = match name {
+                "sets.contains" => sets::contains(&a, &b, eq),
+                "sets.equivalent" => sets::equivalent(&a, &b, eq),
+                _ => sets::intersects(&a, &b, eq),
+            };
+            or_err(Value::Bool(r), err)
         }
         ("lists.range", 1) => {
             let n = int_arg(&args, 0)?;
@@ -537,16 +482,6 @@ fn global<'a>(
         }
         _ => crate::kube::global(name, &args).unwrap_or_else(nso),
     }
-}
-
-fn set_contains(a: &List<'_>, b: &List<'_>) -> Result<bool, EvalError> {
-    let av = Value::List(a.clone());
-    for x in b.iter() {
-        if !contains_elem(&av, &x)? {
-            return Ok(false);
-        }
-    }
-    Ok(true)
 }
 
 pub(crate) fn is_zero(v: &Value<'_>) -> bool {
@@ -858,28 +793,26 @@ fn string_member<'a>(
         ("matches", 1) => {
             let mut own = None;
             Ok(Value::Bool(
-                regex_for(str_arg(args, 0)?, regex, &mut own)?.is_match(s),
+                regex_for(str_arg(args, 0)?, regex, &mut own, false)?.is_match(s),
             ))
         }
         ("find", 1) => {
             let mut own = None;
-            let re = regex_for(str_arg(args, 0)?, regex, &mut own)?;
-            Ok(Value::string(re.find(s).map(|m| m.as_str()).unwrap_or("")))
+            let re = regex_for(str_arg(args, 0)?, regex, &mut own, true)?;
+            Ok(Value::string(re2::find(re, s)))
         }
         ("findAll", 1 | 2) => {
             let mut own = None;
-            let re = regex_for(str_arg(args, 0)?, regex, &mut own)?;
+            let re = regex_for(str_arg(args, 0)?, regex, &mut own, true)?;
             let limit = if args.len() == 2 {
                 int_arg(args, 1)?
             } else {
                 -1
             };
-            let it = re.find_iter(s).map(|m| Value::string(m.as_str()));
-            let out: Vec<Value<'a>> = if limit < 0 {
-                it.collect()
-            } else {
-                it.take(usize::try_from(limit).unwrap_or(0)).collect()
-            };
+            let out = re2::find_all(re, s, limit)
+                .into_iter()
+                .map(Value::string)
+                .collect();
             Ok(Value::list(out))
         }
         _ => strings::member(name, s, args),
@@ -988,62 +921,38 @@ fn list_member<'a>(
         ("last", 0) => Ok(Value::Optional(
             l.len().checked_sub(1).and_then(|i| l.get(i)).map(Rc::new),
         )),
-        ("isSorted", 0) => {
-            let v = l.to_vec();
-            check_sortable(&v)?;
-            for w in v.windows(2) {
-                if let [a, b] = w
-                    && a.compare(b)? == Some(Ordering::Greater)
-                {
-                    return Ok(Value::Bool(false));
-                }
-            }
-            Ok(Value::Bool(true))
-        }
+        ("isSorted", 0) => Ok(Value::Bool(lists::is_sorted(&l.to_vec(), ordering))),
         ("sum", 0) => {
-            let mut acc: Option<Value<'a>> = None;
-            for v in l.iter() {
-                acc = Some(match acc {
-                    None => v,
-                    Some(a) => add(a, v)?,
-                });
-            }
-            // an empty list sums to the zero of its (unknown) type: int
-            Ok(acc.unwrap_or(Value::Int(0)))
+            let items = l.to_vec();
+            // the zero of the element type (lists.go); an empty list's is int's
+            let zero = match items.first() {
+                Some(Value::Uint(_)) => Value::Uint(0),
+                Some(Value::Double(_)) => Value::Double(0.0),
+                Some(Value::Duration(_)) => Value::Duration(Duration::from_nanos(0)?),
+                _ => Value::Int(0),
+            };
+            lists::sum(&items, zero, |a, b| add(a.clone(), b.clone()))
         }
         ("min" | "max", 0) => {
-            let want = if name == "min" {
-                Ordering::Less
+            let items = l.to_vec();
+            let r = if name == "min" {
+                lists::min(&items, ordering)
             } else {
-                Ordering::Greater
+                lists::max(&items, ordering)
             };
-            let mut best: Option<Value<'a>> = None;
-            for v in l.iter() {
-                best = Some(match best {
-                    None => v,
-                    Some(b) => {
-                        if v.compare(&b)? == Some(want) {
-                            v
-                        } else {
-                            b
-                        }
-                    }
-                });
-            }
-            best.ok_or_else(|| EvalError::new(format!("{name} called on empty list")))
+            r.map_err(|e| EvalError::new(e.to_string()))
         }
         ("indexOf" | "lastIndexOf", 1) => {
+            let items = l.to_vec();
             let target = arg(args, 0)?;
-            let mut found: i64 = -1;
-            for (i, v) in l.iter().enumerate() {
-                if v.equals(target)? {
-                    found = i64::try_from(i).unwrap_or(-1);
-                    if name == "indexOf" {
-                        break;
-                    }
-                }
-            }
-            Ok(Value::Int(found))
+            let mut err = None;
+            let eq = equality(&mut err);
+            let i = if name == "indexOf" {
+                lists::index_of(&items, target, eq)
+            } else {
+                lists::last_index_of(&items, target, eq)
+            };
+            or_err(Value::Int(i), err)
         }
         _ => nso(),
     }
@@ -1087,49 +996,28 @@ fn authz_member<'a>(
     args: &[Value<'a>],
 ) -> Result<Value<'a>, EvalError> {
     let wrap = |v: AuthzValue<'a>| Ok(Value::Authz(Rc::new(v)));
+    // the builder's own errors (authz.go: `path must not be empty` …) fail the call
+    let invalid = |e: palisade_cel_kubernetes::authz::AuthzError| EvalError::new(e.to_string());
     match (a, name, args.len()) {
-        (
-            AuthzValue::Authorizer {
-                authz,
-                service_account,
-            },
-            "path",
-            1,
-        ) => wrap(AuthzValue::Path {
+        (AuthzValue::Authorizer { authz, authorizer }, "path", 1) => wrap(AuthzValue::Path {
             authz: *authz,
-            service_account: service_account.clone(),
-            path: str_arg(args, 0)?.to_string(),
+            check: authorizer.path(str_arg(args, 0)?).map_err(invalid)?,
         }),
-        (
-            AuthzValue::Authorizer {
-                authz,
-                service_account,
-            },
-            "group",
-            1,
-        ) => wrap(AuthzValue::Group {
+        (AuthzValue::Authorizer { authz, authorizer }, "group", 1) => wrap(AuthzValue::Group {
             authz: *authz,
-            check: AuthzCheck {
-                api_group: str_arg(args, 0)?.to_string(),
-                service_account: service_account.clone(),
-                ..AuthzCheck::default()
-            },
+            check: authorizer.group(str_arg(args, 0)?),
         }),
-        (AuthzValue::Authorizer { authz, .. }, "serviceAccount", 2) => {
+        (AuthzValue::Authorizer { authz, authorizer }, "serviceAccount", 2) => {
             wrap(AuthzValue::Authorizer {
                 authz: *authz,
-                service_account: Some((
-                    str_arg(args, 0)?.to_string(),
-                    str_arg(args, 1)?.to_string(),
-                )),
+                authorizer: authorizer
+                    .service_account(str_arg(args, 0)?, str_arg(args, 1)?)
+                    .map_err(invalid)?,
             })
         }
         (AuthzValue::Group { authz, check }, "resource", 1) => wrap(AuthzValue::Resource {
             authz: *authz,
-            check: AuthzCheck {
-                resource: str_arg(args, 0)?.to_string(),
-                ..check.clone()
-            },
+            check: Box::new(check.resource(str_arg(args, 0)?).map_err(invalid)?),
         }),
         (AuthzValue::Resource { authz, check }, _, 1)
             if matches!(
@@ -1137,63 +1025,34 @@ fn authz_member<'a>(
                 "subresource" | "namespace" | "name" | "fieldSelector" | "labelSelector"
             ) =>
         {
-            let v = str_arg(args, 0)?.to_string();
-            let mut c = check.clone();
-            match name {
-                "subresource" => c.subresource = v,
-                "namespace" => c.namespace = v,
-                "name" => c.name = v,
-                "fieldSelector" => c.field_selector = Some(v),
-                _ => c.label_selector = Some(v),
-            }
+            let v = str_arg(args, 0)?;
+            let c = (**check).clone();
+            let check = match name {
+                "subresource" => c.subresource(v),
+                "namespace" => c.namespace(v),
+                "name" => c.name(v),
+                "fieldSelector" => c.field_selector(v),
+                _ => c.label_selector(v),
+            };
             wrap(AuthzValue::Resource {
                 authz: *authz,
-                check: c,
+                check: Box::new(check),
             })
         }
-        (AuthzValue::Resource { authz, check }, "check", 1) => {
-            let c = AuthzCheck {
-                verb: str_arg(args, 0)?.to_string(),
-                ..check.clone()
-            };
-            wrap(decision(authz::run(*authz, &c)))
-        }
-        (
-            AuthzValue::Path {
-                authz,
-                service_account,
-                path,
-            },
-            "check",
-            1,
-        ) => {
-            let c = AuthzCheck {
-                verb: str_arg(args, 0)?.to_string(),
-                path: Some(path.clone()),
-                service_account: service_account.clone(),
-                ..AuthzCheck::default()
-            };
-            wrap(decision(authz::run(*authz, &c)))
-        }
-        (AuthzValue::Decision { decision, error }, _, 0) => match name {
-            "allowed" => Ok(Value::Bool(decision.as_ref().is_some_and(|d| d.allowed))),
-            "reason" => Ok(Value::string(
-                decision.as_ref().map(|d| d.reason.as_str()).unwrap_or(""),
-            )),
-            "errored" => Ok(Value::Bool(error.is_some())),
-            "error" => Ok(Value::string(error.as_deref().unwrap_or(""))),
+        (AuthzValue::Resource { authz, check }, "check", 1) => wrap(AuthzValue::Decision(
+            authz::run(*authz, &check.check(str_arg(args, 0)?)),
+        )),
+        (AuthzValue::Path { authz, check }, "check", 1) => wrap(AuthzValue::Decision(authz::run(
+            *authz,
+            &check.check(str_arg(args, 0)?),
+        ))),
+        (AuthzValue::Decision(d), _, 0) => match name {
+            "allowed" => Ok(Value::Bool(d.allowed())),
+            "reason" => Ok(Value::string(d.reason())),
+            "errored" => Ok(Value::Bool(d.errored())),
+            "error" => Ok(Value::string(d.error())),
             _ => nso(),
         },
         _ => nso(),
-    }
-}
-
-fn decision<'a>(v: AuthzValue<'static>) -> AuthzValue<'a> {
-    match v {
-        AuthzValue::Decision { decision, error } => AuthzValue::Decision { decision, error },
-        _ => AuthzValue::Decision {
-            decision: None,
-            error: Some("internal error".to_string()),
-        },
     }
 }

@@ -34,7 +34,7 @@ use std::sync::Arc;
 
 pub use activation::{Activation, NamespaceFn, Variables};
 pub use approver::ServiceAccount;
-pub use authz::{Authorizer, AuthzCheck, AuthzDecision, AuthzValue};
+pub use authz::{Authorizer, AuthzCheck, AuthzDecision, AuthzValue, User};
 /// The checker's types, for [`Env::with_variable`].
 pub use cel_core::CelType;
 pub use compile::CompileError;
@@ -82,6 +82,7 @@ pub(crate) enum Flavor {
 pub struct Env {
     inner: cel_core::Env,
     flavor: Flavor,
+    strict_presence: bool,
 }
 
 impl Env {
@@ -108,6 +109,7 @@ impl Env {
         Env {
             inner: decls::admission(vars),
             flavor: Flavor::Admission,
+            strict_presence: false,
         }
     }
 
@@ -127,6 +129,7 @@ impl Env {
         Env {
             inner: decls::certificate_request(),
             flavor: Flavor::CertificateRequest,
+            strict_presence: false,
         }
     }
 
@@ -135,7 +138,17 @@ impl Env {
         Env {
             inner: decls::library(),
             flavor: Flavor::Custom,
+            strict_presence: false,
         }
+    }
+
+    /// cel-go's `EnableErrorOnBadPresenceTest(true)`: `has(x.f)` and the optional selects
+    /// `x.?f` / `x[?k]` on a value that is neither a map nor a list (`null`, a number …) fail
+    /// with `no such key: f` instead of being absent. The cel-spec conformance suite runs with
+    /// it; Kubernetes does not (there `has(params.x)` is false when `params` is null).
+    pub fn with_error_on_bad_presence_test(mut self) -> Env {
+        self.strict_presence = true;
+        self
     }
 
     /// Declares an additional variable of type `dyn`.
@@ -162,12 +175,26 @@ impl Env {
 
     /// Parses and type-checks; `expect` is the required result type.
     pub fn compile(&self, source: &str, expect: Expect) -> Result<Program, CompileError> {
-        compile::compile(&self.inner, self.flavor, source, expect, true)
+        compile::compile(
+            &self.inner,
+            self.flavor,
+            source,
+            expect,
+            true,
+            self.strict_presence,
+        )
     }
 
     /// Parses without type-checking (cel-spec tests marked `disableCheck`).
     pub fn compile_unchecked(&self, source: &str) -> Result<Program, CompileError> {
-        compile::compile(&self.inner, self.flavor, source, Expect::Any, false)
+        compile::compile(
+            &self.inner,
+            self.flavor,
+            source,
+            Expect::Any,
+            false,
+            self.strict_presence,
+        )
     }
 }
 

@@ -118,11 +118,21 @@ impl Authorizer for Rbac {
         if a.resource == "secrets"
             && a.verb == "get"
             && a.namespace == "team-a"
-            && a.service_account.is_none()
+            && a.user.name == "alice"
         {
             return Ok(AuthzDecision {
                 allowed: true,
                 reason: "rbac: allowed by role".into(),
+            });
+        }
+        // authz.go serviceAccount: the subject is the service account's user info
+        if a.resource == "configmaps"
+            && a.user.name == "system:serviceaccount:team-a:bot"
+            && a.user.groups == ["system:serviceaccounts", "system:serviceaccounts:team-a"]
+        {
+            return Ok(AuthzDecision {
+                allowed: true,
+                reason: String::new(),
             });
         }
         if a.resource == "boom" {
@@ -142,7 +152,8 @@ fn authorizer_library() {
         calls: Cell::new(0),
     };
     let req = json!({"resource": {"group": "apps", "version": "v1", "resource": "deployments"},
-                     "namespace": "team-a", "name": "web", "subResource": ""});
+                     "namespace": "team-a", "name": "web", "subResource": "",
+                     "userInfo": {"username": "alice", "uid": "1", "groups": ["system:authenticated"]}});
     let act = Activation::new()
         .bind_json("request", Some(&req))
         .authorizer(&rbac);
@@ -165,6 +176,10 @@ fn authorizer_library() {
         ),
         (
             "authorizer.path('/healthz').check('get').allowed()",
+            json!(true),
+        ),
+        (
+            "authorizer.serviceAccount('team-a', 'bot').group('').resource('configmaps').check('get').allowed()",
             json!(true),
         ),
         (
@@ -193,7 +208,40 @@ fn authorizer_library() {
             .unwrap_or_else(|e| panic!("{src}: {e}"));
         assert_eq!(v.to_json(), Some(want), "{src}");
     }
-    assert_eq!(rbac.calls.get(), 9);
+    assert_eq!(rbac.calls.get(), 10);
+    // upstream: k8s.io/apiserver/pkg/cel/library/authz.go: the builder's own checks fail the
+    // call and never reach the authorizer
+    for (src, want) in [
+        (
+            "authorizer.path('').check('get').allowed()",
+            "path must not be empty",
+        ),
+        (
+            "authorizer.path('  ').check('get').allowed()",
+            "path must not be empty",
+        ),
+        (
+            "authorizer.group('apps').resource('').check('get').allowed()",
+            "resource must not be empty",
+        ),
+        (
+            "authorizer.serviceAccount('not@a#valid!namespace', 'validname').group('').resource('pods').check('get').allowed()",
+            "Invalid service account namespace",
+        ),
+        (
+            "authorizer.serviceAccount('default', 'invalid@*name').group('').resource('pods').check('get').allowed()",
+            "Invalid service account name",
+        ),
+    ] {
+        let p = env.compile(src, Expect::Bool).unwrap();
+        let e = p.eval(&act, &mut Budget::kubernetes()).unwrap_err();
+        assert_eq!(e.to_string(), want, "{src}");
+    }
+    assert_eq!(
+        rbac.calls.get(),
+        10,
+        "no invalid check reaches the authorizer"
+    );
     // type errors are caught by the checker
     let e = env
         .compile("authorizer.group('').check('get')", Expect::Any)
@@ -300,10 +348,20 @@ fn unbound_variables_are_runtime_errors() {
         .eval(&Activation::new(), &mut Budget::kubernetes())
         .unwrap_err();
     assert_eq!(e.to_string(), "no such attribute(s): params");
-    // bound to null (no paramKind): selecting on it is an error, has() is not allowed on null
+    // bound to null (no paramKind): selecting on it is `no such key`, has() is false
+    // (cel-go interpreter/attributes.go refQualify; kube-apiserver
+    // test/integration/apiserver/cel/validatingadmissionpolicy_test.go
+    // Test_ValidateNamespace_NoParams)
     let act = Activation::new().bind_json("params", None);
     let e = p.eval(&act, &mut Budget::kubernetes()).unwrap_err();
-    assert_eq!(e.to_string(), "no such overload");
+    assert_eq!(e.to_string(), "no such key: maxReplicas");
+    let has = Env::admission()
+        .compile("has(params.metadata)", Expect::Bool)
+        .unwrap();
+    assert_eq!(
+        has.eval(&act, &mut Budget::kubernetes()).unwrap().as_bool(),
+        Some(false)
+    );
 }
 
 // upstream: cert-manager/approver-policy pkg/internal/approver/validation (CEL validations

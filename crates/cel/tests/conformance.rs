@@ -212,7 +212,7 @@ enum Outcome {
 
 fn run_test(t: &Json) -> Outcome {
     let expr = t.get("expr").and_then(Json::as_str).unwrap_or("");
-    let mut env = Env::standard();
+    let mut env = Env::standard().with_error_on_bad_presence_test();
     if let Some(c) = t.get("container").and_then(Json::as_str) {
         env = env.with_container(c);
     }

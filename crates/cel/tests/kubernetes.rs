@@ -688,7 +688,12 @@ fn lists_sets_regex() {
         ),
         ("'123 abc 456'.findAll('[0-9]+', 1) == ['123']", Bool(true)),
         ("'123 abc 456'.findAll('xyz') == []", Bool(true)),
-        ("'abc'.find('[')", CompileErr("invalid regex")),
+        (
+            "'abc'.find('[')",
+            CompileErr(
+                "program instantiation failed: error parsing regexp: missing closing ]: `[`",
+            ),
+        ),
     ]);
 }
 
@@ -724,5 +729,48 @@ fn cel_go_extensions() {
         ("math.bitShiftLeft(1, 3)", Int(8)),
         ("optional.ofNonZeroValue('').hasValue()", Bool(false)),
         ("optional.of(1).orValue(2)", Int(1)),
+    ]);
+}
+
+// upstream: Go src/regexp/syntax/doc.go (`\Q…\E` is literal text, a repeat count is at most
+// 1000), src/regexp/all_test.go badRe, k8s.io/apiserver/pkg/cel/library/regex.go (`Illegal
+// regex: ` at run time; a literal pattern fails when the program is built, reported as
+// `program instantiation failed: …` by plugin/cel/compile.go) and cel-go String.Match
+#[test]
+fn regex_patterns_as_go() {
+    use Want::*;
+    run(&[
+        ("'a.b'.matches('^\\\\Qa.b\\\\E$')", Bool(true)),
+        ("'axb'.matches('^\\\\Qa.b\\\\E$')", Bool(false)),
+        ("'x(a*)y'.find('\\\\Q(a*)\\\\E')", Str("(a*)")),
+        ("matches('a.b', '^\\\\Qa.b\\\\E$')", Bool(true)),
+        ("'a'.matches('a{1000}')", Bool(false)),
+        (
+            "'a'.matches('a{1001}')",
+            CompileErr(
+                "program instantiation failed: error parsing regexp: invalid repeat count: `{1001}`",
+            ),
+        ),
+        (
+            "'a'.find('a{2,1001}')",
+            CompileErr(
+                "program instantiation failed: error parsing regexp: invalid repeat count: `{2,1001}`",
+            ),
+        ),
+        // a pattern that is not a literal fails when the call runs
+        (
+            "'a'.matches(['a{1001}'][0])",
+            Err("error parsing regexp: invalid repeat count: `{1001}`"),
+        ),
+        (
+            "'a'.find(['a{1001}'][0])",
+            Err("Illegal regex: error parsing regexp: invalid repeat count: `{1001}`"),
+        ),
+        (
+            "'a'.findAll(['(a'][0])",
+            Err("Illegal regex: error parsing regexp: missing closing ): `(a`"),
+        ),
+        ("'baaab'.findAll('a*') == ['', 'aaa', '']", Bool(true)),
+        ("'a1b2'.findAll('[0-9]', 1) == ['1']", Bool(true)),
     ]);
 }

@@ -90,7 +90,16 @@ pub fn resolve_overload(
             &mut local_subs,
         ) {
             matching_overloads.push(overload);
-            result_type = Some(res);
+            // As cel-go's checker (checker.go resolveOverload): the first matching overload
+            // determines the result type; when another one also matches (possible with `dyn`
+            // arguments) and its result type differs, the call is typed `dyn` and the runtime
+            // picks the overload.
+            result_type = match result_type {
+                None => Some(res),
+                Some(CelType::Dyn) => Some(CelType::Dyn),
+                Some(prev) if prev == res => Some(prev),
+                Some(_) => Some(CelType::Dyn),
+            };
 
             // Update substitutions (only keep non-scoped bindings)
             *substitutions = local_subs;
@@ -479,6 +488,42 @@ mod tests {
         let result = result.unwrap();
         assert_eq!(result.result_type, CelType::Int);
         assert!(result.overload_ids.contains(&"add_int64_int64".to_string()));
+    }
+
+    #[test]
+    fn dyn_arguments_with_differing_results_give_dyn() {
+        // cel-go checker.go resolveOverload: the matching overloads' result types differ, so
+        // the call is dyn and the runtime picks the overload
+        let func = FunctionDecl::new("_-_")
+            .with_overload(OverloadDecl::function(
+                "subtract_int64",
+                vec![CelType::Int, CelType::Int],
+                CelType::Int,
+            ))
+            .with_overload(OverloadDecl::function(
+                "subtract_timestamp_timestamp",
+                vec![CelType::Timestamp, CelType::Timestamp],
+                CelType::Duration,
+            ));
+        let mut subs = HashMap::new();
+        let result = resolve_overload(&func, None, &[CelType::Dyn, CelType::Dyn], &mut subs);
+        let result = result.unwrap();
+        assert_eq!(result.result_type, CelType::Dyn);
+        assert_eq!(result.overload_ids.len(), 2);
+        // agreeing overloads keep their type
+        let func = FunctionDecl::new("_<_")
+            .with_overload(OverloadDecl::function(
+                "less_int64",
+                vec![CelType::Int, CelType::Int],
+                CelType::Bool,
+            ))
+            .with_overload(OverloadDecl::function(
+                "less_string",
+                vec![CelType::String, CelType::String],
+                CelType::Bool,
+            ));
+        let result = resolve_overload(&func, None, &[CelType::Dyn, CelType::Dyn], &mut subs);
+        assert_eq!(result.unwrap().result_type, CelType::Bool);
     }
 
     #[test]

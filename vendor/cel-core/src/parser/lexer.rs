@@ -718,7 +718,7 @@ pub fn lex(input: &str) -> Result<Vec<SpannedToken>, LexError> {
             Ok(token) => tokens.push((token, span)),
             Err(_) => {
                 return Err(LexError {
-                    message: format!("unexpected character '{}'", &input[span.clone()]),
+                    message: format!("token recognition error at: '{}'", &input[span.clone()]),
                     span,
                 })
             }

@@ -18,6 +18,9 @@ pub struct ParseError {
 pub type MacroCalls = HashMap<i64, SpannedExpr>;
 
 /// Recursive descent parser for CEL expressions.
+/// What cel-go's grammar accepts where an expression starts (its parser's error text).
+const PRIMARY_EXPECTED: &str = "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+
 pub struct Parser<'a> {
     tokens: &'a [SpannedToken],
     pos: usize,
@@ -128,10 +131,30 @@ impl<'a> Parser<'a> {
             self.advance();
             Ok(span)
         } else {
+            // worded as cel-go's (ANTLR) parser words it
+            let message = match self.peek() {
+                None => format!("missing '{}' at '<EOF>'", token),
+                Some(found) => format!("mismatched input '{}' expecting '{}'", found, token),
+            };
             Err(ParseError {
-                message: format!("expected '{}', found {:?}", token, self.peek()),
+                message,
                 span: self.peek_span(),
             })
+        }
+    }
+
+    /// cel-go's error for a token that cannot start here: `mismatched input 'X' expecting
+    /// {expected}` (`'<EOF>'` at the end of the input).
+    fn mismatched(&self, found: Option<(Token, Span)>, expected: &str) -> ParseError {
+        match found {
+            Some((token, span)) => ParseError {
+                message: format!("mismatched input '{}' expecting {}", token, expected),
+                span,
+            },
+            None => ParseError {
+                message: format!("mismatched input '<EOF>' expecting {}", expected),
+                span: self.eof_span(),
+            },
         }
     }
 
@@ -601,13 +624,8 @@ impl<'a> Parser<'a> {
             Some((Token::Ident(name), span)) => (name.clone(), span.end),
             Some((Token::Reserved(name), span)) => (name.clone(), span.end),
             other => {
-                return Err(ParseError {
-                    message: format!(
-                        "expected identifier after '.', found {:?}",
-                        other.map(|(t, _)| t)
-                    ),
-                    span: self.peek_span(),
-                });
+                let found = other.cloned();
+                return Err(self.mismatched(found, "IDENTIFIER"));
             }
         };
 
@@ -658,10 +676,8 @@ impl<'a> Parser<'a> {
             Some((Token::Ident(name), _)) => name.clone(),
             Some((Token::Reserved(name), _)) => name.clone(),
             other => {
-                return Err(ParseError {
-                    message: format!("expected field name, found {:?}", other.map(|(t, _)| t)),
-                    span: self.peek_span(),
-                });
+                let found = other.cloned();
+                return Err(self.mismatched(found, "IDENTIFIER"));
             }
         };
 
@@ -751,10 +767,10 @@ impl<'a> Parser<'a> {
                             span.start..end,
                         ))
                     }
-                    _ => Err(ParseError {
-                        message: "expected identifier after '.'".to_string(),
-                        span: self.peek_span(),
-                    }),
+                    other => {
+                        let found = other.cloned();
+                        Err(self.mismatched(found, "IDENTIFIER"))
+                    }
                 }
             }
 
@@ -773,15 +789,9 @@ impl<'a> Parser<'a> {
             Some(Token::LBrace) => self.parse_map(),
 
             // Error cases
-            Some(token) => Err(ParseError {
-                message: format!("unexpected token: {:?}", token),
-                span,
-            }),
+            Some(token) => Err(self.mismatched(Some((token, span)), PRIMARY_EXPECTED)),
 
-            None => Err(ParseError {
-                message: "unexpected end of input".to_string(),
-                span: self.eof_span(),
-            }),
+            None => Err(self.mismatched(None, PRIMARY_EXPECTED)),
         }
     }
 
@@ -882,10 +892,8 @@ pub fn parse_tokens(tokens: &[SpannedToken]) -> (Option<SpannedExpr>, Vec<ParseE
             if parser.at_end() {
                 (Some(ast), errors, macro_calls)
             } else {
-                errors.push(ParseError {
-                    message: "unexpected tokens after expression".to_string(),
-                    span: parser.peek_span(),
-                });
+                let found = parser.peek().cloned().map(|t| (t, parser.peek_span()));
+                errors.push(parser.mismatched(found, "<EOF>"));
                 (Some(ast), errors, macro_calls)
             }
         }
@@ -924,10 +932,8 @@ pub fn parse_tokens_with_macros(
             if parser.at_end() {
                 (Some(ast), errors, macro_calls)
             } else {
-                errors.push(ParseError {
-                    message: "unexpected tokens after expression".to_string(),
-                    span: parser.peek_span(),
-                });
+                let found = parser.peek().cloned().map(|t| (t, parser.peek_span()));
+                errors.push(parser.mismatched(found, "<EOF>"));
                 (Some(ast), errors, macro_calls)
             }
         }
