@@ -183,10 +183,14 @@ proptest! {
         prop_assert_eq!(got, WildMatch::new(&p2).matches(&s2), "pattern {:?} text {:?}", p, s);
     }
 
-    /// Unstructured short inputs against upstream's recursive matcher (exponential, hence
-    /// the small sizes) and, without `?`, `wildmatch`.
+    /// Unstructured short inputs (independent, or the text an instantiation of the pattern)
+    /// against upstream's recursive matcher (exponential, hence the small sizes) and, without
+    /// `?`, `wildmatch`.
     #[test]
-    fn agrees_with_upstream_recursive(p in raw(8), s in raw(10)) {
+    fn agrees_with_upstream_recursive((p, s) in prop_oneof![
+        (raw(8), raw(10)),
+        raw(8).prop_flat_map(candidate),
+    ]) {
         let got = wildcard_matches(&p, &s);
         prop_assert_eq!(got, upstream_recursive(&p, &s), "pattern {:?} text {:?}", p, s);
         if !p.contains('?') {
