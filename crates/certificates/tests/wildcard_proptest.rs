@@ -229,3 +229,29 @@ proptest! {
         );
     }
 }
+
+/// upstream: wildcard_test.go `Test_WildcardMatches` (v0.27; `Test_WildcardMatchs` before),
+/// every row, checked against both oracles — they are upstream's semantics on these — and the
+/// crate. (`tests/wildcard.rs` runs the Contains/Subset tables too.)
+#[test]
+fn oracles_agree_with_upstream_table() {
+    let rows = [
+        ("*", "cert-manager", true),
+        ("", "cert-manager", false),
+        ("", "", true),
+        ("cert-*", "cert-manager.io", true),
+        ("cert-manager-foo", "cert-manager", false),
+        ("cert-manager", "cert-manager", true),
+        ("cert-manager.io*", "cert-manager.io", true),
+        ("*cert-manager.io", "cert-manager.io", true),
+        ("cert-*manager.io", "cert-manager.io", true),
+        ("cert-foo*", "cert-manager.io", false),
+        ("ce*t-*ger*io", "cert-manager.io", true),
+        ("ce*t-*ger*.", "cert-manager.io", false),
+    ];
+    for (p, s, want) in rows {
+        assert_eq!(WildMatch::new(p).matches(s), want, "wildmatch {p:?} {s:?}");
+        assert_eq!(upstream_recursive(p, s), want, "recursive {p:?} {s:?}");
+        assert_eq!(wildcard_matches(p, s), want, "{p:?} {s:?}");
+    }
+}

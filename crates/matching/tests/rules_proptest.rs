@@ -282,3 +282,132 @@ proptest! {
         prop_assert_eq!(named.matches_name(name), names.is_empty() || names.contains(&name));
     }
 }
+
+/// A handful of rows of upstream's rules_test.go (`TestResource`, `TestScope`), checked
+/// against the oracle: the oracle is upstream's semantics. (The whole tables run against the
+/// crate in `rules_test.rs`.)
+#[test]
+fn oracle_agrees_with_upstream_rows() {
+    let rule = |resources: Vec<&'static str>, scope: Option<&'static str>| Rule {
+        operations: vec!["*"],
+        api_groups: vec!["*"],
+        api_versions: vec!["*"],
+        resources,
+        scope,
+    };
+    let req = |group, version, resource, subresource, namespace| Req {
+        operation: "CREATE",
+        group,
+        version,
+        resource,
+        subresource,
+        namespace,
+    };
+    let rows: Vec<(Rule, Req, bool)> = vec![
+        // TestResource "no subresources"
+        (rule(vec!["*"], None), req("g", "v", "r", "", "ns"), true),
+        (
+            rule(vec!["*"], None),
+            req("g", "v", "r", "exec", "ns"),
+            false,
+        ),
+        // "r & subresources"
+        (rule(vec!["r/*"], None), req("g", "v", "r", "", "ns"), true),
+        (
+            rule(vec!["r/*"], None),
+            req("g", "v", "r", "exec", "ns"),
+            true,
+        ),
+        (
+            rule(vec!["r/*"], None),
+            req("2", "v", "r2", "proxy", "ns"),
+            false,
+        ),
+        // "r & subresources or r2"
+        (
+            rule(vec!["r/*", "r2"], None),
+            req("2", "v", "r2", "", "ns"),
+            true,
+        ),
+        (
+            rule(vec!["r/*", "r2"], None),
+            req("2", "v", "r2", "proxy", "ns"),
+            false,
+        ),
+        // "proxy or exec"
+        (
+            rule(vec!["*/proxy", "*/exec"], None),
+            req("2", "v", "r3", "proxy", "ns"),
+            true,
+        ),
+        (
+            rule(vec!["*/proxy", "*/exec"], None),
+            req("2", "v", "r4", "scale", "ns"),
+            false,
+        ),
+        (
+            rule(vec!["*/proxy", "*/exec"], None),
+            req("g", "v", "r", "", "ns"),
+            false,
+        ),
+        // TestScope "cluster scope"
+        (
+            rule(vec!["*"], Some("Cluster")),
+            req("g", "v", "r", "", ""),
+            true,
+        ),
+        (
+            rule(vec!["*/*"], Some("Cluster")),
+            req("", "v1", "namespaces", "finalize", "ns"),
+            true,
+        ),
+        (
+            rule(vec!["*"], Some("Cluster")),
+            req("g", "v", "r", "", "ns"),
+            false,
+        ),
+        // "namespace scope"
+        (
+            rule(vec!["*"], Some("Namespaced")),
+            req("g", "v", "r", "", "ns"),
+            true,
+        ),
+        (
+            rule(vec!["*"], Some("Namespaced")),
+            req("", "v1", "namespaces", "", "ns"),
+            false,
+        ),
+        (
+            rule(vec!["*"], Some("Namespaced")),
+            req("g", "v", "r", "", ""),
+            false,
+        ),
+        // "all scopes"
+        (
+            rule(vec!["*"], Some("*")),
+            req("", "v1", "namespaces", "", "ns"),
+            true,
+        ),
+        (rule(vec!["*"], Some("*")), req("g", "v", "r", "", ""), true),
+    ];
+    for (r, a, want) in &rows {
+        assert_eq!(oracle_matches(r, a), *want, "{r:?} {a:?}");
+        let built = RuleWithOperations::from_parts(
+            &r.operations,
+            &r.api_groups,
+            &r.api_versions,
+            &r.resources,
+            scope_of(r.scope),
+        );
+        assert_eq!(
+            built.matches(
+                a.operation,
+                Gvr::new(a.group, a.version, a.resource),
+                a.subresource,
+                a.namespace
+            ),
+            *want,
+            "{r:?} {a:?}"
+        );
+    }
+}

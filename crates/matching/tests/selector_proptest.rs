@@ -316,3 +316,91 @@ fn apiserver_rejections() {
         assert!(LabelSelector::parse(&bad, "s").is_err(), "{bad} accepted");
     }
 }
+
+/// upstream: k8s.io/apimachinery pkg/labels/selector_test.go `TestSelectorMatches` and
+/// `TestEverything`, each string selector written as the `metav1.LabelSelector` it stands for
+/// (`x=y` is matchLabels, `x!=y` is `NotIn [y]`); checked against both the oracle (so the
+/// oracle is upstream's semantics) and the crate.
+#[test]
+fn upstream_selector_matches_table() {
+    let ne = |k: &str, v: &str| json!({"key": k, "operator": "NotIn", "values": [v]});
+    let set = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    };
+    let labelset = set(&[("foo", "bar"), ("baz", "blah")]);
+    let cases: Vec<(Value, BTreeMap<String, String>, bool)> = vec![
+        (json!({}), set(&[("x", "y")]), true),
+        (json!({"matchLabels": {"x": "y"}}), set(&[("x", "y")]), true),
+        (
+            json!({"matchLabels": {"x": "y", "z": "w"}}),
+            set(&[("x", "y"), ("z", "w")]),
+            true,
+        ),
+        (
+            json!({"matchExpressions": [ne("x", "y"), ne("z", "w")]}),
+            set(&[("x", "z"), ("z", "a")]),
+            true,
+        ),
+        (
+            json!({"matchLabels": {"x": "y"}}),
+            set(&[("x", "z")]),
+            false,
+        ),
+        (
+            json!({"matchLabels": {"x": "y", "z": "w"}}),
+            set(&[("x", "w"), ("z", "w")]),
+            false,
+        ),
+        (
+            json!({"matchExpressions": [ne("x", "y"), ne("z", "w")]}),
+            set(&[("x", "z"), ("z", "w")]),
+            false,
+        ),
+        (
+            json!({"matchLabels": {"foo": "bar"}}),
+            labelset.clone(),
+            true,
+        ),
+        (
+            json!({"matchLabels": {"baz": "blah"}}),
+            labelset.clone(),
+            true,
+        ),
+        (
+            json!({"matchLabels": {"foo": "bar", "baz": "blah"}}),
+            labelset.clone(),
+            true,
+        ),
+        (
+            json!({"matchLabels": {"foo": "blah"}}),
+            labelset.clone(),
+            false,
+        ),
+        (
+            json!({"matchLabels": {"baz": "bar"}}),
+            labelset.clone(),
+            false,
+        ),
+        (
+            json!({"matchLabels": {"foo": "bar", "foobar": "bar", "baz": "blah"}}),
+            labelset,
+            false,
+        ),
+    ];
+    for (selector, labels, want) in cases {
+        assert_eq!(
+            oracle_matches(&selector, &labels),
+            want,
+            "oracle: {selector} {labels:?}"
+        );
+        let parsed = LabelSelector::parse(&selector, "s").unwrap();
+        assert_eq!(parsed.matches(&labels), want, "{selector} {labels:?}");
+    }
+    // TestEverything
+    let everything = LabelSelector::parse(&json!({}), "s").unwrap();
+    assert!(everything.is_everything());
+    assert!(everything.matches(&set(&[("x", "y")])));
+}
