@@ -4,8 +4,8 @@
 //! - for patterns without `?`, `WildcardMatches` agrees with `wildmatch::WildMatch`;
 //! - `?` is literal: replacing every `?` in pattern and text by a character that appears
 //!   nowhere else changes nothing (and then `wildmatch` is the oracle again);
-//! - it agrees with a port of upstream's original recursive `matchRunes` (approver-policy up
-//!   to v0.20, `?` included), on short inputs;
+//! - it agrees with a port of upstream's recursive `matchRunes` (the implementation before its
+//!   iterative rewrite, `?` included), on short inputs;
 //! - `WildcardContains` is "some pattern matches" and `WildcardSubset` "every member is
 //!   contained".
 //!
@@ -230,8 +230,8 @@ proptest! {
     }
 }
 
-/// upstream: wildcard_test.go `Test_WildcardMatches` (v0.27; `Test_WildcardMatchs` before),
-/// every row, checked against both oracles — they are upstream's semantics on these — and the
+/// upstream: wildcard_test.go's example table for `WildcardMatches` (spelled
+/// `Test_WildcardMatchs` / `WildcardMatchs` at approver-policy commit eb5d7ae), every row, checked against both oracles — they are upstream's semantics on these — and the
 /// crate. (`tests/wildcard.rs` runs the Contains/Subset tables too.)
 #[test]
 fn oracles_agree_with_upstream_table() {
