@@ -262,10 +262,11 @@ proptest! {
     /// Rules the API server accepts match like rules.go after `parse` too.
     #[test]
     fn parsed_rule_matches_like_rules_go(r in valid_rule(), reqs in proptest::collection::vec(request(), 1..=16)) {
-        // prop_assume: the few rejected resource combinations are drawn again
-        let parsed = RuleWithOperations::parse(&rule_json(&r), "rules[0]");
-        prop_assume!(parsed.is_ok());
-        check(&parsed.unwrap(), &r, &reqs)?;
+        // about one draw in ten is a resource combination validation rejects: skipped (not
+        // prop_assume'd, so that PROPTEST_CASES can be raised without hitting the reject limit)
+        if let Ok(parsed) = RuleWithOperations::parse(&rule_json(&r), "rules[0]") {
+            check(&parsed, &r, &reqs)?;
+        }
     }
 
     /// `resourceNames`: empty matches every name (including the empty name of a generateName
