@@ -111,21 +111,33 @@ struct Subject {
     host: WasmHost,
     raw_size: u64,
     gzip_size: u64,
+    /// Baked with the bundle: instances are used without `configure`.
+    baked: bool,
 }
 
-fn subject(runtime: &Runtime, label: &str, path: &Path) -> Result<Subject> {
-    let bytes = std::fs::read(path).with_context(|| {
+fn read_module(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| {
         format!(
             "cannot read `{}` (build it with `cargo build --release -p palisade-harness`)",
             path.display()
         )
-    })?;
-    let host = WasmHost::from_bytes(runtime, path, &bytes)?;
+    })
+}
+
+fn subject(
+    runtime: &Runtime,
+    label: &str,
+    path: &Path,
+    bytes: &[u8],
+    baked: bool,
+) -> Result<Subject> {
+    let host = WasmHost::from_bytes(runtime, path, bytes)?;
     Ok(Subject {
         label: label.into(),
         host,
         raw_size: bytes.len() as u64,
-        gzip_size: gzip9_len(&bytes)?,
+        gzip_size: gzip9_len(bytes)?,
+        baked,
     })
 }
 
@@ -141,19 +153,36 @@ pub fn run(
         bail!("give at least one review to measure");
     }
     let runtime = Runtime::shared()?;
-    let subjects = vec![
-        subject(&runtime, "palisade", module)?,
-        subject(&runtime, "scan floor", floors[0])?,
-        subject(&runtime, "DOM floor", floors[1])?,
-    ];
     let bundle_json = bundle_bytes(bundle)?;
+    let palisade = read_module(module)?;
+    let baked = crate::bake::bake(&palisade, crate::bake::Protocol::CAbi, &bundle_json)
+        .map_err(|e| anyhow::anyhow!("cannot bake the bundle: {e}"))?;
+    let subjects = vec![
+        subject(&runtime, "palisade", module, &palisade, false)?,
+        subject(&runtime, "palisade, baked", module, &baked, true)?,
+        subject(
+            &runtime,
+            "scan floor",
+            floors[0],
+            &read_module(floors[0])?,
+            false,
+        )?,
+        subject(
+            &runtime,
+            "DOM floor",
+            floors[1],
+            &read_module(floors[1])?,
+            false,
+        )?,
+    ];
 
     // Reused instances: configure once each.
     let mut sessions = Vec::new();
     let mut sample_answer = None;
     for s in &subjects {
         let mut session = s.host.instantiate()?;
-        if let Some(message) = session.configure(&bundle_json)?
+        if !s.baked
+            && let Some(message) = session.configure(&bundle_json)?
             && s.label == "palisade"
         {
             bail!("the bundle was rejected: {message}");
@@ -183,7 +212,9 @@ pub fn run(
             for input in inputs {
                 let t = Instant::now();
                 let mut session = s.host.instantiate()?;
-                session.call(Entry::Configure, &bundle_json)?;
+                if !s.baked {
+                    session.call(Entry::Configure, &bundle_json)?;
+                }
                 session.call(Entry::Validate, input)?;
                 let d = t.elapsed();
                 if record && let Some(v) = fresh.get_mut(i) {
@@ -234,7 +265,7 @@ pub fn render_text(r: &BenchReport) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<11} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
+        "{:<16} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
         "module",
         "size",
         "gzip -9",
@@ -249,7 +280,7 @@ pub fn render_text(r: &BenchReport) -> String {
         let reused = m.reused.clone().unwrap_or_default();
         let _ = writeln!(
             out,
-            "{:<11} {:>10} {:>10} {:>9.1}ms {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>11.0}",
+            "{:<16} {:>10} {:>10} {:>9.1}ms {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>11.0}",
             m.label,
             m.raw_size,
             m.gzip_size,
@@ -278,6 +309,13 @@ pub fn render_text(r: &BenchReport) -> String {
             ratio(pr.median, fr.median),
             ratio(p.fresh.median, floor.fresh.median)
         );
+        if let Some(baked) = find("palisade, baked") {
+            let _ = writeln!(
+                out,
+                "palisade, baked / waPC floor: fresh {:.2}x (goal: within 2x)",
+                ratio(baked.fresh.median, floor.fresh.median)
+            );
+        }
     }
     if let (Some(p), Some(scan), Some(dom)) =
         (find("palisade"), find("scan floor"), find("DOM floor"))
@@ -298,6 +336,14 @@ pub fn render_text(r: &BenchReport) -> String {
             ratio(pr.median, sr.median),
             ratio(p.fresh.median, scan.fresh.median)
         );
+        if let Some(baked) = find("palisade, baked") {
+            let _ = writeln!(
+                out,
+                "palisade, baked / scan floor: fresh {:.2}x (goal: within 2x); baked fresh / unbaked fresh {:.2}x",
+                ratio(baked.fresh.median, scan.fresh.median),
+                ratio(baked.fresh.median, p.fresh.median)
+            );
+        }
         let _ = writeln!(
             out,
             "palisade / DOM floor:  reused {:.2}x, fresh {:.2}x",

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use wasmtime::{
-    Config, Engine, InstancePre, Linker, Memory, Module, ResourceLimiter, Store, StoreLimits,
-    StoreLimitsBuilder, Trap, TypedFunc,
+    Config, Engine, Instance, InstancePre, Linker, Memory, Module, ResourceLimiter, Store,
+    StoreLimits, StoreLimitsBuilder, Trap, TypedFunc, Val,
 };
 
 use crate::backend::{Backend, HostError};
@@ -39,9 +39,27 @@ impl Runtime {
         SHARED.get_or_init(Self::new).clone()
     }
 
+    /// A process-wide runtime whose compiler does not optimize: for tests that compile a great many modules (one
+    /// baked module per bundle), where compile time dominates and code speed does not matter.
+    pub fn unoptimized() -> Result<Self, HostError> {
+        static UNOPTIMIZED: OnceLock<Result<Runtime, HostError>> = OnceLock::new();
+        UNOPTIMIZED
+            .get_or_init(|| {
+                Self::with(|c| {
+                    c.cranelift_opt_level(wasmtime::OptLevel::None);
+                })
+            })
+            .clone()
+    }
+
     fn new() -> Result<Self, HostError> {
+        Self::with(|_| {})
+    }
+
+    fn with(configure: impl FnOnce(&mut Config)) -> Result<Self, HostError> {
         let mut config = Config::new();
         config.epoch_interruption(true);
+        configure(&mut config);
         let engine = Engine::new(&config).map_err(|e| HostError::Load {
             module: String::new(),
             reason: format!("cannot create the wasmtime engine: {e}"),
@@ -109,6 +127,8 @@ impl ResourceLimiter for StoreState {
 pub struct WasmHost {
     runtime: Runtime,
     path: PathBuf,
+    /// The bundle hash of a baked module (`palisade bake`).
+    baked: Option<String>,
     module: Module,
     pre: InstancePre<StoreState>,
     memory_limit: usize,
@@ -150,6 +170,7 @@ impl WasmHost {
         Ok(Self {
             runtime: runtime.clone(),
             path: path.to_path_buf(),
+            baked: crate::bake::baked_bundle_hash(bytes),
             module,
             pre,
             memory_limit: DEFAULT_MEMORY_LIMIT,
@@ -171,6 +192,12 @@ impl WasmHost {
     }
     pub fn compile_time(&self) -> Duration {
         self.compile_time
+    }
+    /// Whether a fresh instance already holds this bundle (a module baked with it).
+    pub fn is_baked_with(&self, bundle_json: &[u8]) -> bool {
+        self.baked
+            .as_deref()
+            .is_some_and(|h| h == crate::bake::bundle_hash(bundle_json))
     }
 
     /// A fresh instance in a fresh store.
@@ -225,6 +252,7 @@ impl WasmHost {
             .map_err(|e| missing("validate", e))?;
         Ok(Session {
             store,
+            instance,
             memory,
             alloc,
             free,
@@ -275,6 +303,7 @@ impl Entry {
 /// One instance in its own store: configure once, validate many times.
 pub struct Session {
     store: Store<StoreState>,
+    instance: Instance,
     memory: Memory,
     alloc: TypedFunc<i32, i32>,
     free: TypedFunc<(i32, i32), ()>,
@@ -292,6 +321,17 @@ impl Session {
     /// The size of the instance's linear memory, in bytes (a whole number of 64 KiB pages).
     pub fn memory_bytes(&self) -> usize {
         self.memory.data_size(&self.store)
+    }
+
+    /// The instance's linear memory as it is now.
+    pub fn memory_data(&self) -> &[u8] {
+        self.memory.data(&self.store)
+    }
+
+    /// The value of the exported global `name`, if the instance exports one.
+    pub fn global(&mut self, name: &str) -> Option<Val> {
+        let global = self.instance.get_global(&mut self.store, name)?;
+        Some(global.get(&mut self.store))
     }
 
     /// `configure(bundle)`: Ok(None) when valid, Ok(Some(message)) when not.
@@ -451,6 +491,8 @@ pub struct CAbiBackend {
 }
 
 impl CAbiBackend {
+    /// A backend over a compiled module. A module baked with a bundle (`palisade bake`) is used as it starts when a case
+    /// sends that very bundle (no `configure`), and configured like any other module otherwise.
     pub fn new(host: WasmHost) -> Self {
         Self { host }
     }
@@ -492,9 +534,12 @@ impl Backend for CAbiBackend {
     ) -> Result<Value, HostError> {
         let mut session = self.host.instantiate()?;
         session.set_deadline(deadline);
-        // A failed configure is the module's to report: `validate` then answers 500
-        // `palisade is not configured: …`, which is what a host would see.
-        session.configure(&bundle_bytes(bundle)?)?;
+        let bundle = bundle_bytes(bundle)?;
+        if !self.host.is_baked_with(&bundle) {
+            // A failed configure is the module's to report: `validate` then answers 500
+            // `palisade is not configured: …`, which is what a host would see.
+            session.configure(&bundle)?;
+        }
         session.validate(&validate_input(review, context)?)
     }
 

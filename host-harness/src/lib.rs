@@ -7,6 +7,7 @@
 pub mod annotate;
 pub mod artifacts;
 pub mod backend;
+pub mod bake;
 pub mod bench;
 pub mod case;
 pub mod documents;

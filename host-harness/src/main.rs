@@ -12,7 +12,7 @@ use serde_json::Value;
 use palisade_harness::backend::Backend;
 use palisade_harness::host::{CAbiBackend, DEFAULT_DEADLINE, WasmHost, bundle_bytes};
 use palisade_harness::kubewarden::{self, KubewardenBackend};
-use palisade_harness::{artifacts, bench, documents, replay, runner, scaffold};
+use palisade_harness::{artifacts, bake, bench, documents, replay, runner, scaffold};
 
 /// `print!` that ends the program quietly when the reader has gone away (`palisade eval … | head`), as Unix tools do,
 /// instead of panicking on the closed pipe.
@@ -131,6 +131,18 @@ enum Command {
         format: FormatArg,
         #[arg(long)]
         kubewarden: bool,
+    },
+    /// Pre-compile a bundle into a module: a fresh instance of OUT answers `validate` without `configure` (with
+    /// --kubewarden: without compiling its settings, when a call sends the baked ones)
+    Bake {
+        #[arg(short = 'p', long = "policy", value_name = "BUNDLE")]
+        bundle: PathBuf,
+        /// Bake palisade-kubewarden.wasm (default: palisade.wasm; --module picks another)
+        #[arg(long)]
+        kubewarden: bool,
+        /// Where to write the baked module
+        #[arg(short = 'o', long, value_name = "OUT.wasm")]
+        output: PathBuf,
     },
     /// Embed metadata.yml into a waPC module as the io.kubewarden.metadata section, as `kwctl annotate` does
     Annotate {
@@ -400,6 +412,42 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Bake {
+            bundle,
+            kubewarden,
+            output,
+        } => {
+            let source = module.map_or_else(
+                || {
+                    artifacts::artifact(if kubewarden {
+                        artifacts::KUBEWARDEN
+                    } else {
+                        artifacts::C_ABI
+                    })
+                },
+                Path::to_path_buf,
+            );
+            let wasm = std::fs::read(&source)
+                .map_err(|e| anyhow::anyhow!("cannot read `{}`: {e}", source.display()))?;
+            let bundle_json = bundle_bytes(&documents::read_bundle(&bundle)?)?;
+            let protocol = if kubewarden {
+                bake::Protocol::Kubewarden
+            } else {
+                bake::Protocol::CAbi
+            };
+            let baked = bake::bake(&wasm, protocol, &bundle_json)
+                .map_err(|e| anyhow::anyhow!("cannot bake `{}`: {e}", bundle.display()))?;
+            std::fs::write(&output, &baked)
+                .map_err(|e| anyhow::anyhow!("cannot write `{}`: {e}", output.display()))?;
+            outln!(
+                "baked `{}` into `{}` ({} bytes, from {} bytes)",
+                bundle.display(),
+                output.display(),
+                baked.len(),
+                wasm.len()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Annotate {
             wasm,
             metadata,
@@ -495,21 +543,37 @@ fn bench_kubewarden(
     if let Some(message) = palisade.check(bundle)? {
         anyhow::bail!("the bundle was rejected: {message}");
     }
+    // the same module baked with the bundle (policy-server's fresh instances then skip compiling the settings)
+    let baked = bake::bake(
+        &std::fs::read(path)?,
+        bake::Protocol::Kubewarden,
+        &bundle_bytes(bundle)?,
+    )
+    .map_err(|e| anyhow::anyhow!("cannot bake the bundle: {e}"))?;
+    let baked_path =
+        std::env::temp_dir().join(format!("palisade-bench-baked-{}.wasm", std::process::id()));
+    std::fs::write(&baked_path, &baked)?;
+    let baked = KubewardenBackend::load(&baked_path)?;
     let payloads: Vec<Vec<u8>> = reviews
         .iter()
         .map(|r| kubewarden::validation_payload(bundle, r))
         .collect::<Result<_, _>>()?;
     let samples = kubewarden::bench_samples(
-        &[&palisade, &floor],
+        &[&palisade, &baked, &floor],
         &payloads,
         context,
         opts.warmup,
         opts.iterations,
     )?;
+    let _ = std::fs::remove_file(&baked_path);
     let mut modules = Vec::new();
-    for ((label, backend), s) in [("palisade", &palisade), ("waPC floor", &floor)]
-        .into_iter()
-        .zip(samples)
+    for ((label, backend), s) in [
+        ("palisade", &palisade),
+        ("palisade, baked", &baked),
+        ("waPC floor", &floor),
+    ]
+    .into_iter()
+    .zip(samples)
     {
         let bytes = std::fs::read(backend.path())?;
         modules.push(bench::ModuleFigures {

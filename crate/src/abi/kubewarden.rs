@@ -20,6 +20,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::context::{AccessQuery, Cluster, ContextError};
@@ -130,7 +131,17 @@ pub fn validate(payload: &[u8], host: &dyn Host) -> ValidationResponse {
         Ok(parts) => parts,
         Err(message) => return ValidationResponse::reject(400, message),
     };
-    with_engine(settings, |compiled| match compiled {
+    let raw = settings.as_deref().map_or("", RawValue::get);
+    let parse = || {
+        Ok(or_empty_bundle(
+            settings
+                .as_deref()
+                .map(|s| serde_json::from_str::<Value>(s.get()))
+                .transpose()
+                .map_err(|e| format!("the settings are not valid JSON: {e}"))?,
+        ))
+    };
+    with_engine(raw.as_bytes(), parse, |compiled| match compiled {
         Ok(engine) => {
             let cluster = HostCluster::new(host);
             ValidationResponse::from_admission_response(engine.review(&request, &cluster))
@@ -140,37 +151,59 @@ pub fn validate(payload: &[u8], host: &dyn Host) -> ValidationResponse {
             format!("palisade is not configured: the last bundle was rejected: {e}"),
         ),
     })
+    .unwrap_or_else(|message| ValidationResponse::reject(400, message))
+}
+
+/// The settings this instance compiled last: their bytes as they last arrived, their value, what they compiled to.
+struct Compiled {
+    raw: Vec<u8>,
+    settings: Value,
+    engine: Result<Engine, String>,
 }
 
 thread_local! {
-    /// The last settings this instance compiled, and what they compiled to.
-    static LAST_ENGINE: RefCell<Option<(Value, Result<Engine, String>)>> = const { RefCell::new(None) };
+    /// The last settings this instance compiled (a baked module starts with its bundle here).
+    static LAST_ENGINE: RefCell<Option<Compiled>> = const { RefCell::new(None) };
 }
 
-/// Run `f` on the engine `settings` compile to. The settings come with every call (policy-server sends them to
-/// `validate_settings` and with every `validate`); an instance that sees the same settings again (kwctl bench, a host
-/// that keeps instances, `validate_settings` then `validate`) compiles them once.
-fn with_engine<R>(settings: Value, f: impl FnOnce(&Result<Engine, String>) -> R) -> R {
+/// Run `f` on the engine the settings compile to. The settings come with every call (policy-server sends them to
+/// `validate_settings` and with every `validate`), so the common case — the same settings again, in a reused instance
+/// or a baked module — is answered by comparing their bytes with the last ones, without parsing them. Settings whose
+/// bytes differ are parsed (`parse`) and compared as values before anything is compiled again.
+fn with_engine<R>(
+    raw: &[u8],
+    parse: impl FnOnce() -> Result<Value, String>,
+    f: impl FnOnce(&Result<Engine, String>) -> R,
+) -> Result<R, String> {
     LAST_ENGINE.with(|last| {
         let mut last = last.borrow_mut();
-        match &*last {
-            Some((known, compiled)) if *known == settings => f(compiled),
-            _ => {
-                let compiled = Engine::new(&settings).map_err(|e| e.to_string());
-                let answer = f(&compiled);
-                *last = Some((settings, compiled));
-                answer
-            }
+        if let Some(known) = last.as_ref().filter(|c| c.raw == raw) {
+            return Ok(f(&known.engine));
         }
+        let settings = parse()?;
+        if let Some(known) = last.as_mut().filter(|c| c.settings == settings) {
+            known.raw = raw.to_vec();
+            return Ok(f(&known.engine));
+        }
+        let engine = Engine::new(&settings).map_err(|e| e.to_string());
+        let answer = f(&engine);
+        *last = Some(Compiled {
+            raw: raw.to_vec(),
+            settings,
+            engine,
+        });
+        Ok(answer)
     })
 }
 
 /// `validate_settings`: compile the bundle; every problem is listed in `message`. Never a waPC error.
 pub fn validate_settings(payload: &[u8]) -> SettingsValidationResponse {
-    let verdict = match read_settings(payload) {
-        Ok(settings) => with_engine(settings, |compiled| compiled.as_ref().err().cloned()),
-        Err(message) => Some(message),
-    };
+    let verdict = with_engine(
+        payload,
+        || read_settings(payload),
+        |compiled| compiled.as_ref().err().cloned(),
+    )
+    .unwrap_or_else(Some);
     SettingsValidationResponse {
         valid: verdict.is_none(),
         message: verdict,
@@ -213,10 +246,13 @@ fn read_settings(payload: &[u8]) -> Result<Value, String> {
 #[derive(Deserialize)]
 struct ValidationRequest {
     request: Option<AdmissionRequest>,
-    settings: Option<Value>,
+    /// Kept as text: the same settings arrive with every call and are recognised by their bytes.
+    settings: Option<Box<RawValue>>,
 }
 
-fn read_validation_request(payload: &[u8]) -> Result<(AdmissionRequest, Value), String> {
+fn read_validation_request(
+    payload: &[u8],
+) -> Result<(AdmissionRequest, Option<Box<RawValue>>), String> {
     // `request` is the AdmissionReview's request, so field paths and wording are those the C ABI gives.
     let parsed: ValidationRequest = crate::api::read_object(payload, "the validation request")
         .map_err(|e| {
@@ -228,7 +264,7 @@ fn read_validation_request(payload: &[u8]) -> Result<(AdmissionRequest, Value), 
     let request = parsed
         .request
         .ok_or_else(|| crate::api::NO_REQUEST.to_owned())?;
-    Ok((request.normalized(), or_empty_bundle(parsed.settings)))
+    Ok((request.normalized(), parsed.settings))
 }
 
 /// The cluster as Kubewarden's host capabilities show it, for one request. Each namespace and each access question

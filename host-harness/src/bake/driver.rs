@@ -1,0 +1,315 @@
+//! Running a module to bake it: configure an instrumented copy in wasmtime — the C ABI's `configure`, or waPC's
+//! `validate_settings` for the Kubewarden module — and snapshot it ([`super`] does the rewriting).
+
+use wasm_encoder::Section as _;
+
+use super::{
+    BAKED_SECTION, BakeError, GlobalValue, Layout, Snapshot, apply, bundle_hash, err,
+    global_export_name, instrument,
+};
+
+/// Which protocol the module speaks, and so how it is configured before the snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// `palisade.wasm`: `configure(bundle)`.
+    CAbi,
+    /// `palisade-kubewarden.wasm`: waPC `validate_settings(bundle)`, which leaves the compiled engine cached for the
+    /// same settings.
+    Kubewarden,
+}
+
+/// Bake `module` with `bundle_json`: the module a fresh instance of which is already configured with the bundle.
+/// A bundle that does not compile is refused with configure's message.
+pub fn bake(module: &[u8], protocol: Protocol, bundle_json: &[u8]) -> Result<Vec<u8>, BakeError> {
+    let runtime = crate::host::Runtime::shared().map_err(|e| err(e.to_string()))?;
+    Baker::new(&runtime, module, protocol)?.bake(bundle_json)
+}
+
+/// Bakes one module with many bundles, compiling its instrumented copy once.
+pub struct Baker {
+    original: Vec<u8>,
+    layout: Layout,
+    kind: Kind,
+}
+
+enum Kind {
+    CAbi(crate::host::WasmHost),
+    Kubewarden(wapc::Guest),
+}
+
+impl Baker {
+    /// Instrument `module` and compile it in `runtime`'s engine.
+    pub fn new(
+        runtime: &crate::host::Runtime,
+        module: &[u8],
+        protocol: Protocol,
+    ) -> Result<Self, BakeError> {
+        let (instrumented, layout) = instrument(module)?;
+        let kind = match protocol {
+            Protocol::CAbi => Kind::CAbi(
+                crate::host::WasmHost::from_bytes(
+                    runtime,
+                    std::path::Path::new("palisade.wasm (instrumented for baking)"),
+                    &instrumented,
+                )
+                .map_err(|e| err(e.to_string()))?,
+            ),
+            Protocol::Kubewarden => {
+                Kind::Kubewarden(wapc::Guest::new(runtime.engine(), &instrumented)?)
+            }
+        };
+        Ok(Self {
+            original: module.to_vec(),
+            layout,
+            kind,
+        })
+    }
+
+    /// The module baked with `bundle_json`.
+    pub fn bake(&self, bundle_json: &[u8]) -> Result<Vec<u8>, BakeError> {
+        let snapshot = match &self.kind {
+            Kind::CAbi(host) => configure_c_abi(host, &self.layout, bundle_json)?,
+            Kind::Kubewarden(guest) => guest.configure(&self.layout, bundle_json)?,
+        };
+        let mut baked = apply(&self.original, &snapshot)?;
+        wasm_encoder::CustomSection {
+            name: BAKED_SECTION.into(),
+            data: bundle_hash(bundle_json).into_bytes().into(),
+        }
+        .append_to(&mut baked);
+        Ok(baked)
+    }
+}
+
+fn configure_c_abi(
+    host: &crate::host::WasmHost,
+    layout: &Layout,
+    bundle_json: &[u8],
+) -> Result<Snapshot, BakeError> {
+    let mut session = host.instantiate().map_err(|e| err(e.to_string()))?;
+    if let Some(message) = session
+        .configure(bundle_json)
+        .map_err(|e| err(e.to_string()))?
+    {
+        return Err(err(format!("the bundle does not compile: {message}")));
+    }
+    let mut globals = Vec::with_capacity(layout.mutable_globals.len());
+    for &index in &layout.mutable_globals {
+        let value = session
+            .global(&global_export_name(index))
+            .ok_or_else(|| err(format!("global {index} was not exported")))?;
+        globals.push((index, global_value(&value)?));
+    }
+    Ok(Snapshot {
+        memory: session.memory_data().to_vec(),
+        globals,
+    })
+}
+
+fn global_value(v: &wasmtime::Val) -> Result<GlobalValue, BakeError> {
+    Ok(match v {
+        wasmtime::Val::I32(x) => GlobalValue::I32(*x),
+        wasmtime::Val::I64(x) => GlobalValue::I64(*x),
+        wasmtime::Val::F32(bits) => GlobalValue::F32(*bits),
+        wasmtime::Val::F64(bits) => GlobalValue::F64(*bits),
+        _ => {
+            return Err(err(
+                "a global of a reference or vector type cannot be baked",
+            ));
+        }
+    })
+}
+
+/// Just enough of a waPC host to call the Kubewarden guest's `validate_settings` and read its memory afterwards
+/// (the harness's waPC runner, through `wapc` and `wasmtime-provider`, hides the instance). Host calls are refused:
+/// compiling a bundle asks the host nothing.
+mod wapc {
+    use wasmtime::{Caller, Engine, Linker, Module, Store};
+
+    use super::global_value;
+    use crate::bake::{BakeError, Layout, Snapshot, err, global_export_name};
+
+    #[derive(Default)]
+    struct Call {
+        operation: Vec<u8>,
+        payload: Vec<u8>,
+        response: Vec<u8>,
+        error: Option<String>,
+    }
+
+    fn memory(caller: &mut Caller<'_, Call>) -> wasmtime::Result<wasmtime::Memory> {
+        caller
+            .get_export("memory")
+            .and_then(wasmtime::Extern::into_memory)
+            .ok_or_else(|| wasmtime::Error::msg("the guest exports no memory"))
+    }
+
+    fn read(caller: &mut Caller<'_, Call>, ptr: i32, len: i32) -> wasmtime::Result<Vec<u8>> {
+        let memory = memory(caller)?;
+        let start = ptr as u32 as usize;
+        memory
+            .data(&caller)
+            .get(start..start.saturating_add(len as u32 as usize))
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| wasmtime::Error::msg("a guest buffer lies outside its memory"))
+    }
+
+    fn write(caller: &mut Caller<'_, Call>, ptr: i32, bytes: &[u8]) -> wasmtime::Result<()> {
+        let memory = memory(caller)?;
+        memory
+            .write(caller, ptr as u32 as usize, bytes)
+            .map_err(|e| wasmtime::Error::msg(e.to_string()))
+    }
+
+    fn linker(engine: &Engine) -> wasmtime::Result<Linker<Call>> {
+        let mut linker = Linker::new(engine);
+        linker.func_wrap(
+            "wapc",
+            "__guest_request",
+            |mut caller: Caller<'_, Call>, op_ptr: i32, ptr: i32| -> wasmtime::Result<()> {
+                let operation = caller.data().operation.clone();
+                let payload = caller.data().payload.clone();
+                write(&mut caller, op_ptr, &operation)?;
+                write(&mut caller, ptr, &payload)
+            },
+        )?;
+        linker.func_wrap(
+            "wapc",
+            "__guest_response",
+            |mut caller: Caller<'_, Call>, ptr: i32, len: i32| -> wasmtime::Result<()> {
+                caller.data_mut().response = read(&mut caller, ptr, len)?;
+                Ok(())
+            },
+        )?;
+        linker.func_wrap(
+            "wapc",
+            "__guest_error",
+            |mut caller: Caller<'_, Call>, ptr: i32, len: i32| -> wasmtime::Result<()> {
+                let bytes = read(&mut caller, ptr, len)?;
+                caller.data_mut().error = Some(String::from_utf8_lossy(&bytes).into_owned());
+                Ok(())
+            },
+        )?;
+        linker.func_wrap(
+            "wapc",
+            "__host_call",
+            |_: Caller<'_, Call>,
+             _: i32,
+             _: i32,
+             _: i32,
+             _: i32,
+             _: i32,
+             _: i32,
+             _: i32,
+             _: i32|
+             -> i32 { 0 },
+        )?;
+        linker.func_wrap(
+            "wapc",
+            "__host_response_len",
+            |_: Caller<'_, Call>| -> i32 { 0 },
+        )?;
+        linker.func_wrap("wapc", "__host_response", |_: Caller<'_, Call>, _: i32| {})?;
+        linker.func_wrap("wapc", "__host_error_len", |_: Caller<'_, Call>| -> i32 {
+            0
+        })?;
+        linker.func_wrap("wapc", "__host_error", |_: Caller<'_, Call>, _: i32| {})?;
+        linker.func_wrap(
+            "wapc",
+            "__console_log",
+            |_: Caller<'_, Call>, _: i32, _: i32| {},
+        )?;
+        Ok(linker)
+    }
+
+    /// The instrumented guest, compiled once.
+    pub(super) struct Guest {
+        module: Module,
+        linker: Linker<Call>,
+    }
+
+    fn wasm_err(e: wasmtime::Error) -> BakeError {
+        err(format!("the waPC guest failed: {e}"))
+    }
+
+    impl Guest {
+        pub(super) fn new(engine: &Engine, instrumented: &[u8]) -> Result<Self, BakeError> {
+            Ok(Self {
+                module: Module::new(engine, instrumented).map_err(wasm_err)?,
+                linker: linker(engine).map_err(wasm_err)?,
+            })
+        }
+
+        /// Instantiate the guest, run its waPC init and `validate_settings(bundle)`, and snapshot it.
+        pub(super) fn configure(
+            &self,
+            layout: &Layout,
+            bundle_json: &[u8],
+        ) -> Result<Snapshot, BakeError> {
+            let mut store = Store::new(self.module.engine(), Call::default());
+            // the runtime's engine interrupts by epoch: compiling a bundle gets a generous deadline
+            store.set_epoch_deadline(60_000);
+            let instance = self
+                .linker
+                .instantiate(&mut store, &self.module)
+                .map_err(wasm_err)?;
+            snapshot_after_settings(store, instance, layout, bundle_json)
+        }
+    }
+
+    fn snapshot_after_settings(
+        mut store: Store<Call>,
+        instance: wasmtime::Instance,
+        layout: &Layout,
+        bundle_json: &[u8],
+    ) -> Result<Snapshot, BakeError> {
+        for init in ["_start", "wapc_init"] {
+            if let Ok(f) = instance.get_typed_func::<(), ()>(&mut store, init) {
+                f.call(&mut store, ()).map_err(wasm_err)?;
+            }
+        }
+        let guest_call = instance
+            .get_typed_func::<(i32, i32), i32>(&mut store, "__guest_call")
+            .map_err(wasm_err)?;
+        let operation = b"validate_settings".to_vec();
+        let (op_len, len) = (
+            i32::try_from(operation.len()).map_err(|_| err("operation name too long"))?,
+            i32::try_from(bundle_json.len()).map_err(|_| err("settings too large"))?,
+        );
+        *store.data_mut() = Call {
+            operation,
+            payload: bundle_json.to_vec(),
+            ..Call::default()
+        };
+        let ok = guest_call
+            .call(&mut store, (op_len, len))
+            .map_err(wasm_err)?;
+        if ok != 1 {
+            let why = store.data().error.clone().unwrap_or_default();
+            return Err(err(format!("validate_settings failed: {why}")));
+        }
+        let answer: serde_json::Value = serde_json::from_slice(&store.data().response)
+            .map_err(|e| err(format!("validate_settings answered garbage: {e}")))?;
+        if answer.get("valid").and_then(serde_json::Value::as_bool) != Some(true) {
+            let message = answer
+                .get("message")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("invalid settings");
+            return Err(err(format!("the bundle does not compile: {message}")));
+        }
+        let mut globals = Vec::with_capacity(layout.mutable_globals.len());
+        for &index in &layout.mutable_globals {
+            let global = instance
+                .get_global(&mut store, &global_export_name(index))
+                .ok_or_else(|| err(format!("global {index} was not exported")))?;
+            globals.push((index, global_value(&global.get(&mut store))?));
+        }
+        let memory = instance
+            .get_memory(&mut store, "memory")
+            .ok_or_else(|| err("the guest exports no memory"))?;
+        Ok(Snapshot {
+            memory: memory.data(&store).to_vec(),
+            globals,
+        })
+    }
+}
