@@ -565,7 +565,6 @@ fn bench_kubewarden(
         opts.warmup,
         opts.iterations,
     )?;
-    let _ = std::fs::remove_file(&baked_path);
     let mut modules = Vec::new();
     for ((label, backend), s) in [
         ("palisade", &palisade),
@@ -586,6 +585,7 @@ fn bench_kubewarden(
             fresh: bench::Stats::from_samples(s.fresh),
         });
     }
+    let _ = std::fs::remove_file(&baked_path);
     Ok(bench::BenchReport {
         reviews: reviews.len(),
         review_bytes: payloads.iter().map(Vec::len).collect(),
