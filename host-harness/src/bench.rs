@@ -47,8 +47,11 @@ impl Default for Options {
 pub struct Stats {
     pub samples: usize,
     pub median: Duration,
+    pub p90: Duration,
     pub p99: Duration,
     pub mean: Duration,
+    /// Counts per latency bucket, bucket `i` holding samples in [2^i, 2^(i+1)) µs (bucket 0 also holds < 1 µs).
+    pub histogram: Vec<u64>,
 }
 
 impl Stats {
@@ -63,11 +66,24 @@ impl Stats {
             samples.get(idx.min(n - 1)).copied().unwrap_or_default()
         };
         let total: Duration = samples.iter().sum();
+        let mut histogram: Vec<u64> = Vec::new();
+        for s in &samples {
+            let micros = s.as_micros().max(1);
+            let bucket = (127 - micros.leading_zeros()) as usize;
+            if histogram.len() <= bucket {
+                histogram.resize(bucket + 1, 0);
+            }
+            if let Some(count) = histogram.get_mut(bucket) {
+                *count += 1;
+            }
+        }
         Self {
             samples: n,
             median: at(0.5),
+            p90: at(0.9),
             p99: at(0.99),
             mean: total / u32::try_from(n).unwrap_or(u32::MAX),
+            histogram,
         }
     }
 
@@ -75,6 +91,60 @@ impl Stats {
     pub fn throughput(&self) -> f64 {
         let s = self.mean.as_secs_f64();
         if s > 0.0 { 1.0 / s } else { 0.0 }
+    }
+}
+
+/// The latency histogram of `stats` drawn in the terminal: one row per power-of-two bucket, bars scaled to the
+/// fullest bucket.
+pub fn draw_histogram(title: &str, stats: &Stats) -> String {
+    const WIDTH: u64 = 40;
+    let mut out = format!("{title} ({} samples)\n", stats.samples);
+    let max = stats.histogram.iter().copied().max().unwrap_or(0).max(1);
+    let first = stats.histogram.iter().position(|c| *c > 0).unwrap_or(0);
+    for (i, count) in stats.histogram.iter().enumerate().skip(first) {
+        let low = 1u64 << i;
+        let bar = "█".repeat(usize::try_from(count * WIDTH / max).unwrap_or(0));
+        let _ = writeln!(
+            out,
+            "  {:>7} µs .. {:>7} µs │{bar:<40}│ {count}",
+            if i == 0 { 0 } else { low },
+            low * 2
+        );
+    }
+    out
+}
+
+/// A progress bar on stderr for long runs, drawn only when stderr is a terminal.
+pub struct Progress {
+    total: usize,
+    shown: bool,
+}
+
+impl Progress {
+    pub fn new(total: usize) -> Self {
+        use std::io::IsTerminal as _;
+        Self {
+            total,
+            shown: total >= 50 && std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// Round `done` of `total` is finished.
+    pub fn tick(&self, done: usize) {
+        if !self.shown || (done % 10 != 0 && done != self.total) {
+            return;
+        }
+        let width = 30;
+        let filled = done * width / self.total.max(1);
+        eprint!(
+            "\r  [{}{}] {done}/{} rounds",
+            "#".repeat(filled),
+            " ".repeat(width - filled),
+            self.total
+        );
+        if done == self.total {
+            eprintln!();
+        }
     }
 }
 
@@ -195,7 +265,9 @@ pub fn run(
 
     let mut reused: Vec<Vec<Duration>> = vec![Vec::new(); subjects.len()];
     let mut fresh: Vec<Vec<Duration>> = vec![Vec::new(); subjects.len()];
+    let progress = Progress::new(opts.warmup + opts.iterations);
     for round in 0..opts.warmup + opts.iterations {
+        progress.tick(round);
         let record = round >= opts.warmup;
         // Interleaved: every module, every review, in each round.
         for (i, session) in sessions.iter_mut().enumerate() {
@@ -224,6 +296,7 @@ pub fn run(
         }
     }
 
+    progress.tick(opts.warmup + opts.iterations);
     let modules = subjects
         .into_iter()
         .zip(reused.into_iter().zip(fresh))
@@ -265,14 +338,16 @@ pub fn render_text(r: &BenchReport) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<16} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
+        "{:<16} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
         "module",
         "size",
         "gzip -9",
         "compile",
         "reused p50",
+        "reused p90",
         "reused p99",
         "fresh p50",
+        "fresh p90",
         "fresh p99",
         "fresh req/s"
     );
@@ -280,14 +355,16 @@ pub fn render_text(r: &BenchReport) -> String {
         let reused = m.reused.clone().unwrap_or_default();
         let _ = writeln!(
             out,
-            "{:<16} {:>10} {:>10} {:>9.1}ms {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>11.0}",
+            "{:<16} {:>10} {:>10} {:>9.1}ms {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>11.0}",
             m.label,
             m.raw_size,
             m.gzip_size,
             m.compile_time.as_secs_f64() * 1e3,
             us(reused.median),
+            us(reused.p90),
             us(reused.p99),
             us(m.fresh.median),
+            us(m.fresh.p90),
             us(m.fresh.p99),
             m.fresh.throughput()
         );
@@ -358,6 +435,18 @@ pub fn render_text(r: &BenchReport) -> String {
             dr.throughput()
         );
     }
+    for m in r.modules.iter().filter(|m| m.label.starts_with("palisade")) {
+        if let Some(reused) = &m.reused {
+            out.push_str(&draw_histogram(
+                &format!("{}, reused instance", m.label),
+                reused,
+            ));
+        }
+        out.push_str(&draw_histogram(
+            &format!("{}, fresh instance", m.label),
+            &m.fresh,
+        ));
+    }
     if let Some(answer) = &r.sample_answer {
         let allowed = answer
             .pointer("/response/allowed")
@@ -377,8 +466,9 @@ pub fn render_text(r: &BenchReport) -> String {
 
 pub fn render_json(r: &BenchReport) -> String {
     let stats = |s: &Stats| {
-        json!({ "samples": s.samples, "medianMicros": us(s.median), "p99Micros": us(s.p99),
-                "meanMicros": us(s.mean), "throughputPerSecond": s.throughput() })
+        json!({ "samples": s.samples, "medianMicros": us(s.median), "p90Micros": us(s.p90),
+                "p99Micros": us(s.p99), "meanMicros": us(s.mean), "throughputPerSecond": s.throughput(),
+                "histogramLog2Micros": s.histogram })
     };
     let modules: Vec<Value> = r
         .modules
@@ -391,8 +481,11 @@ pub fn render_json(r: &BenchReport) -> String {
             })
         })
         .collect();
+    let ratios: serde_json::Map<String, Value> =
+        ratios(r).into_iter().map(|(k, v)| (k, json!(v))).collect();
     serde_json::to_string_pretty(&json!({
         "reviews": r.reviews, "reviewBytes": r.review_bytes, "iterations": r.iterations, "modules": modules,
+        "ratios": ratios,
     }))
     .unwrap_or_default()
         + "\n"
@@ -416,4 +509,63 @@ mod tests {
         let raw = vec![b'a'; 10_000];
         assert!(gzip9_len(&raw).unwrap() < 200);
     }
+}
+
+/// The run's figures that can be compared between runs and machines: each palisade module's p50 (reused and fresh)
+/// divided by the same mode's p50 of the floor measured in the same run (`scan floor`, or `waPC floor` with
+/// `--kubewarden`). Keys are `<module>/<mode>`, e.g. `palisade, baked/fresh`.
+pub fn ratios(r: &BenchReport) -> Vec<(String, f64)> {
+    let floor = r
+        .modules
+        .iter()
+        .find(|m| m.label == "scan floor" || m.label == "waPC floor");
+    let Some(floor) = floor else {
+        return Vec::new();
+    };
+    let ratio = |a: Duration, b: Duration| {
+        if b.is_zero() {
+            0.0
+        } else {
+            a.as_secs_f64() / b.as_secs_f64()
+        }
+    };
+    let mut out = Vec::new();
+    for m in r.modules.iter().filter(|m| m.label.starts_with("palisade")) {
+        if let (Some(reused), Some(floor_reused)) = (&m.reused, &floor.reused) {
+            out.push((
+                format!("{}/reused", m.label),
+                ratio(reused.median, floor_reused.median),
+            ));
+        }
+        out.push((
+            format!("{}/fresh", m.label),
+            ratio(m.fresh.median, floor.fresh.median),
+        ));
+    }
+    out
+}
+
+/// `--baseline FILE --max-regression PCT`: every ratio of this run against the same ratio of a saved
+/// `--format json` run. Ratios to the floor measured in the same run, not microseconds, are compared, so that a
+/// baseline saved on one machine gates a run on another. Answers the regressions found, worded for a person.
+pub fn regressions(r: &BenchReport, baseline: &Value, max_regression_pct: f64) -> Vec<String> {
+    let Some(saved) = baseline.get("ratios").and_then(Value::as_object) else {
+        return vec![
+            "the baseline has no `ratios` (save one with `palisade bench --format json`)".into(),
+        ];
+    };
+    let mut out = Vec::new();
+    for (key, now) in ratios(r) {
+        let Some(before) = saved.get(&key).and_then(Value::as_f64) else {
+            continue;
+        };
+        let limit = before * (1.0 + max_regression_pct / 100.0);
+        if now > limit {
+            out.push(format!(
+                "{key}: {now:.2}x the floor, baseline {before:.2}x (+{:.0}%, more than the {max_regression_pct}% allowed)",
+                (now / before - 1.0) * 100.0
+            ));
+        }
+    }
+    out
 }

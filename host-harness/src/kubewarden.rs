@@ -701,7 +701,9 @@ pub fn bench_samples(
         .collect::<Result<_, _>>()?;
     let mut samples = vec![BenchSamples::default(); backends.len()];
     let check = |bytes: &[u8]| admission_review(&Value::Null, bytes).map(|_| ());
+    let progress = crate::bench::Progress::new(warmup.saturating_add(iterations));
     for round in 0..warmup.saturating_add(iterations) {
+        progress.tick(round);
         for ((backend, instance), out) in backends.iter().zip(&reused).zip(samples.iter_mut()) {
             for payload in payloads {
                 let started = Instant::now();
@@ -719,6 +721,7 @@ pub fn bench_samples(
             }
         }
     }
+    progress.tick(warmup.saturating_add(iterations));
     Ok(samples)
 }
 

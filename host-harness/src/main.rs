@@ -131,6 +131,17 @@ enum Command {
         format: FormatArg,
         #[arg(long)]
         kubewarden: bool,
+        /// Fail when this run is slower than a run saved with `--format json`: every ratio to the floor is compared
+        #[arg(long, value_name = "FILE")]
+        baseline: Option<PathBuf>,
+        /// How much slower than the baseline a ratio may be, in percent
+        #[arg(
+            long,
+            value_name = "PCT",
+            default_value_t = 10.0,
+            requires = "baseline"
+        )]
+        max_regression: f64,
     },
     /// Pre-compile a bundle into a module: a fresh instance of OUT answers `validate` without `configure` (with
     /// --kubewarden: without compiling its settings, when a call sends the baked ones)
@@ -199,6 +210,37 @@ fn backend(module: Option<&Path>, kubewarden: bool) -> Result<Box<dyn Backend>> 
     }
     let path = module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);
     Ok(Box::new(CAbiBackend::load(&path)?))
+}
+
+/// Review files: each path, or every AdmissionReview (JSON/YAML) of a directory, sorted, as recorded traffic to
+/// replay.
+fn review_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+                .map_err(|e| anyhow::anyhow!("cannot read `{}`: {e}", path.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.extension()
+                        .is_some_and(|x| x == "json" || x == "yaml" || x == "yml")
+                })
+                // only AdmissionReviews: a bundle or a context kept beside them is not traffic
+                .filter(|p| {
+                    documents::read_document(p)
+                        .is_ok_and(|d| d.get("request").is_some() || d.get("review").is_some())
+                })
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                anyhow::bail!("no review files (.json, .yaml) in `{}`", path.display());
+            }
+            out.extend(files);
+        } else {
+            out.push(path.clone());
+        }
+    }
+    Ok(out)
 }
 
 fn read_context(path: Option<&Path>) -> Result<Option<Value>> {
@@ -376,11 +418,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             warmup,
             format,
             kubewarden,
+            baseline,
+            max_regression,
         } => {
             let bundle_value = documents::read_bundle(&bundle)?;
             let context = read_context(context.as_deref())?;
             let opts = bench::Options { iterations, warmup };
-            if kubewarden {
+            let reviews = review_files(&reviews)?;
+            let report = if kubewarden {
                 let reviews: Vec<Value> = reviews
                     .iter()
                     .map(|p| documents::read_document(p))
@@ -389,26 +434,37 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     || artifacts::artifact(artifacts::KUBEWARDEN),
                     Path::to_path_buf,
                 );
-                let report =
-                    bench_kubewarden(&path, &bundle_value, &reviews, context.as_ref(), &opts)?;
-                match format {
-                    FormatArg::Json => out!("{}", bench::render_json(&report)),
-                    _ => out!("{}", bench::render_text(&report)),
-                }
-                return Ok(ExitCode::SUCCESS);
-            }
-            let path =
-                module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);
-            let scan = artifacts::artifact(artifacts::FLOOR_SCAN);
-            let dom = artifacts::artifact(artifacts::FLOOR_DOM);
-            let inputs: Vec<Vec<u8>> = reviews
-                .iter()
-                .map(|p| bench::input_for(p, context.as_ref()))
-                .collect::<Result<_>>()?;
-            let report = bench::run(&path, [&scan, &dom], &bundle_value, &inputs, &opts)?;
+                bench_kubewarden(&path, &bundle_value, &reviews, context.as_ref(), &opts)?
+            } else {
+                let path =
+                    module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);
+                let scan = artifacts::artifact(artifacts::FLOOR_SCAN);
+                let dom = artifacts::artifact(artifacts::FLOOR_DOM);
+                let inputs: Vec<Vec<u8>> = reviews
+                    .iter()
+                    .map(|p| bench::input_for(p, context.as_ref()))
+                    .collect::<Result<_>>()?;
+                bench::run(&path, [&scan, &dom], &bundle_value, &inputs, &opts)?
+            };
             match format {
                 FormatArg::Json => out!("{}", bench::render_json(&report)),
                 _ => out!("{}", bench::render_text(&report)),
+            }
+            if let Some(baseline) = baseline {
+                let saved = documents::read_document(&baseline)?;
+                let regressions = bench::regressions(&report, &saved, max_regression);
+                if !regressions.is_empty() {
+                    eprintln!(
+                        "slower than the baseline `{}`:\n  {}",
+                        baseline.display(),
+                        regressions.join("\n  ")
+                    );
+                    return Ok(ExitCode::FAILURE);
+                }
+                eprintln!(
+                    "within {max_regression}% of the baseline `{}`",
+                    baseline.display()
+                );
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -57,7 +57,10 @@ fn bench_json_has_every_figure() {
         .iter()
         .map(|m| m["module"].as_str().unwrap())
         .collect();
-    assert_eq!(labels, ["palisade", "scan floor", "DOM floor"]);
+    assert_eq!(
+        labels,
+        ["palisade", "palisade, baked", "scan floor", "DOM floor"]
+    );
     for m in modules {
         assert!(
             m["bytes"].as_u64().unwrap() > m["gzipBytes"].as_u64().unwrap(),
@@ -68,9 +71,85 @@ fn bench_json_has_every_figure() {
             assert_eq!(m[mode]["samples"], 5, "{m}");
             assert!(m[mode]["medianMicros"].as_f64().unwrap() > 0.0, "{m}");
             assert!(
-                m[mode]["p99Micros"].as_f64().unwrap() >= m[mode]["medianMicros"].as_f64().unwrap(),
+                m[mode]["p99Micros"].as_f64().unwrap() >= m[mode]["p90Micros"].as_f64().unwrap(),
                 "{m}"
             );
+            assert!(
+                m[mode]["p90Micros"].as_f64().unwrap() >= m[mode]["medianMicros"].as_f64().unwrap(),
+                "{m}"
+            );
+            let histogram: u64 = m[mode]["histogramLog2Micros"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_u64().unwrap())
+                .sum();
+            assert_eq!(histogram, 5, "{m}");
         }
     }
+}
+
+/// `--baseline FILE --max-regression PCT` gates a run on a saved one, by ratios to the floor measured in the same run.
+#[test]
+fn bench_fails_a_run_slower_than_its_baseline() {
+    let dir = common::scratch_dir("bench-baseline");
+    let mut doc: Value = serde_json::from_str(&bench(&["--format", "json"])).unwrap();
+    let ratios = doc["ratios"].as_object().unwrap().clone();
+    for key in [
+        "palisade/reused",
+        "palisade/fresh",
+        "palisade, baked/reused",
+        "palisade, baked/fresh",
+    ] {
+        assert!(ratios[key].as_f64().unwrap() > 0.0, "{key}: {doc}");
+    }
+    // a baseline ten times faster than anything this machine can do: the run is a regression
+    for (_, v) in doc["ratios"].as_object_mut().unwrap().iter_mut() {
+        *v = serde_json::json!(v.as_f64().unwrap() / 10.0);
+    }
+    let fast = dir.join("fast.json");
+    std::fs::write(&fast, doc.to_string()).unwrap();
+    let ws = common::workspace();
+    let run = |baseline: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_palisade"))
+            .arg("bench")
+            .arg("-p")
+            .arg(ws.join("tests/cases/foundation/bundles/empty.yaml"))
+            .arg(ws.join("tests/cases/foundation/recordings/pod-create.json"))
+            .args(["--iterations", "5", "--warmup", "1", "--max-regression", "25"])
+            .arg("--baseline")
+            .arg(baseline)
+            .output()
+            .unwrap()
+    };
+    let out = run(&fast);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("slower than the baseline"), "{stderr}");
+    assert!(stderr.contains("more than the 25% allowed"), "{stderr}");
+    // a baseline a hundred times slower: the run passes
+    for (_, v) in doc["ratios"].as_object_mut().unwrap().iter_mut() {
+        *v = serde_json::json!(v.as_f64().unwrap() * 1000.0);
+    }
+    let slow = dir.join("slow.json");
+    std::fs::write(&slow, doc.to_string()).unwrap();
+    let out = run(&slow);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A directory is replayed as recorded traffic: every AdmissionReview in it, nothing else.
+#[test]
+fn bench_replays_a_directory_of_reviews() {
+    let ws = common::workspace();
+    let out = Command::new(env!("CARGO_BIN_EXE_palisade"))
+        .arg("bench")
+        .arg("-p")
+        .arg(ws.join("bench/pod-baseline.yaml"))
+        .arg(ws.join("bench"))
+        .args(["--iterations", "3", "--warmup", "1", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["reviews"], 1, "bench/ holds one review beside its bundle");
 }
