@@ -116,7 +116,14 @@ fn bench_fails_a_run_slower_than_its_baseline() {
             .arg("-p")
             .arg(ws.join("tests/cases/foundation/bundles/empty.yaml"))
             .arg(ws.join("tests/cases/foundation/recordings/pod-create.json"))
-            .args(["--iterations", "5", "--warmup", "1", "--max-regression", "25"])
+            .args([
+                "--iterations",
+                "5",
+                "--warmup",
+                "1",
+                "--max-regression",
+                "25",
+            ])
             .arg("--baseline")
             .arg(baseline)
             .output()
@@ -134,7 +141,11 @@ fn bench_fails_a_run_slower_than_its_baseline() {
     let slow = dir.join("slow.json");
     std::fs::write(&slow, doc.to_string()).unwrap();
     let out = run(&slow);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A directory is replayed as recorded traffic: every AdmissionReview in it, nothing else.
@@ -149,7 +160,14 @@ fn bench_replays_a_directory_of_reviews() {
         .args(["--iterations", "3", "--warmup", "1", "--format", "json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["reviews"], 1, "bench/ holds one review beside its bundle");
+    assert_eq!(
+        doc["reviews"], 1,
+        "bench/ holds one review beside its bundle"
+    );
 }

@@ -97,29 +97,6 @@ fn every_case_file_passes_through_kubewarden() {
     assert_cases(&report, &known_gaps("kubewarden"));
 }
 
-/// `tests/known-gaps/` holds ported upstream cases Palisade still decides differently (each says why). They keep
-/// upstream's expectation and must still fail: when one starts passing, move it into `tests/cases/`.
-#[test]
-fn known_gaps_still_disagree_with_upstream() {
-    let dir = common::workspace().join("tests/known-gaps");
-    if !dir.exists() {
-        return;
-    }
-    let files = runner::discover(&[dir]).unwrap();
-    let report = runner::run_all(&files, &wasm_backend(), false);
-    let fixed: Vec<String> = report
-        .cases
-        .iter()
-        .filter(|c| c.passed)
-        .map(|c| c.file.display().to_string())
-        .collect();
-    assert!(
-        fixed.is_empty(),
-        "these known gaps now pass: move them into tests/cases/\n{}",
-        fixed.join("\n")
-    );
-}
-
 /// The native library (`palisade::api::review_json`) must give the very same answer as the
 /// `.wasm` for every case: agreement is the proof that the artifact is the library.
 #[test]
