@@ -167,7 +167,7 @@ fn bench_replays_a_directory_of_reviews() {
     );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
-        doc["reviews"], 1,
-        "bench/ holds one review beside its bundle"
+        doc["reviews"], 3,
+        "bench/ holds three reviews beside bundles, a context and a script"
     );
 }
