@@ -738,19 +738,38 @@ fn member<'a>(
     ctx.budget.charge(cost)?;
     match recv {
         Value::String(s) => {
-            if name == "replace" || name == "format" {
-                // an output that outgrows its input (`replace('', long)`) is charged for its own
-                // size when that is more than upstream's figure, so the work stays bounded
+            if name == "replace" {
+                // upstream charges two traversals of the receiver whatever the replacement; an
+                // output beyond four times the input (`'a'.replace('', long)`) is charged for
+                // the excess too, before it is built, so the work stays bounded by the budget
                 let out = strings::output_len(name, s.as_str(), &args)?;
-                let extra = ceil_cost(out, STRING_TRAVERSAL_FACTOR).saturating_sub(cost);
-                ctx.budget.charge(extra)?;
+                let within = (s.as_str().len() as u64).saturating_mul(4);
+                ctx.budget.charge(ceil_cost(
+                    out.saturating_sub(within),
+                    STRING_TRAVERSAL_FACTOR,
+                ))?;
+            }
+            if name == "format" {
+                strings::output_len(name, s.as_str(), &args)?;
             }
             if name == "size" && args.is_empty() {
                 return Ok(Value::Int(
                     i64::try_from(size).map_err(|_| EvalError::overflow())?,
                 ));
             }
-            string_member(name, s.as_str(), &args, regex)
+            let out = string_member(name, s.as_str(), &args, regex)?;
+            if name == "format"
+                && let Value::String(o) = &out
+            {
+                // the same for what `format` renders from its arguments (bounded by the string
+                // cap as it is built): the excess over four times the format string is charged
+                let within = (s.as_str().len() as u64).saturating_mul(4);
+                ctx.budget.charge(ceil_cost(
+                    (o.as_str().len() as u64).saturating_sub(within),
+                    STRING_TRAVERSAL_FACTOR,
+                ))?;
+            }
+            Ok(out)
         }
         Value::List(l) => {
             if name == "join" && args.len() <= 1 {
