@@ -67,9 +67,12 @@ pub(crate) fn binary_cost(op: BinaryOp, l: &Value<'_>, r: &Value<'_>, ls: u64, r
             (Value::String(_), Value::String(_)) | (Value::Bytes(_), Value::Bytes(_)) => {
                 ceil_cost(ls.saturating_add(rs), STRING_TRAVERSAL_FACTOR)
             }
-            // cel-go concatenates lazily for 1; we copy, so the copy is charged (this keeps
-            // `cel.bind(a, x + x, cel.bind(b, a + a, …))` from doubling memory for free)
-            (Value::List(a), Value::List(b)) => 1 + (a.len() + b.len()) as u64,
+            // `AddList`: O(1), as cel-go concatenates without copying (so do we); only a chain
+            // of more than MAX_CONCAT_DEPTH `+` is copied, and the copy is charged
+            (Value::List(a), Value::List(b)) if List::concat_copies(a, b) => {
+                1 + (a.len() + b.len()) as u64
+            }
+            (Value::List(_), Value::List(_)) => 1,
             (Value::Map(a), Value::Map(b)) => 1 + (a.len() + b.len()) as u64,
             _ => 1,
         },
@@ -167,17 +170,7 @@ fn add<'a>(l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
             v.extend_from_slice(&b);
             Ok(Value::Bytes(Rc::from(v)))
         }
-        (Value::List(a), Value::List(b)) => {
-            if b.is_empty() {
-                return Ok(Value::List(a));
-            }
-            if a.is_empty() {
-                return Ok(Value::List(b));
-            }
-            let mut v = a.to_vec();
-            v.extend(b.iter());
-            Ok(Value::list(v))
-        }
+        (Value::List(a), Value::List(b)) => Ok(Value::List(List::concat(a, b))),
         (Value::Map(a), Value::Map(b)) => {
             let mut m = crate::value::OwnedMap::default();
             for (k, v) in a.entries().into_iter().chain(b.entries()) {

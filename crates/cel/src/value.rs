@@ -67,7 +67,23 @@ pub enum List<'a> {
     Owned(Rc<Vec<Value<'a>>>),
     /// A constant list literal folded when the program was compiled: built once, shared.
     Const(Arc<[Const]>),
+    /// `a + b` without copying either side (cel-go's `concatList`, whose `AddList` costs 1):
+    /// O(1) to build, O(depth) to index.
+    Concat(Rc<Concat<'a>>),
 }
+
+/// Two lists joined by `+`, read through.
+#[derive(Debug)]
+pub struct Concat<'a> {
+    left: List<'a>,
+    right: List<'a>,
+    len: usize,
+    depth: u32,
+}
+
+/// Beyond this many nested `+`, a concatenation is copied into one list (and charged for
+/// it), so that reading an element never walks a long chain.
+pub(crate) const MAX_CONCAT_DEPTH: u32 = 64;
 
 impl<'a> List<'a> {
     pub fn len(&self) -> usize {
@@ -75,17 +91,65 @@ impl<'a> List<'a> {
             List::Json(v) => v.len(),
             List::Owned(v) => v.len(),
             List::Const(v) => v.len(),
+            List::Concat(c) => c.len,
         }
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    pub fn get(&self, i: usize) -> Option<Value<'a>> {
-        match self {
-            List::Json(v) => v.get(i).map(Value::from_json),
-            List::Owned(v) => v.get(i).cloned(),
-            List::Const(v) => v.get(i).map(Const::to_value),
+    pub fn get(&self, mut i: usize) -> Option<Value<'a>> {
+        let mut cur = self;
+        loop {
+            match cur {
+                List::Json(v) => return v.get(i).map(Value::from_json),
+                List::Owned(v) => return v.get(i).cloned(),
+                List::Const(v) => return v.get(i).map(Const::to_value),
+                List::Concat(c) => {
+                    let l = c.left.len();
+                    if i < l {
+                        cur = &c.left;
+                    } else {
+                        i -= l;
+                        cur = &c.right;
+                    }
+                }
+            }
         }
+    }
+    /// How many `+` are nested in this list (0 for a plain list).
+    pub(crate) fn depth(&self) -> u32 {
+        match self {
+            List::Concat(c) => c.depth,
+            _ => 0,
+        }
+    }
+    /// Does `a + b` copy (only when it would nest concatenations beyond
+    /// [`MAX_CONCAT_DEPTH`])?
+    pub(crate) fn concat_copies(a: &List<'_>, b: &List<'_>) -> bool {
+        !a.is_empty() && !b.is_empty() && a.depth().max(b.depth()) >= MAX_CONCAT_DEPTH
+    }
+    /// `a + b`: shares both sides; an empty side is the other list itself.
+    pub(crate) fn concat(a: List<'a>, b: List<'a>) -> List<'a> {
+        if b.is_empty() {
+            return a;
+        }
+        if a.is_empty() {
+            return b;
+        }
+        if List::concat_copies(&a, &b) {
+            let mut v = Vec::with_capacity(a.len().saturating_add(b.len()));
+            v.extend(a.iter());
+            v.extend(b.iter());
+            return List::Owned(Rc::new(v));
+        }
+        let depth = a.depth().max(b.depth()) + 1;
+        let len = a.len().saturating_add(b.len());
+        List::Concat(Rc::new(Concat {
+            left: a,
+            right: b,
+            len,
+            depth,
+        }))
     }
     /// The very same list (not merely equal elements).
     pub(crate) fn same(&self, other: &List<'_>) -> bool {
@@ -95,6 +159,7 @@ impl<'a> List<'a> {
                 std::ptr::eq(Rc::as_ptr(a).cast::<u8>(), Rc::as_ptr(b).cast::<u8>())
             }
             (List::Const(a), List::Const(b)) => Arc::ptr_eq(a, b),
+            (List::Concat(a), List::Concat(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }
     }

@@ -28,6 +28,8 @@ fn env() -> Env {
         .with_dyn_variable("arg1")
         .with_dyn_variable("str1")
         .with_dyn_variable("str2")
+        .with_dyn_variable("list1")
+        .with_dyn_variable("list2")
 }
 
 fn compile(src: &str) -> Program {
@@ -119,6 +121,40 @@ fn cel_go_runtime_cost_rows() {
         ("str2", Value::string("val2222222")),
     ];
     assert_eq!(cost_with(r#""abcdefg".contains(str1 + str2)"#, &vars), 6);
+    // "list concat": `AddList` is O(1)
+    let empty = [
+        ("list1", Value::list(vec![])),
+        ("list2", Value::list(vec![])),
+    ];
+    assert_eq!(cost_with("(list1 + list2).all(x, true)", &empty), 4);
+}
+
+/// `AddList` costs 1 because neither side is copied (cel-go's `concatList`); the elements are
+/// read through, and charged when a comprehension reads them.
+#[test]
+fn list_concatenation_shares_both_sides() {
+    let big = Value::list((0..100_000).map(Value::Int).collect());
+    let act = Activation::new().bind("list1", big);
+    let p = compile("list1 + list1 + [1]");
+    let mut b = Budget::kubernetes();
+    let v = p.eval(&act, &mut b).unwrap();
+    assert!(matches!(v, Value::List(List::Concat(_))), "not copied");
+    assert_eq!(b.used(), 2 + 1 + 1);
+    let Value::List(l) = &v else { panic!("a list") };
+    assert_eq!(l.len(), 200_001);
+    assert!(matches!(l.get(150_000), Some(Value::Int(50_000))));
+    assert!(matches!(l.get(200_000), Some(Value::Int(1))));
+    assert_eq!(
+        cost_with(
+            "(list1 + list2)[2] == 3 && (list1 + list2).size() == 4",
+            &[
+                ("list1", Value::list(vec![Value::Int(1), Value::Int(2)])),
+                ("list2", Value::list(vec![Value::Int(3), Value::Int(4)])),
+            ]
+        ),
+        // two identifiers, `+`, the index, `==`; again, size(), `==`
+        3 + 1 + 1 + 3 + 1 + 1
+    );
 }
 
 /// k8s.io/apiserver/pkg/cel/library/cost_test.go `TestStringLibrary` (runtime costs).
