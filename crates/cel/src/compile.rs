@@ -793,19 +793,16 @@ fn literal_const(e: &SpannedExpr, folded: &HashMap<i64, Const>) -> Option<Const>
         Expr::Float(f) => Const::Double(*f),
         Expr::String(s) => Const::String(Arc::from(s.as_str())),
         Expr::Bytes(b) => Const::Bytes(Arc::from(b.as_slice())),
-        Expr::List(_) | Expr::Map(_) => match folded.get(&e.id)? {
-            Const::List(l) => Const::List(Arc::clone(l)),
-            Const::Map(m) => Const::Map(Arc::clone(m)),
-            _ => return None,
-        },
+        Expr::List(_) | Expr::Map(_) | Expr::Call { .. } => folded.get(&e.id)?.clone(),
         _ => return None,
     })
 }
 
 /// cel-go's `decOptimize` (kube-apiserver compiles with `cel.OptOptimize`): a list or map literal
 /// whose elements are all constants is built once, here, and is itself a constant (free to
-/// evaluate, like any literal); `x in <such a list of primitives>` becomes a set lookup
-/// (`maybeOptimizeSetMembership`). Without recursion: nodes are visited children first.
+/// evaluate, like any literal); so is a type conversion of a constant (`maybeOptimizeConstUnary`:
+/// `duration('1h')`, `string(1)`; one that fails is left to fail when evaluated); `x in <such a
+/// list of primitives>` becomes a set lookup (`maybeOptimizeSetMembership`). Without recursion: nodes are visited children first.
 fn fold_constants(root: &SpannedExpr) -> (HashMap<i64, Const>, HashMap<i64, ConstSet>) {
     let mut order = Vec::new();
     let mut seen: HashMap<i64, u32> = HashMap::new();
@@ -850,6 +847,14 @@ fn fold_constants(root: &SpannedExpr) -> (HashMap<i64, Const>, HashMap<i64, Cons
                     .collect();
                 if let Some(map) = pairs.and_then(ConstMap::new) {
                     folded.insert(e.id, Const::Map(Arc::new(map)));
+                }
+            }
+            Expr::Call { expr, args } if unique(e.id) => {
+                if let (Expr::Ident(name), [arg]) = (&expr.node, args.as_slice())
+                    && let Some(c) = literal_const(arg, &folded)
+                    && let Some(v) = crate::functions::convert_const(name, c)
+                {
+                    folded.insert(e.id, v);
                 }
             }
             Expr::Binary {

@@ -351,6 +351,10 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 }
             }
             Expr::Call { expr, args } => {
+                if let Some(c) = self.prog.consts.get(&e.id) {
+                    // a conversion of a constant, done when the program was compiled
+                    return Ok(c.to_value());
+                }
                 if self.prog.synthetic.contains(&e.id)
                     && let Some(a) = args.first()
                 {

@@ -15,7 +15,7 @@ use crate::error::EvalError;
 use crate::eval::{Ctx, key_display};
 use crate::strings;
 use crate::time::{Duration, Timestamp};
-use crate::value::{List, Type, Value};
+use crate::value::{Const, List, Type, Value};
 
 /// cel-go common/cost.go
 const STRING_TRAVERSAL_FACTOR: f64 = 0.1;
@@ -598,6 +598,44 @@ fn math<'a>(name: &str, args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
         }
         _ => nso(),
     }
+}
+
+/// A type conversion (`overloads.IsTypeConversionFunction`, but `type`) of a constant, done
+/// when the program is compiled; `None` when it is not one or fails.
+pub(crate) fn convert_const(name: &str, c: Const) -> Option<Const> {
+    let v = c.to_value();
+    let out = match (name, v) {
+        ("dyn", _) => return Some(c),
+        ("int", v) => to_int(v).ok()?,
+        ("uint", v) => to_uint(v).ok()?,
+        ("double", v) => to_double(v).ok()?,
+        (
+            "string",
+            v @ (Value::String(_)
+            | Value::Bytes(_)
+            | Value::Int(_)
+            | Value::Uint(_)
+            | Value::Double(_)
+            | Value::Bool(_)
+            | Value::Null
+            | Value::Timestamp(_)
+            | Value::Duration(_)),
+        ) => to_string(v).ok()?,
+        ("bytes", Value::String(s)) => Value::Bytes(Rc::from(s.as_str().as_bytes())),
+        ("bytes", v @ Value::Bytes(_)) | ("bool", v @ Value::Bool(_)) => v,
+        ("bool", Value::String(s)) => match s.as_str() {
+            "1" | "t" | "T" | "TRUE" | "true" | "True" => Value::Bool(true),
+            "0" | "f" | "F" | "FALSE" | "false" | "False" => Value::Bool(false),
+            _ => return None,
+        },
+        ("timestamp", Value::String(s)) => Value::Timestamp(Timestamp::parse(s.as_str()).ok()?),
+        ("timestamp", Value::Int(i)) => Value::Timestamp(Timestamp::from_secs(i).ok()?),
+        ("timestamp", v @ Value::Timestamp(_)) | ("duration", v @ Value::Duration(_)) => v,
+        ("duration", Value::String(s)) => Value::Duration(Duration::parse(s.as_str()).ok()?),
+        ("duration", Value::Int(i)) => Value::Duration(Duration::from_nanos(i128::from(i)).ok()?),
+        _ => return None,
+    };
+    Const::scalar(&out)
 }
 
 fn to_int(v: Value<'_>) -> Result<Value<'static>, EvalError> {

@@ -393,7 +393,7 @@ impl<'a> Map<'a> {
 /// `maybeBuildListLiteral` / `maybeBuildMapLiteral`, which kube-apiserver enables with
 /// `cel.OptOptimize`). `Send + Sync`, so a [`crate::Program`] keeps it and every evaluation, on any
 /// thread, reads the same value: nothing is built per step.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum Const {
     Null,
     Bool(bool),
@@ -404,9 +404,26 @@ pub enum Const {
     Bytes(Arc<[u8]>),
     List(Arc<[Const]>),
     Map(Arc<ConstMap>),
+    Timestamp(Timestamp),
+    Duration(Duration),
 }
 
 impl Const {
+    /// The constant a scalar value is (`None` for lists, maps and other kinds).
+    pub(crate) fn scalar(v: &Value<'_>) -> Option<Const> {
+        Some(match v {
+            Value::Null => Const::Null,
+            Value::Bool(b) => Const::Bool(*b),
+            Value::Int(i) => Const::Int(*i),
+            Value::Uint(u) => Const::Uint(*u),
+            Value::Double(d) => Const::Double(*d),
+            Value::String(s) => Const::String(Arc::from(s.as_str())),
+            Value::Bytes(b) => Const::Bytes(Arc::from(&b[..])),
+            Value::Timestamp(t) => Const::Timestamp(*t),
+            Value::Duration(d) => Const::Duration(*d),
+            _ => return None,
+        })
+    }
     /// The runtime value: scalars are copied, strings, lists and maps shared (a bytes value is
     /// copied, as `Value::Bytes` is not shared across threads).
     pub fn to_value<'a>(&self) -> Value<'a> {
@@ -420,6 +437,8 @@ impl Const {
             Const::Bytes(b) => Value::Bytes(Rc::from(&b[..])),
             Const::List(l) => Value::List(List::Const(Arc::clone(l))),
             Const::Map(m) => Value::Map(Map::Const(Arc::clone(m))),
+            Const::Timestamp(t) => Value::Timestamp(*t),
+            Const::Duration(d) => Value::Duration(*d),
         }
     }
 }

@@ -88,7 +88,12 @@ fn cel_go_runtime_cost_rows() {
         cost("'12345678901234567890' == '123456789012345678901234567890'"),
         2
     );
-    assert_eq!(cost("string(1)"), 1);
+    // (a conversion of a constant is folded: `maybeOptimizeConstUnary`)
+    assert_eq!(cost("string(1)"), 1 - 1);
+    assert_eq!(
+        cost_with("string(input)", &[("input", Value::Int(1))]),
+        1 + 1
+    );
     // "bytes to string conversion", "string to bytes conversion"
     let bytes = Value::Bytes(Rc::from(vec![b'a'; 500]));
     assert_eq!(cost_with("string(input)", &[("input", bytes)]), 51);
@@ -254,6 +259,27 @@ fn a_folded_literal_is_built_once_per_program() {
     let v = p.eval(&act, &mut Budget::kubernetes()).unwrap();
     assert!(matches!(v, Value::Map(Map::Const(_))), "{v}");
     assert_eq!(cost("{'a': [1, 2], 'b': {'c': 3}}['b']['c']"), 2);
+}
+
+/// A type conversion of a constant is done once, when the program is compiled (cel-go
+/// `maybeOptimizeConstUnary`), and costs nothing; one that fails still fails when evaluated.
+#[test]
+fn conversions_of_constants_are_folded() {
+    assert_eq!(cost("duration('1h') > duration('1m')"), 1);
+    assert_eq!(
+        cost("timestamp('2024-01-01T00:00:00Z').getFullYear() == 2024"),
+        1 + 1
+    );
+    assert_eq!(cost("[int('1'), double(2), dyn(3u)][0] == 1"), 1 + 1);
+    let v = compile("[string(b'abc'), bytes('x'), bool('true'), uint(7)]")
+        .eval(&Activation::new(), &mut Budget::kubernetes())
+        .unwrap();
+    assert!(matches!(v, Value::List(List::Const(_))), "{v}");
+    assert_eq!(v.to_string(), r#"["abc", b"x", true, 7u]"#);
+    let err = compile("int('abc') == 1")
+        .eval(&Activation::new(), &mut Budget::kubernetes())
+        .unwrap_err();
+    assert!(err.to_string().contains("abc"), "{err}");
 }
 
 /// Literals with a non-constant element (or an optional one) are built on every evaluation and
