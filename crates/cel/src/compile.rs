@@ -196,6 +196,7 @@ pub(crate) fn compile(
     let mut regexes = HashMap::new();
     collect_regexes(&expr, &mut regexes)?;
     let (consts, sets) = fold_constants(&expr);
+    let const_calls = has_folded_call(&expr, &consts);
     Ok(Program {
         inner: Arc::new(ProgramInner {
             source: source.to_string(),
@@ -205,6 +206,7 @@ pub(crate) fn compile(
                 regexes,
                 consts,
                 sets,
+                const_calls,
                 synthetic,
                 presence,
                 container: env.container().to_string(),
@@ -872,6 +874,20 @@ fn fold_constants(root: &SpannedExpr) -> (HashMap<i64, Const>, HashMap<i64, Cons
         }
     }
     (folded, sets)
+}
+
+fn has_folded_call(root: &SpannedExpr, consts: &HashMap<i64, Const>) -> bool {
+    if consts.is_empty() {
+        return false;
+    }
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        if matches!(e.node, Expr::Call { .. }) && consts.contains_key(&e.id) {
+            return true;
+        }
+        stack.extend(children(e));
+    }
+    false
 }
 
 fn max_id(root: &SpannedExpr) -> i64 {

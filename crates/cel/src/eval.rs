@@ -87,6 +87,8 @@ pub(crate) struct Compiled {
     pub consts: HashMap<i64, Const>,
     /// `x in <constant list of primitives>` as a set lookup (by the id of the `in` node).
     pub sets: HashMap<i64, ConstSet>,
+    /// Whether any call (a conversion of a constant) was folded into `consts`.
+    pub const_calls: bool,
     /// Ids of the `dyn(…)` calls the compiler inserted (free, unlike a written `dyn`).
     pub synthetic: HashSet<i64>,
     /// Ids of `has(…)` tests on a proto3 message bound as a map (approver-policy's `cr`):
@@ -213,15 +215,12 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 self.budget.charge(1)?;
                 self.global(name)
             }
-            Expr::List(_) | Expr::Map(_) if self.prog.consts.contains_key(&e.id) => {
-                // a folded constant: like any literal it costs nothing (cel-go's
-                // InterpretableConst) and nothing is built
-                match self.prog.consts.get(&e.id) {
-                    Some(c) => Ok(c.to_value()),
-                    None => Err(EvalError::new("internal error: folded constant missing")),
-                }
-            }
             Expr::List(elems) => {
+                if let Some(c) = self.prog.consts.get(&e.id) {
+                    // a folded constant: like any literal it costs nothing (cel-go's
+                    // InterpretableConst) and nothing is built
+                    return Ok(c.to_value());
+                }
                 let mut out = Vec::with_capacity(elems.len());
                 for el in elems {
                     let v = self.eval(&el.expr)?;
@@ -239,6 +238,9 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 Ok(Value::list(out))
             }
             Expr::Map(entries) => {
+                if let Some(c) = self.prog.consts.get(&e.id) {
+                    return Ok(c.to_value());
+                }
                 let mut out = OwnedMap::default();
                 for en in entries {
                     let k = self.eval(&en.key)?;
@@ -274,14 +276,16 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                     UnaryOp::Neg => functions::negate(v),
                 }
             }
-            Expr::Binary { op, left, right } => match self.prog.sets.get(&e.id) {
+            Expr::Binary {
+                op: BinaryOp::In,
+                left,
+                ..
+            } if let Some(set) = self.prog.sets.get(&e.id) => {
                 // cel-go's evalSetMembership is not a call: the lookup itself is not charged
-                Some(set) => {
-                    let v = self.eval(left)?;
-                    set.contains(&v).map(Value::Bool)
-                }
-                None => self.binary(*op, left, right),
-            },
+                let v = self.eval(left)?;
+                set.contains(&v).map(Value::Bool)
+            }
+            Expr::Binary { op, left, right } => self.binary(*op, left, right),
             Expr::Ternary {
                 cond,
                 then_expr,
@@ -351,7 +355,9 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 }
             }
             Expr::Call { expr, args } => {
-                if let Some(c) = self.prog.consts.get(&e.id) {
+                if self.prog.const_calls
+                    && let Some(c) = self.prog.consts.get(&e.id)
+                {
                     // a conversion of a constant, done when the program was compiled
                     return Ok(c.to_value());
                 }
