@@ -7,6 +7,7 @@ use cel_core::{CelType, CheckError, CheckErrorKind, Expr, SpannedExpr};
 use regex::Regex;
 
 use crate::eval::Compiled;
+use crate::value::{Const, ConstMap, ConstSet};
 use crate::{Expect, Flavor, Program, ProgramInner};
 
 /// The nesting score a source may reach before parsing (brackets weigh 8, operators 1).
@@ -194,6 +195,8 @@ pub(crate) fn compile(
     check_result_type(flavor, expect, &result_type)?;
     let mut regexes = HashMap::new();
     collect_regexes(&expr, &mut regexes)?;
+    let (consts, sets) = fold_constants(&expr);
+    let const_calls = has_folded_call(&expr, &consts);
     Ok(Program {
         inner: Arc::new(ProgramInner {
             source: source.to_string(),
@@ -201,6 +204,9 @@ pub(crate) fn compile(
                 expr,
                 refs,
                 regexes,
+                consts,
+                sets,
+                const_calls,
                 synthetic,
                 presence,
                 container: env.container().to_string(),
@@ -776,6 +782,112 @@ fn collect_regexes(
         stack.extend(children(e));
     }
     Ok(())
+}
+
+/// The constant a literal node is, when it is one: a scalar literal, or a list or map literal
+/// already folded.
+fn literal_const(e: &SpannedExpr, folded: &HashMap<i64, Const>) -> Option<Const> {
+    Some(match &e.node {
+        Expr::Null => Const::Null,
+        Expr::Bool(b) => Const::Bool(*b),
+        Expr::Int(i) => Const::Int(*i),
+        Expr::UInt(u) => Const::Uint(*u),
+        Expr::Float(f) => Const::Double(*f),
+        Expr::String(s) => Const::String(Arc::from(s.as_str())),
+        Expr::Bytes(b) => Const::Bytes(Arc::from(b.as_slice())),
+        Expr::List(_) | Expr::Map(_) | Expr::Call { .. } => folded.get(&e.id)?.clone(),
+        _ => return None,
+    })
+}
+
+/// cel-go's `decOptimize` (kube-apiserver compiles with `cel.OptOptimize`): a list or map literal
+/// whose elements are all constants is built once, here, and is itself a constant (free to
+/// evaluate, like any literal); so is a type conversion of a constant (`maybeOptimizeConstUnary`:
+/// `duration('1h')`, `string(1)`; one that fails is left to fail when evaluated); `x in <such a
+/// list of primitives>` becomes a set lookup (`maybeOptimizeSetMembership`). Without recursion: nodes are visited children first.
+fn fold_constants(root: &SpannedExpr) -> (HashMap<i64, Const>, HashMap<i64, ConstSet>) {
+    let mut order = Vec::new();
+    let mut seen: HashMap<i64, u32> = HashMap::new();
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        *seen.entry(e.id).or_default() += 1;
+        order.push(e);
+        stack.extend(children(e));
+    }
+    let unique = |id: i64| seen.get(&id) == Some(&1);
+    let mut folded: HashMap<i64, Const> = HashMap::new();
+    let mut sets = HashMap::new();
+    for e in order.iter().rev() {
+        match &e.node {
+            Expr::List(items) if unique(e.id) => {
+                let elems: Option<Vec<Const>> = items
+                    .iter()
+                    .map(|i| {
+                        if i.optional {
+                            None
+                        } else {
+                            literal_const(&i.expr, &folded)
+                        }
+                    })
+                    .collect();
+                if let Some(elems) = elems {
+                    folded.insert(e.id, Const::List(Arc::from(elems)));
+                }
+            }
+            Expr::Map(entries) if unique(e.id) => {
+                let pairs: Option<Vec<(Const, Const)>> = entries
+                    .iter()
+                    .map(|m| {
+                        if m.optional {
+                            return None;
+                        }
+                        Some((
+                            literal_const(&m.key, &folded)?,
+                            literal_const(&m.value, &folded)?,
+                        ))
+                    })
+                    .collect();
+                if let Some(map) = pairs.and_then(ConstMap::new) {
+                    folded.insert(e.id, Const::Map(Arc::new(map)));
+                }
+            }
+            Expr::Call { expr, args } if unique(e.id) => {
+                if let (Expr::Ident(name), [arg]) = (&expr.node, args.as_slice())
+                    && let Some(c) = literal_const(arg, &folded)
+                    && let Some(v) = crate::functions::convert_const(name, c)
+                {
+                    folded.insert(e.id, v);
+                }
+            }
+            Expr::Binary {
+                op: cel_core::BinaryOp::In,
+                right,
+                ..
+            } if unique(e.id) => {
+                if let Some(Const::List(l)) = folded.get(&right.id)
+                    && let Some(set) = ConstSet::new(l)
+                {
+                    sets.insert(e.id, set);
+                }
+            }
+            _ => {}
+        }
+    }
+    (folded, sets)
+}
+
+fn has_folded_call(root: &SpannedExpr, consts: &HashMap<i64, Const>) -> bool {
+    if consts.is_empty() {
+        return false;
+    }
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        if matches!(e.node, Expr::Call { .. }) && consts.contains_key(&e.id) {
+            return true;
+        }
+        stack.extend(children(e));
+    }
+    false
 }
 
 fn max_id(root: &SpannedExpr) -> i64 {

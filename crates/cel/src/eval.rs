@@ -9,7 +9,7 @@ use regex::Regex;
 use crate::activation::Activation;
 use crate::error::EvalError;
 use crate::functions;
-use crate::value::{List, Map, OwnedMap, Type, Value};
+use crate::value::{Const, ConstSet, List, Map, OwnedMap, Type, Value};
 
 /// Maximum evaluation nesting (expression depth plus nested variable evaluations).
 pub(crate) const MAX_EVAL_DEPTH: u32 = 256;
@@ -83,6 +83,12 @@ pub(crate) struct Compiled {
     pub expr: SpannedExpr,
     pub refs: HashMap<i64, ReferenceInfo>,
     pub regexes: HashMap<i64, Regex>,
+    /// Constant list and map literals, built once when the program is compiled (by node id).
+    pub consts: HashMap<i64, Const>,
+    /// `x in <constant list of primitives>` as a set lookup (by the id of the `in` node).
+    pub sets: HashMap<i64, ConstSet>,
+    /// Whether any call (a conversion of a constant) was folded into `consts`.
+    pub const_calls: bool,
     /// Ids of the `dyn(…)` calls the compiler inserted (free, unlike a written `dyn`).
     pub synthetic: HashSet<i64>,
     /// Ids of `has(…)` tests on a proto3 message bound as a map (approver-policy's `cr`):
@@ -103,7 +109,14 @@ pub(crate) struct Ctx<'p, 'a, 'c> {
     pub budget: &'c mut Budget,
     locals: Vec<(&'p str, Slot<'a>)>,
     depth: u32,
+    /// Sizes of long strings (characters) and large objects (entries), counted once per
+    /// evaluation so that `size()` and every size-based charge stay O(1); the value is kept so
+    /// its address is not reused while the entry lives.
+    sizes: HashMap<(usize, usize, bool), (Value<'a>, u64)>,
 }
+
+/// Strings and objects up to this size are measured directly.
+const SIZE_MEMO_FROM: usize = 256;
 
 pub(crate) fn run<'a>(
     prog: &Compiled,
@@ -117,6 +130,7 @@ pub(crate) fn run<'a>(
         budget,
         locals: Vec::new(),
         depth,
+        sizes: HashMap::new(),
     };
     ctx.eval(&prog.expr)
 }
@@ -126,6 +140,26 @@ fn is_accu(name: &str) -> bool {
 }
 
 impl<'p, 'a> Ctx<'p, 'a, '_> {
+    /// cel-go's `actualSize`: characters of a string, bytes, elements of a list, entries of a
+    /// map, 1 for anything else; O(1) (long strings and large objects are counted once).
+    pub(crate) fn size(&mut self, v: &Value<'a>) -> u64 {
+        let key = match v {
+            Value::String(s) if s.as_str().len() > SIZE_MEMO_FROM => {
+                (s.as_str().as_ptr() as usize, s.as_str().len(), false)
+            }
+            Value::Map(Map::Json(m)) if m.len() > SIZE_MEMO_FROM => {
+                (std::ptr::from_ref(*m) as usize, m.len(), true)
+            }
+            _ => return v.cost_size(),
+        };
+        if let Some((_, n)) = self.sizes.get(&key) {
+            return *n;
+        }
+        let n = v.cost_size();
+        self.sizes.insert(key, (v.clone(), n));
+        n
+    }
+
     fn local(&self, name: &str) -> Option<&Slot<'a>> {
         self.locals
             .iter()
@@ -182,6 +216,11 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 self.global(name)
             }
             Expr::List(elems) => {
+                if let Some(c) = self.prog.consts.get(&e.id) {
+                    // a folded constant: like any literal it costs nothing (cel-go's
+                    // InterpretableConst) and nothing is built
+                    return Ok(c.to_value());
+                }
                 let mut out = Vec::with_capacity(elems.len());
                 for el in elems {
                     let v = self.eval(&el.expr)?;
@@ -199,6 +238,9 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 Ok(Value::list(out))
             }
             Expr::Map(entries) => {
+                if let Some(c) = self.prog.consts.get(&e.id) {
+                    return Ok(c.to_value());
+                }
                 let mut out = OwnedMap::default();
                 for en in entries {
                     let k = self.eval(&en.key)?;
@@ -233,6 +275,15 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                     },
                     UnaryOp::Neg => functions::negate(v),
                 }
+            }
+            Expr::Binary {
+                op: BinaryOp::In,
+                left,
+                ..
+            } if let Some(set) = self.prog.sets.get(&e.id) => {
+                // cel-go's evalSetMembership is not a call: the lookup itself is not charged
+                let v = self.eval(left)?;
+                set.contains(&v).map(Value::Bool)
             }
             Expr::Binary { op, left, right } => self.binary(*op, left, right),
             Expr::Ternary {
@@ -304,6 +355,12 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 }
             }
             Expr::Call { expr, args } => {
+                if self.prog.const_calls
+                    && let Some(c) = self.prog.consts.get(&e.id)
+                {
+                    // a conversion of a constant, done when the program was compiled
+                    return Ok(c.to_value());
+                }
                 if self.prog.synthetic.contains(&e.id)
                     && let Some(a) = args.first()
                 {
@@ -391,7 +448,8 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
             _ => {
                 let l = self.eval(left)?;
                 let r = self.eval(right)?;
-                let cost = functions::binary_cost(op, &l, &r);
+                let (ls, rs) = (self.size(&l), self.size(&r));
+                let cost = functions::binary_cost(op, &l, &r, ls, rs);
                 self.budget.charge(cost)?;
                 functions::binary(op, l, r)
             }
@@ -506,16 +564,15 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 }
             }
             Value::Map(map) => {
-                for (k, v) in map.entries() {
+                // one entry at a time: `exists` that stops at the first entry reads only that one
+                map.for_each_entry(|k, v| {
                     if two {
                         self.set_iter(accu_idx, k, Some(v));
                     } else {
                         self.set_iter(accu_idx, k, None);
                     }
-                    if !self.iteration(c, accu_idx)? {
-                        break;
-                    }
-                }
+                    self.iteration(c, accu_idx)
+                })?;
             }
             _ => return Err(EvalError::no_such_overload()),
         }
@@ -585,7 +642,21 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
     ) -> Result<Value<'a>, EvalError> {
         let r = self.eval(right)?;
         self.budget.charge(2)?;
-        let acc = self.take_accu(accu_idx)?;
+        let acc = match self.take_accu(accu_idx)? {
+            // a folded `[]` / `{}` initial accumulator is shared: copied once (it is empty),
+            // then appended to in place
+            Value::List(l @ (List::Const(_) | List::Json(_) | List::Concat(_))) => {
+                Value::list(l.to_vec())
+            }
+            Value::Map(m @ (Map::Const(_) | Map::Json(_))) => {
+                let mut own = OwnedMap::default();
+                for (k, v) in m.entries() {
+                    let _ = own.insert(k, v);
+                }
+                Value::Map(Map::Owned(Rc::new(own)))
+            }
+            other => other,
+        };
         match (acc, r) {
             (Value::List(List::Owned(mut v)), Value::List(add)) => {
                 let vec = Rc::make_mut(&mut v);

@@ -15,7 +15,7 @@ use crate::error::EvalError;
 use crate::eval::{Ctx, key_display};
 use crate::strings;
 use crate::time::{Duration, Timestamp};
-use crate::value::{List, Type, Value};
+use crate::value::{Const, List, Type, Value};
 
 /// cel-go common/cost.go
 const STRING_TRAVERSAL_FACTOR: f64 = 0.1;
@@ -48,28 +48,37 @@ pub(crate) fn negate(v: Value<'_>) -> Result<Value<'_>, EvalError> {
     }
 }
 
-pub(crate) fn binary_cost(op: BinaryOp, l: &Value<'_>, r: &Value<'_>) -> u64 {
+/// The cost of an operator (cel-go `CostTracker.costCall`), given the sizes of its operands
+/// (`actualSize`: characters of a string, bytes, elements, entries; 1 for anything else).
+pub(crate) fn binary_cost(op: BinaryOp, l: &Value<'_>, r: &Value<'_>, ls: u64, rs: u64) -> u64 {
     match op {
+        // `Equals`, `NotEquals` and the string/bytes orderings: O(min(m, n)); on scalars 1
         BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
             match (l, r) {
-                (Value::String(_), Value::String(_)) | (Value::Bytes(_), Value::Bytes(_)) => {
-                    ceil_cost(l.cost_size().min(r.cost_size()), STRING_TRAVERSAL_FACTOR).max(1)
-                }
-                _ => ceil_cost(l.cost_size().min(r.cost_size()), STRING_TRAVERSAL_FACTOR).max(1),
+                (Value::String(_), Value::String(_))
+                | (Value::Bytes(_), Value::Bytes(_))
+                | (Value::List(_), Value::List(_))
+                | (Value::Map(_), Value::Map(_)) => ceil_cost(ls.min(rs), STRING_TRAVERSAL_FACTOR),
+                _ => 1,
             }
         }
         BinaryOp::Add => match (l, r) {
+            // `AddString`, `AddBytes`: O(m + n)
             (Value::String(_), Value::String(_)) | (Value::Bytes(_), Value::Bytes(_)) => {
-                ceil_cost(l.cost_size() + r.cost_size(), STRING_TRAVERSAL_FACTOR).max(1)
+                ceil_cost(ls.saturating_add(rs), STRING_TRAVERSAL_FACTOR)
             }
-            // cel-go concatenates lazily for 1; we copy, so the copy is charged (this keeps
-            // `cel.bind(a, x + x, cel.bind(b, a + a, …))` from doubling memory for free)
-            (Value::List(a), Value::List(b)) => 1 + (a.len() + b.len()) as u64,
+            // `AddList`: O(1), as cel-go concatenates without copying (so do we); only a chain
+            // of more than MAX_CONCAT_DEPTH `+` is copied, and the copy is charged
+            (Value::List(a), Value::List(b)) if List::concat_copies(a, b) => {
+                1 + (a.len() + b.len()) as u64
+            }
+            (Value::List(_), Value::List(_)) => 1,
             (Value::Map(a), Value::Map(b)) => 1 + (a.len() + b.len()) as u64,
             _ => 1,
         },
+        // `InList`: O(n) (a constant list of primitives is a set: eval.rs, not charged)
         BinaryOp::In => match r {
-            Value::List(list) => (list.len() as u64).max(1),
+            Value::List(_) => rs,
             _ => 1,
         },
         _ => 1,
@@ -161,17 +170,7 @@ fn add<'a>(l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
             v.extend_from_slice(&b);
             Ok(Value::Bytes(Rc::from(v)))
         }
-        (Value::List(a), Value::List(b)) => {
-            if b.is_empty() {
-                return Ok(Value::List(a));
-            }
-            if a.is_empty() {
-                return Ok(Value::List(b));
-            }
-            let mut v = a.to_vec();
-            v.extend(b.iter());
-            Ok(Value::list(v))
-        }
+        (Value::List(a), Value::List(b)) => Ok(Value::List(List::concat(a, b))),
         (Value::Map(a), Value::Map(b)) => {
             let mut m = crate::value::OwnedMap::default();
             for (k, v) in a.entries().into_iter().chain(b.entries()) {
@@ -258,17 +257,15 @@ fn list_arg<'v, 'a>(args: &'v [Value<'a>], i: usize) -> Result<&'v List<'a>, Eva
     }
 }
 
-fn size_of(v: &Value<'_>) -> Result<Value<'static>, EvalError> {
-    let n = match v {
-        Value::String(s) => s.as_str().chars().count(),
-        Value::Bytes(b) => b.len(),
-        Value::List(l) => l.len(),
-        Value::Map(m) => m.len(),
-        _ => return nso(),
-    };
-    Ok(Value::Int(
-        i64::try_from(n).map_err(|_| EvalError::overflow())?,
-    ))
+/// `size()`: O(1) (a long string's length in characters and a large object's entry count are
+/// counted once per evaluation, `Ctx::size`).
+fn size_of<'a>(ctx: &mut Ctx<'_, 'a, '_>, v: &Value<'a>) -> Result<Value<'static>, EvalError> {
+    match v {
+        Value::String(_) | Value::Bytes(_) | Value::List(_) | Value::Map(_) => Ok(Value::Int(
+            i64::try_from(ctx.size(v)).map_err(|_| EvalError::overflow())?,
+        )),
+        _ => nso(),
+    }
 }
 
 /// The compiled pattern: the one compiled with the program for a literal pattern, else
@@ -333,11 +330,15 @@ fn global<'a>(
     regex: Option<&Regex>,
 ) -> Result<Value<'a>, EvalError> {
     let cost = match (name, args.first()) {
-        ("string" | "bytes", Some(v)) => ceil_cost(v.cost_size(), STRING_TRAVERSAL_FACTOR).max(1),
+        // `StringToBytes`, `BytesToString`: O(n); other conversions (string(string) is the
+        // value itself) 1
+        ("string", Some(v @ Value::Bytes(_))) | ("bytes", Some(v @ Value::String(_))) => {
+            ceil_cost(ctx.size(v), STRING_TRAVERSAL_FACTOR)
+        }
         ("matches", Some(v)) => {
-            let pat = args.get(1).map(|p| p.cost_size()).unwrap_or(1);
-            ceil_cost(1 + v.cost_size(), STRING_TRAVERSAL_FACTOR)
-                * ceil_cost(pat, REGEX_LENGTH_FACTOR).max(1)
+            let pat = args.get(1).map(|p| ctx.size(p)).unwrap_or(1);
+            ceil_cost(1 + ctx.size(v), STRING_TRAVERSAL_FACTOR)
+                * ceil_cost(pat, REGEX_LENGTH_FACTOR)
         }
         ("lists.range", Some(Value::Int(n))) => u64::try_from(*n).unwrap_or(0).max(1),
         ("sets.contains" | "sets.equivalent" | "sets.intersects", Some(Value::List(a))) => {
@@ -345,14 +346,14 @@ fn global<'a>(
             (a.len() as u64).saturating_mul(b).max(1)
         }
         ("base64.encode" | "base64.decode" | "strings.quote", Some(v)) => {
-            ceil_cost(v.cost_size(), STRING_TRAVERSAL_FACTOR).max(1)
+            ceil_cost(ctx.size(v), STRING_TRAVERSAL_FACTOR).max(1)
         }
         _ => 1,
     };
     ctx.budget.charge(cost)?;
     let argc = args.len();
     match (name, argc) {
-        ("size", 1) => size_of(arg(&args, 0)?),
+        ("size", 1) => size_of(ctx, arg(&args, 0)?),
         ("matches", 2) => {
             let s = str_arg(&args, 0)?;
             let p = str_arg(&args, 1)?;
@@ -599,6 +600,44 @@ fn math<'a>(name: &str, args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
     }
 }
 
+/// A type conversion (`overloads.IsTypeConversionFunction`, but `type`) of a constant, done
+/// when the program is compiled; `None` when it is not one or fails.
+pub(crate) fn convert_const(name: &str, c: Const) -> Option<Const> {
+    let v = c.to_value();
+    let out = match (name, v) {
+        ("dyn", _) => return Some(c),
+        ("int", v) => to_int(v).ok()?,
+        ("uint", v) => to_uint(v).ok()?,
+        ("double", v) => to_double(v).ok()?,
+        (
+            "string",
+            v @ (Value::String(_)
+            | Value::Bytes(_)
+            | Value::Int(_)
+            | Value::Uint(_)
+            | Value::Double(_)
+            | Value::Bool(_)
+            | Value::Null
+            | Value::Timestamp(_)
+            | Value::Duration(_)),
+        ) => to_string(v).ok()?,
+        ("bytes", Value::String(s)) => Value::Bytes(Rc::from(s.as_str().as_bytes())),
+        ("bytes", v @ Value::Bytes(_)) | ("bool", v @ Value::Bool(_)) => v,
+        ("bool", Value::String(s)) => match s.as_str() {
+            "1" | "t" | "T" | "TRUE" | "true" | "True" => Value::Bool(true),
+            "0" | "f" | "F" | "FALSE" | "false" | "False" => Value::Bool(false),
+            _ => return None,
+        },
+        ("timestamp", Value::String(s)) => Value::Timestamp(Timestamp::parse(s.as_str()).ok()?),
+        ("timestamp", Value::Int(i)) => Value::Timestamp(Timestamp::from_secs(i).ok()?),
+        ("timestamp", v @ Value::Timestamp(_)) | ("duration", v @ Value::Duration(_)) => v,
+        ("duration", Value::String(s)) => Value::Duration(Duration::parse(s.as_str()).ok()?),
+        ("duration", Value::Int(i)) => Value::Duration(Duration::from_nanos(i128::from(i)).ok()?),
+        _ => return None,
+    };
+    Const::scalar(&out)
+}
+
 fn to_int(v: Value<'_>) -> Result<Value<'static>, EvalError> {
     match v {
         Value::Int(i) => Ok(Value::Int(i)),
@@ -689,58 +728,112 @@ fn member<'a>(
     mut args: Vec<Value<'a>>,
     regex: Option<&Regex>,
 ) -> Result<Value<'a>, EvalError> {
-    let size = recv.cost_size();
+    let size = ctx.size(&recv);
     let cost = match (&recv, name) {
-        (Value::String(_), "startsWith" | "endsWith") => {
-            ceil_cost(size, STRING_TRAVERSAL_FACTOR).max(1)
-        }
+        // cel-go costCall: `StartsWithString`, `EndsWithString`, `ExtQuoteString`: O(n)
+        (Value::String(_), "startsWith" | "endsWith") => ceil_cost(size, STRING_TRAVERSAL_FACTOR),
+        // `ContainsString`: O(n * m)
         (Value::String(_), "contains") => {
-            let sub = args.first().map(|v| v.cost_size()).unwrap_or(1);
-            (ceil_cost(size, STRING_TRAVERSAL_FACTOR) * ceil_cost(sub, STRING_TRAVERSAL_FACTOR))
-                .max(1)
+            let sub = args.first().map(|v| ctx.size(v)).unwrap_or(1);
+            ceil_cost(size, STRING_TRAVERSAL_FACTOR) * ceil_cost(sub, STRING_TRAVERSAL_FACTOR)
         }
+        // `MatchesString`; library/cost.go `find`, `findAll`
         (Value::String(_), "matches" | "find" | "findAll") => {
-            let pat = args.first().map(|p| p.cost_size()).unwrap_or(1);
-            ceil_cost(1 + size, STRING_TRAVERSAL_FACTOR)
-                * ceil_cost(pat, REGEX_LENGTH_FACTOR).max(1)
+            let pat = args.first().map(|p| ctx.size(p)).unwrap_or(1);
+            ceil_cost(1 + size, STRING_TRAVERSAL_FACTOR) * ceil_cost(pat, REGEX_LENGTH_FACTOR)
         }
         (Value::String(_), "size") => 1,
+        // library/cost.go: `lowerAscii`, `upperAscii`, `substring`, `trim` one traversal,
+        // `replace`, `split` two
+        (Value::String(_), "lowerAscii" | "upperAscii" | "substring" | "trim") => {
+            ceil_cost(size, STRING_TRAVERSAL_FACTOR)
+        }
+        (Value::String(_), "replace" | "split") => ceil_cost(size, 2.0 * STRING_TRAVERSAL_FACTOR),
+        // `indexOf`, `lastIndexOf`: library/cost.go traversalCost (bytes * 0.1, truncated)
+        (Value::String(s), "indexOf" | "lastIndexOf") => {
+            (s.as_str().len() as f64 * STRING_TRAVERSAL_FACTOR) as u64
+        }
+        // `ExtFormatString`: O(n) in the format string
+        (Value::String(_), "format") => ceil_cost(size, STRING_TRAVERSAL_FACTOR),
+        // functions upstream leaves at 1 (charAt, reverse …) still read the string here: one
+        // traversal more, so the work stays bounded by the budget
         (Value::String(_), _) => 1 + ceil_cost(size, STRING_TRAVERSAL_FACTOR),
         (Value::List(_), "size" | "first" | "last") => 1,
         (Value::List(_), "sort") => 1 + size.saturating_mul(64 - size.leading_zeros() as u64),
-        (Value::List(_), "join") => 1 + size.saturating_mul(2),
+        // library/cost.go `join`: ceil(size(result) * 2 * 0.1), charged below from the size
+        // the result will have, before it is built
+        (Value::List(_), "join") => 0,
         (Value::List(_), _) => 1 + size,
         _ => 1,
     };
     ctx.budget.charge(cost)?;
     match recv {
         Value::String(s) => {
-            if name == "replace" || name == "format" {
-                // outputs that can outgrow their inputs are charged for their size up front
+            if name == "replace" {
+                // upstream charges two traversals of the receiver whatever the replacement; an
+                // output beyond four times the input (`'a'.replace('', long)`) is charged for
+                // the excess too, before it is built, so the work stays bounded by the budget
                 let out = strings::output_len(name, s.as_str(), &args)?;
-                ctx.budget.charge(ceil_cost(out, STRING_TRAVERSAL_FACTOR))?;
+                let within = (s.as_str().len() as u64).saturating_mul(4);
+                ctx.budget.charge(ceil_cost(
+                    out.saturating_sub(within),
+                    STRING_TRAVERSAL_FACTOR,
+                ))?;
             }
-            string_member(name, s.as_str(), &args, regex)
+            if name == "format" {
+                strings::output_len(name, s.as_str(), &args)?;
+            }
+            if name == "size" && args.is_empty() {
+                return Ok(Value::Int(
+                    i64::try_from(size).map_err(|_| EvalError::overflow())?,
+                ));
+            }
+            let out = string_member(name, s.as_str(), &args, regex)?;
+            if name == "format"
+                && let Value::String(o) = &out
+            {
+                // the same for what `format` renders from its arguments (bounded by the string
+                // cap as it is built): the excess over four times the format string is charged
+                let within = (s.as_str().len() as u64).saturating_mul(4);
+                ctx.budget.charge(ceil_cost(
+                    (o.as_str().len() as u64).saturating_sub(within),
+                    STRING_TRAVERSAL_FACTOR,
+                ))?;
+            }
+            Ok(out)
         }
         Value::List(l) => {
-            if name == "join" {
-                let sep = args.first().map(|v| v.cost_size()).unwrap_or(0);
-                let mut total: u64 = 0;
+            if name == "join" && args.len() <= 1 {
+                let sep = match args.first() {
+                    Some(v) => ctx.size(v),
+                    None => 0,
+                };
+                let mut chars: u64 = 0;
+                let mut bytes: u64 = 0;
                 for v in l.iter() {
-                    total = total.saturating_add(v.cost_size()).saturating_add(sep);
+                    if let Value::String(st) = &v {
+                        bytes = bytes.saturating_add(st.as_str().len() as u64);
+                    }
+                    chars = chars.saturating_add(ctx.size(&v));
                 }
-                strings::check_len(total)?;
+                let seps = (l.len() as u64).saturating_sub(1);
+                chars = chars.saturating_add(seps.saturating_mul(sep));
                 ctx.budget
-                    .charge(ceil_cost(total, STRING_TRAVERSAL_FACTOR))?;
+                    .charge(ceil_cost(chars, 2.0 * STRING_TRAVERSAL_FACTOR))?;
+                let sep_bytes = match args.first() {
+                    Some(Value::String(st)) => st.as_str().len() as u64,
+                    _ => 0,
+                };
+                strings::check_len(bytes.saturating_add(seps.saturating_mul(sep_bytes)))?;
             }
             list_member(name, &l, &mut args)
         }
         Value::Map(m) => match name {
-            "size" if args.is_empty() => size_of(&Value::Map(m)),
+            "size" if args.is_empty() => size_of(ctx, &Value::Map(m)),
             _ => nso(),
         },
         Value::Bytes(b) => match name {
-            "size" if args.is_empty() => size_of(&Value::Bytes(b)),
+            "size" if args.is_empty() => size_of(ctx, &Value::Bytes(b)),
             _ => nso(),
         },
         Value::Timestamp(t) => {
@@ -786,7 +879,9 @@ fn string_member<'a>(
     regex: Option<&Regex>,
 ) -> Result<Value<'a>, EvalError> {
     match (name, args.len()) {
-        ("size", 0) => size_of(&Value::string(s)),
+        ("size", 0) => Ok(Value::Int(
+            i64::try_from(s.chars().count()).map_err(|_| EvalError::overflow())?,
+        )),
         ("contains", 1) => Ok(Value::Bool(s.contains(str_arg(args, 0)?))),
         ("startsWith", 1) => Ok(Value::Bool(s.starts_with(str_arg(args, 0)?))),
         ("endsWith", 1) => Ok(Value::Bool(s.ends_with(str_arg(args, 0)?))),
@@ -825,7 +920,9 @@ fn list_member<'a>(
     args: &mut Vec<Value<'a>>,
 ) -> Result<Value<'a>, EvalError> {
     match (name, args.len()) {
-        ("size", 0) => size_of(&Value::List(l.clone())),
+        ("size", 0) => Ok(Value::Int(
+            i64::try_from(l.len()).map_err(|_| EvalError::overflow())?,
+        )),
         ("join", 0 | 1) => {
             let sep = if args.is_empty() {
                 ""

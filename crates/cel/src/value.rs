@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use serde_json::Value as Json;
 
@@ -44,6 +45,9 @@ pub enum Value<'a> {
 pub enum Str<'a> {
     Borrowed(&'a str),
     Owned(Rc<str>),
+    /// A string of a constant literal folded when the program was compiled (shared by every
+    /// evaluation of the program, on any thread).
+    Shared(Arc<str>),
 }
 
 impl Str<'_> {
@@ -51,6 +55,7 @@ impl Str<'_> {
         match self {
             Str::Borrowed(s) => s,
             Str::Owned(s) => s,
+            Str::Shared(s) => s,
         }
     }
 }
@@ -60,22 +65,102 @@ impl Str<'_> {
 pub enum List<'a> {
     Json(&'a [Json]),
     Owned(Rc<Vec<Value<'a>>>),
+    /// A constant list literal folded when the program was compiled: built once, shared.
+    Const(Arc<[Const]>),
+    /// `a + b` without copying either side (cel-go's `concatList`, whose `AddList` costs 1):
+    /// O(1) to build, O(depth) to index.
+    Concat(Rc<Concat<'a>>),
 }
+
+/// Two lists joined by `+`, read through.
+#[derive(Debug)]
+pub struct Concat<'a> {
+    left: List<'a>,
+    right: List<'a>,
+    len: usize,
+    depth: u32,
+}
+
+/// Beyond this many nested `+`, a concatenation is copied into one list (and charged for
+/// it), so that reading an element never walks a long chain.
+pub(crate) const MAX_CONCAT_DEPTH: u32 = 64;
 
 impl<'a> List<'a> {
     pub fn len(&self) -> usize {
         match self {
             List::Json(v) => v.len(),
             List::Owned(v) => v.len(),
+            List::Const(v) => v.len(),
+            List::Concat(c) => c.len,
         }
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    pub fn get(&self, i: usize) -> Option<Value<'a>> {
+    pub fn get(&self, mut i: usize) -> Option<Value<'a>> {
+        let mut cur = self;
+        loop {
+            match cur {
+                List::Json(v) => return v.get(i).map(Value::from_json),
+                List::Owned(v) => return v.get(i).cloned(),
+                List::Const(v) => return v.get(i).map(Const::to_value),
+                List::Concat(c) => {
+                    let l = c.left.len();
+                    if i < l {
+                        cur = &c.left;
+                    } else {
+                        i -= l;
+                        cur = &c.right;
+                    }
+                }
+            }
+        }
+    }
+    /// How many `+` are nested in this list (0 for a plain list).
+    pub(crate) fn depth(&self) -> u32 {
         match self {
-            List::Json(v) => v.get(i).map(Value::from_json),
-            List::Owned(v) => v.get(i).cloned(),
+            List::Concat(c) => c.depth,
+            _ => 0,
+        }
+    }
+    /// Does `a + b` copy (only when it would nest concatenations beyond
+    /// [`MAX_CONCAT_DEPTH`])?
+    pub(crate) fn concat_copies(a: &List<'_>, b: &List<'_>) -> bool {
+        !a.is_empty() && !b.is_empty() && a.depth().max(b.depth()) >= MAX_CONCAT_DEPTH
+    }
+    /// `a + b`: shares both sides; an empty side is the other list itself.
+    pub(crate) fn concat(a: List<'a>, b: List<'a>) -> List<'a> {
+        if b.is_empty() {
+            return a;
+        }
+        if a.is_empty() {
+            return b;
+        }
+        if List::concat_copies(&a, &b) {
+            let mut v = Vec::with_capacity(a.len().saturating_add(b.len()));
+            v.extend(a.iter());
+            v.extend(b.iter());
+            return List::Owned(Rc::new(v));
+        }
+        let depth = a.depth().max(b.depth()) + 1;
+        let len = a.len().saturating_add(b.len());
+        List::Concat(Rc::new(Concat {
+            left: a,
+            right: b,
+            len,
+            depth,
+        }))
+    }
+    /// The very same list (not merely equal elements).
+    pub(crate) fn same(&self, other: &List<'_>) -> bool {
+        match (self, other) {
+            (List::Json(a), List::Json(b)) => std::ptr::eq(*a, *b),
+            (List::Owned(a), List::Owned(b)) => {
+                std::ptr::eq(Rc::as_ptr(a).cast::<u8>(), Rc::as_ptr(b).cast::<u8>())
+            }
+            (List::Const(a), List::Const(b)) => Arc::ptr_eq(a, b),
+            (List::Concat(a), List::Concat(b)) => Rc::ptr_eq(a, b),
+            _ => false,
         }
     }
     pub fn iter(&self) -> ListIter<'_, 'a> {
@@ -184,6 +269,8 @@ impl<'a> OwnedMap<'a> {
 pub enum Map<'a> {
     Json(&'a serde_json::Map<String, Json>),
     Owned(Rc<OwnedMap<'a>>),
+    /// A constant map literal folded when the program was compiled: built once, shared.
+    Const(Arc<ConstMap>),
 }
 
 impl<'a> Map<'a> {
@@ -191,10 +278,22 @@ impl<'a> Map<'a> {
         match self {
             Map::Json(m) => m.values().filter(|v| !v.is_null()).count(),
             Map::Owned(m) => m.len(),
+            Map::Const(m) => m.entries.len(),
         }
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+    /// The very same map (not merely equal entries).
+    pub(crate) fn same(&self, other: &Map<'_>) -> bool {
+        match (self, other) {
+            (Map::Json(a), Map::Json(b)) => std::ptr::eq(*a, *b),
+            (Map::Owned(a), Map::Owned(b)) => {
+                std::ptr::eq(Rc::as_ptr(a).cast::<u8>(), Rc::as_ptr(b).cast::<u8>())
+            }
+            (Map::Const(a), Map::Const(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
     /// Looks a key up with CEL's heterogeneous numeric key equality.
     pub fn get(&self, key: &Value<'_>) -> Option<Value<'a>> {
@@ -207,12 +306,16 @@ impl<'a> Map<'a> {
                 _ => None,
             },
             Map::Owned(m) => m.get(key).cloned(),
+            Map::Const(m) => m.get(key).map(Const::to_value),
         }
     }
     pub fn get_str(&self, key: &str) -> Option<Value<'a>> {
         match self {
             Map::Json(m) => m.get(key).filter(|v| !v.is_null()).map(Value::from_json),
             Map::Owned(m) => m.get(&Value::String(Str::Borrowed(key))).cloned(),
+            Map::Const(m) => m
+                .get(&Value::String(Str::Borrowed(key)))
+                .map(Const::to_value),
         }
     }
     pub fn contains_key(&self, key: &Value<'_>) -> bool {
@@ -232,7 +335,46 @@ impl<'a> Map<'a> {
                 })
                 .collect(),
             Map::Owned(m) => m.entries().to_vec(),
+            Map::Const(m) => m
+                .entries
+                .iter()
+                .map(|(k, v)| (k.to_value(), v.to_value()))
+                .collect(),
         }
+    }
+    /// The entries one at a time, without collecting them (a comprehension that stops early
+    /// must not pay for the whole map).
+    pub fn for_each_entry(
+        &self,
+        mut f: impl FnMut(Value<'a>, Value<'a>) -> Result<bool, EvalError>,
+    ) -> Result<(), EvalError> {
+        match self {
+            Map::Json(m) => {
+                for (k, v) in m.iter().filter(|(_, v)| !v.is_null()) {
+                    if !f(
+                        Value::String(Str::Borrowed(k.as_str())),
+                        Value::from_json(v),
+                    )? {
+                        break;
+                    }
+                }
+            }
+            Map::Owned(m) => {
+                for (k, v) in m.entries() {
+                    if !f(k.clone(), v.clone())? {
+                        break;
+                    }
+                }
+            }
+            Map::Const(m) => {
+                for (k, v) in m.entries.iter() {
+                    if !f(k.to_value(), v.to_value())? {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
     pub fn keys(&self) -> Vec<Value<'a>> {
         match self {
@@ -242,7 +384,160 @@ impl<'a> Map<'a> {
                 .map(|(k, _)| Value::String(Str::Borrowed(k.as_str())))
                 .collect(),
             Map::Owned(m) => m.entries().iter().map(|(k, _)| k.clone()).collect(),
+            Map::Const(m) => m.entries.iter().map(|(k, _)| k.to_value()).collect(),
         }
+    }
+}
+
+/// A value folded at compile time from a constant list or map literal (cel-go's `decOptimize`,
+/// `maybeBuildListLiteral` / `maybeBuildMapLiteral`, which kube-apiserver enables with
+/// `cel.OptOptimize`). `Send + Sync`, so a [`crate::Program`] keeps it and every evaluation, on any
+/// thread, reads the same value: nothing is built per step.
+#[derive(Clone, Debug)]
+pub enum Const {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    String(Arc<str>),
+    Bytes(Arc<[u8]>),
+    List(Arc<[Const]>),
+    Map(Arc<ConstMap>),
+    Timestamp(Timestamp),
+    Duration(Duration),
+}
+
+impl Const {
+    /// The constant a scalar value is (`None` for lists, maps and other kinds).
+    pub(crate) fn scalar(v: &Value<'_>) -> Option<Const> {
+        Some(match v {
+            Value::Null => Const::Null,
+            Value::Bool(b) => Const::Bool(*b),
+            Value::Int(i) => Const::Int(*i),
+            Value::Uint(u) => Const::Uint(*u),
+            Value::Double(d) => Const::Double(*d),
+            Value::String(s) => Const::String(Arc::from(s.as_str())),
+            Value::Bytes(b) => Const::Bytes(Arc::from(&b[..])),
+            Value::Timestamp(t) => Const::Timestamp(*t),
+            Value::Duration(d) => Const::Duration(*d),
+            _ => return None,
+        })
+    }
+    /// The runtime value: scalars are copied, strings, lists and maps shared (a bytes value is
+    /// copied, as `Value::Bytes` is not shared across threads).
+    pub fn to_value<'a>(&self) -> Value<'a> {
+        match self {
+            Const::Null => Value::Null,
+            Const::Bool(b) => Value::Bool(*b),
+            Const::Int(i) => Value::Int(*i),
+            Const::Uint(u) => Value::Uint(*u),
+            Const::Double(d) => Value::Double(*d),
+            Const::String(s) => Value::String(Str::Shared(Arc::clone(s))),
+            Const::Bytes(b) => Value::Bytes(Rc::from(&b[..])),
+            Const::List(l) => Value::List(List::Const(Arc::clone(l))),
+            Const::Map(m) => Value::Map(Map::Const(Arc::clone(m))),
+            Const::Timestamp(t) => Value::Timestamp(*t),
+            Const::Duration(d) => Value::Duration(*d),
+        }
+    }
+}
+
+/// A folded constant map literal: entries in order plus a hash index over normalised keys.
+#[derive(Debug, Default)]
+pub struct ConstMap {
+    entries: Vec<(Const, Const)>,
+    index: HashMap<u64, Vec<usize>>,
+}
+
+impl ConstMap {
+    /// Builds the map; `None` when a key is repeated or not a valid key (the literal is then
+    /// left to the evaluator, which reports the error when it runs).
+    pub(crate) fn new(entries: Vec<(Const, Const)>) -> Option<ConstMap> {
+        let mut m = ConstMap {
+            entries: Vec::with_capacity(entries.len()),
+            index: HashMap::with_capacity(entries.len()),
+        };
+        for (k, v) in entries {
+            let kv = k.to_value();
+            crate::eval::check_key(&kv).ok()?;
+            if m.get(&kv).is_some() {
+                return None;
+            }
+            let h = key_hash(&kv)?;
+            m.index.entry(h).or_default().push(m.entries.len());
+            m.entries.push((k, v));
+        }
+        Some(m)
+    }
+    fn get(&self, key: &Value<'_>) -> Option<&Const> {
+        let h = key_hash(key)?;
+        let bucket = self.index.get(&h)?;
+        bucket
+            .iter()
+            .filter_map(|i| self.entries.get(*i))
+            .find(|(k, _)| key_eq(&k.to_value(), key))
+            .map(|(_, v)| v)
+    }
+}
+
+/// The set a constant list of primitive values becomes on the right of `in` (cel-go's
+/// `maybeOptimizeSetMembership`): a membership test is a hash lookup, and costs nothing.
+#[derive(Debug)]
+pub(crate) struct ConstSet {
+    list: Arc<[Const]>,
+    index: HashMap<u64, Vec<usize>>,
+}
+
+/// The hash of a set element: numbers by value (`1`, `1u`, `1.0` alike, as cel-go adds the
+/// lossless conversions), other doubles by their bits; `None` for what no set holds.
+fn set_hash(v: &Value<'_>) -> Option<u64> {
+    if let Some(h) = key_hash(v) {
+        return Some(h);
+    }
+    match v {
+        Value::Double(d) if !d.is_nan() => {
+            let mut h = DefaultHasher::new();
+            3u8.hash(&mut h);
+            d.to_bits().hash(&mut h);
+            Some(h.finish())
+        }
+        _ => None,
+    }
+}
+
+impl ConstSet {
+    /// `None` unless every element is a bool, number or string (cel-go: primitive, not bytes).
+    pub(crate) fn new(list: &Arc<[Const]>) -> Option<ConstSet> {
+        let mut index: HashMap<u64, Vec<usize>> = HashMap::with_capacity(list.len());
+        for (i, c) in list.iter().enumerate() {
+            match c {
+                Const::Bool(_) | Const::Int(_) | Const::Uint(_) | Const::String(_) => {}
+                Const::Double(d) if !d.is_nan() => {}
+                _ => return None,
+            }
+            index.entry(set_hash(&c.to_value())?).or_default().push(i);
+        }
+        Some(ConstSet {
+            list: Arc::clone(list),
+            index,
+        })
+    }
+    pub(crate) fn contains(&self, v: &Value<'_>) -> Result<bool, EvalError> {
+        let Some(h) = set_hash(v) else {
+            return Ok(false);
+        };
+        let Some(bucket) = self.index.get(&h) else {
+            return Ok(false);
+        };
+        for i in bucket {
+            if let Some(c) = self.list.get(*i)
+                && c.to_value().equals(v)?
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 }
 
@@ -499,8 +794,12 @@ impl<'a> Value<'a> {
         Ok(match (self, other) {
             (Value::Null, Value::Null) => true,
             (Value::Bool(a), Value::Bool(b)) => a == b,
-            (Value::String(a), Value::String(b)) => a.as_str() == b.as_str(),
-            (Value::Bytes(a), Value::Bytes(b)) => a == b,
+            (Value::String(a), Value::String(b)) => {
+                let (a, b) = (a.as_str(), b.as_str());
+                // the same string (a variable compared with itself, a folded constant) is not read
+                std::ptr::eq(a, b) || a == b
+            }
+            (Value::Bytes(a), Value::Bytes(b)) => Rc::ptr_eq(a, b) || a == b,
             (Value::Timestamp(a), Value::Timestamp(b)) => a == b,
             (Value::Duration(a), Value::Duration(b)) => a == b,
             (Value::Type(a), Value::Type(b)) => a == b,
@@ -513,6 +812,9 @@ impl<'a> Value<'a> {
                 if a.len() != b.len() {
                     return Ok(false);
                 }
+                if a.same(b) {
+                    return Ok(true);
+                }
                 for (x, y) in a.iter().zip(b.iter()) {
                     if !x.equals_at(&y, depth + 1)? {
                         return Ok(false);
@@ -523,6 +825,9 @@ impl<'a> Value<'a> {
             (Value::Map(a), Value::Map(b)) => {
                 if a.len() != b.len() {
                     return Ok(false);
+                }
+                if a.same(b) {
+                    return Ok(true);
                 }
                 for (k, v) in a.entries() {
                     match b.get(&k) {

@@ -1,0 +1,401 @@
+//! Runtime cost as kube-apiserver charges it: cel-go's tracker (interpreter/runtimecost.go), the
+//! Kubernetes library costs (k8s.io/apiserver/pkg/cel/library/cost.go) and the constant folding
+//! kube-apiserver turns on with `cel.EvalOptions(cel.OptOptimize, …)` (cel-go
+//! interpreter/decorators.go `decOptimize`): constant list and map literals are built once when
+//! the program is made and then cost nothing, like any constant.
+//!
+//! Figures are upstream's. cel-go's `TestRuntimeCost` and Kubernetes' `TestStringLibrary` run
+//! without `OptOptimize`, so a row with a constant list or map literal is upstream's figure less
+//! the literal's creation (`ListCreateBaseCost` 10, `MapCreateBaseCost` 30), which a folded
+//! literal does not pay.
+
+#![allow(
+    clippy::panic,
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers outside #[test] functions"
+)]
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use palisade_cel::{Activation, Budget, Env, Expect, List, Map, Program, Value};
+
+fn env() -> Env {
+    Env::standard()
+        .with_dyn_variable("input")
+        .with_dyn_variable("arg1")
+        .with_dyn_variable("str1")
+        .with_dyn_variable("str2")
+        .with_dyn_variable("list1")
+        .with_dyn_variable("list2")
+}
+
+fn compile(src: &str) -> Program {
+    env()
+        .compile(src, Expect::Any)
+        .unwrap_or_else(|e| panic!("{src}: {e}"))
+}
+
+fn cost_with(src: &str, vars: &[(&str, Value<'static>)]) -> u64 {
+    let p = compile(src);
+    let mut act = Activation::new();
+    for (name, v) in vars {
+        act = act.bind(name, v.clone());
+    }
+    let mut b = Budget::kubernetes();
+    p.eval(&act, &mut b)
+        .unwrap_or_else(|e| panic!("{src}: {e}"));
+    b.used()
+}
+
+fn cost(src: &str) -> u64 {
+    cost_with(src, &[])
+}
+
+fn s(n: usize) -> Value<'static> {
+    Value::string("x".repeat(n))
+}
+
+/// cel-go interpreter/runtimecost_test.go `TestRuntimeCost`.
+#[test]
+fn cel_go_runtime_cost_rows() {
+    // "const"
+    assert_eq!(cost(r#""Hello World!""#), 0);
+    // "create list" (10 without folding), "create map" (30)
+    assert_eq!(cost("[1, 2, 3]"), 10 - 10);
+    assert_eq!(cost(r#"{"a": 1, "b": 2, "c": 3}"#), 30 - 30);
+    // "all comprehension on literal" (20)
+    assert_eq!(cost("[1, 2, 3].all(x, true)"), 20 - 10);
+    // "list map literal" (77: a list of two maps)
+    assert_eq!(
+        cost("[{'k1': 1}, {'k2': 2}].all(x, true)"),
+        77 - 10 - 2 * 30
+    );
+    // "in" (13): a constant list of primitives is a set; the lookup is not a call
+    assert_eq!(cost("2 in [1, 2, 3]"), 13 - 13);
+    // "lt", "eq", "plus", "ternary", "or", "and"
+    assert_eq!(cost("1 < 2"), 1);
+    assert_eq!(cost("1 == 2"), 1);
+    assert_eq!(cost("1 + 1"), 1);
+    assert_eq!(cost("true ? 1 : 2"), 0);
+    assert_eq!(cost("false || false"), 0);
+    assert_eq!(cost("true && false"), 0);
+    // "string size", "str eq str", "int to string conversion"
+    assert_eq!(cost(r#"size("123")"#), 1);
+    assert_eq!(
+        cost("'12345678901234567890' == '123456789012345678901234567890'"),
+        2
+    );
+    // (a conversion of a constant is folded: `maybeOptimizeConstUnary`)
+    assert_eq!(cost("string(1)"), 1 - 1);
+    assert_eq!(
+        cost_with("string(input)", &[("input", Value::Int(1))]),
+        1 + 1
+    );
+    // "bytes to string conversion", "string to bytes conversion"
+    let bytes = Value::Bytes(Rc::from(vec![b'a'; 500]));
+    assert_eq!(cost_with("string(input)", &[("input", bytes)]), 51);
+    assert_eq!(cost_with("bytes(input)", &[("input", s(500))]), 51);
+    // "contains", "matches", "startsWith", "endsWith"
+    assert_eq!(
+        cost_with(
+            "input.contains(arg1)",
+            &[("input", s(500)), ("arg1", s(500))]
+        ),
+        2502
+    );
+    assert_eq!(
+        cost_with(r"input.matches('\\d+a\\d+b')", &[("input", s(500))]),
+        103
+    );
+    for src in ["input.startsWith(arg1)", "input.endsWith(arg1)"] {
+        assert_eq!(
+            cost_with(src, &[("input", Value::string("idc")), ("arg1", s(500))]),
+            3,
+            "{src}"
+        );
+    }
+    // "size receiver", "size"
+    assert_eq!(cost_with("input.size()", &[("input", s(3))]), 2);
+    assert_eq!(cost_with("size(input)", &[("input", s(3))]), 2);
+    // "str concat": `AddString` is ceil((4 + 10) * 0.1)
+    let vars = [
+        ("str1", Value::string("val1")),
+        ("str2", Value::string("val2222222")),
+    ];
+    assert_eq!(cost_with(r#""abcdefg".contains(str1 + str2)"#, &vars), 6);
+    // "list concat": `AddList` is O(1)
+    let empty = [
+        ("list1", Value::list(vec![])),
+        ("list2", Value::list(vec![])),
+    ];
+    assert_eq!(cost_with("(list1 + list2).all(x, true)", &empty), 4);
+}
+
+/// `AddList` costs 1 because neither side is copied (cel-go's `concatList`); the elements are
+/// read through, and charged when a comprehension reads them.
+#[test]
+fn list_concatenation_shares_both_sides() {
+    let big = Value::list((0..100_000).map(Value::Int).collect());
+    let act = Activation::new().bind("list1", big);
+    let p = compile("list1 + list1 + [1]");
+    let mut b = Budget::kubernetes();
+    let v = p.eval(&act, &mut b).unwrap();
+    assert!(matches!(v, Value::List(List::Concat(_))), "not copied");
+    assert_eq!(b.used(), 2 + 1 + 1);
+    let Value::List(l) = &v else { panic!("a list") };
+    assert_eq!(l.len(), 200_001);
+    assert!(matches!(l.get(150_000), Some(Value::Int(50_000))));
+    assert!(matches!(l.get(200_000), Some(Value::Int(1))));
+    assert_eq!(
+        cost_with(
+            "(list1 + list2)[2] == 3 && (list1 + list2).size() == 4",
+            &[
+                ("list1", Value::list(vec![Value::Int(1), Value::Int(2)])),
+                ("list2", Value::list(vec![Value::Int(3), Value::Int(4)])),
+            ]
+        ),
+        // two identifiers, `+`, the index, `==`; again, size(), `==`
+        3 + 1 + 1 + 3 + 1 + 1
+    );
+}
+
+/// k8s.io/apiserver/pkg/cel/library/cost_test.go `TestStringLibrary` (runtime costs).
+#[test]
+fn kubernetes_string_library_rows() {
+    assert_eq!(cost("'ABCDEFGHIJ abcdefghij'.lowerAscii()"), 3);
+    assert_eq!(
+        cost("'ABCDEFGHIJ abcdefghij'.lowerAscii() == 'abcdefghij ABCDEFGHIJ'.lowerAscii()"),
+        9
+    );
+    assert_eq!(cost("'ABCDEFGHIJ abcdefghij'.upperAscii()"), 3);
+    assert_eq!(cost("strings.quote('ABCDEFGHIJ abcdefghij')"), 3);
+    assert_eq!(cost("'abc 123 def 123'.replace('123', '456')"), 3);
+    assert_eq!(cost("'abc 123 def 123'.replace('', 'x')"), 3);
+    assert_eq!(cost("'abc 123 def 123'.replace('123', '')"), 3);
+    assert_eq!(cost("'abc 123 def 123'.replace('123', '456', 1)"), 3);
+    assert_eq!(cost("'abc 123 def 123'.split(' ')"), 3);
+    assert_eq!(cost("'abc 123 def 123'.split(' ', 1)"), 3);
+    assert_eq!(cost("'abc 123 def 123'.substring(5)"), 2);
+    assert_eq!(cost("'abc 123 def 123'.substring(5, 8)"), 2);
+    assert_eq!(cost("'  abc 123 def 123  '.trim()"), 2);
+    // "join with separator" (15), "join" (13): the list literal (10) is folded
+    assert_eq!(
+        cost("['aa', 'bb', 'cc', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].join(' ')"),
+        15 - 10
+    );
+    assert_eq!(
+        cost("['aa', 'bb', 'cc', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].join()"),
+        13 - 10
+    );
+}
+
+/// library/cost.go charges `join` ceil(size(result) * 0.2): the size is known from the parts, so
+/// a result over the per-call limit is never built.
+#[test]
+fn join_is_charged_from_the_size_of_its_result_before_it_is_built() {
+    // 12 * 512,000 characters + 11 separators: ceil(6,144,011 * 0.2) = 1,228,803
+    let part = Value::string("a".repeat(512_000));
+    let src = format!("[{}].join('x')", ["input"; 12].join(", "));
+    let p = compile(&src);
+    let act = Activation::new().bind("input", part.clone());
+    let mut b = Budget::kubernetes();
+    let err = p.eval(&act, &mut b).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "operation cancelled: actual cost limit exceeded"
+    );
+    // 12 identifiers, the list (10), then the join
+    assert_eq!(b.last_call(), 12 + 10 + 1_228_803);
+    // under the limit: 2 * 512,000 + 1 characters
+    let p = compile("[input, input].join('x').size()");
+    let mut b = Budget::kubernetes();
+    let v = p.eval(&act, &mut b).unwrap();
+    assert!(matches!(v, Value::Int(1_024_001)), "{v}");
+    assert_eq!(b.used(), 2 + 10 + 204_801 + 1);
+}
+
+fn const_list(v: &Value<'_>) -> Arc<[palisade_cel::Const]> {
+    match v {
+        Value::List(List::Const(l)) => Arc::clone(l),
+        other => panic!("expected a folded constant list, got {other}"),
+    }
+}
+
+/// A folded literal is built once, when the program is compiled: every evaluation (on any
+/// thread) and every step of a loop reads the very same value.
+#[test]
+fn a_folded_literal_is_built_once_per_program() {
+    let p = compile("[1, 2, [3, 4], {'a': ['b']}]");
+    let act = Activation::new();
+    let first = const_list(&p.eval(&act, &mut Budget::kubernetes()).unwrap());
+    let second = const_list(&p.eval(&act, &mut Budget::kubernetes()).unwrap());
+    assert!(Arc::ptr_eq(&first, &second));
+    let q = p.clone();
+    let addr = std::thread::spawn(move || {
+        let v = q
+            .eval(&Activation::new(), &mut Budget::kubernetes())
+            .unwrap();
+        Arc::as_ptr(&const_list(&v)).cast::<u8>() as usize
+    })
+    .join()
+    .unwrap();
+    assert_eq!(addr, Arc::as_ptr(&first).cast::<u8>() as usize);
+
+    // inside a loop: each step's element is the same list, nothing is rebuilt
+    let p = compile("[0, 1, 2, 3].map(i, ['x', 'y'])");
+    let v = p.eval(&act, &mut Budget::kubernetes()).unwrap();
+    let Value::List(out) = v else {
+        panic!("a list")
+    };
+    let items: Vec<_> = out.iter().map(|x| const_list(&x)).collect();
+    assert_eq!(items.len(), 4);
+    assert!(items.iter().all(|x| Arc::ptr_eq(x, &items[0])));
+
+    // maps fold too, nested literals included
+    let p = compile("{'a': [1, 2], 'b': {'c': 3}}");
+    let v = p.eval(&act, &mut Budget::kubernetes()).unwrap();
+    assert!(matches!(v, Value::Map(Map::Const(_))), "{v}");
+    assert_eq!(cost("{'a': [1, 2], 'b': {'c': 3}}['b']['c']"), 2);
+}
+
+/// A type conversion of a constant is done once, when the program is compiled (cel-go
+/// `maybeOptimizeConstUnary`), and costs nothing; one that fails still fails when evaluated.
+#[test]
+fn conversions_of_constants_are_folded() {
+    assert_eq!(cost("duration('1h') > duration('1m')"), 1);
+    assert_eq!(
+        cost("timestamp('2024-01-01T00:00:00Z').getFullYear() == 2024"),
+        1 + 1
+    );
+    assert_eq!(cost("[int('1'), double(2), dyn(3u)][0] == 1"), 1 + 1);
+    let v = compile("[string(b'abc'), bytes('x'), bool('true'), uint(7)]")
+        .eval(&Activation::new(), &mut Budget::kubernetes())
+        .unwrap();
+    assert!(matches!(v, Value::List(List::Const(_))), "{v}");
+    assert_eq!(v.to_string(), r#"["abc", b"x", true, 7u]"#);
+    let err = compile("int('abc') == 1")
+        .eval(&Activation::new(), &mut Budget::kubernetes())
+        .unwrap_err();
+    assert!(err.to_string().contains("abc"), "{err}");
+}
+
+/// Literals with a non-constant element (or an optional one) are built on every evaluation and
+/// charged, as cel-go's evalList/evalMap are.
+#[test]
+fn literals_that_are_not_constant_are_built_and_charged() {
+    let p = compile("[input, 2]");
+    let act = Activation::new().bind("input", Value::Int(1));
+    let v = p.eval(&act, &mut Budget::kubernetes()).unwrap();
+    assert!(matches!(v, Value::List(List::Owned(_))), "{v}");
+    assert_eq!(cost_with("[input, 2]", &[("input", Value::Int(1))]), 1 + 10);
+    assert_eq!(
+        cost_with("{'a': input}", &[("input", Value::Int(1))]),
+        1 + 30
+    );
+    // an outer list with a non-constant element still reuses its constant inner lists
+    assert_eq!(
+        cost_with("[[1, 2], input]", &[("input", Value::Int(1))]),
+        1 + 10
+    );
+    // a repeated key is still the evaluation's error
+    let p = compile("{'a': 1, 'a': 2}");
+    let err = p
+        .eval(&Activation::new(), &mut Budget::kubernetes())
+        .unwrap_err();
+    assert_eq!(err.to_string(), "Failed with repeated key: a");
+}
+
+/// `x in <constant list>` (cel-go `maybeOptimizeSetMembership`): heterogeneous numbers as CEL
+/// compares them, free, and a hash lookup however long the list.
+#[test]
+fn membership_in_a_constant_list_is_a_set_lookup() {
+    for (src, want) in [
+        ("2 in [1, 2, 3]", true),
+        ("4 in [1, 2, 3]", false),
+        ("2u in [1, 2, 3]", true),
+        ("2.0 in [1, 2, 3]", true),
+        ("2.5 in [1, 2.5]", true),
+        ("'b' in ['a', 'b']", true),
+        ("'c' in ['a', 'b']", false),
+        ("1 in []", false),
+        ("true in [false]", false),
+    ] {
+        let v = env()
+            .compile_unchecked(src)
+            .unwrap()
+            .eval(&Activation::new(), &mut Budget::kubernetes())
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
+        assert_eq!(v.as_bool(), Some(want), "{src}");
+    }
+    let big = format!(
+        "[{}]",
+        (0..5000)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    assert_eq!(
+        cost_with(&format!("input in {big}"), &[("input", Value::Int(4999))]),
+        1
+    );
+    // a list that is not constant is O(n) and charged its size
+    assert_eq!(
+        cost_with("2 in [1, 2, input]", &[("input", Value::Int(3))]),
+        1 + 10 + 3
+    );
+}
+
+/// The fuzzer's runaway: a constant 2,000-item literal inside six nested comprehensions. Folded,
+/// the 10^6 innermost steps reach the per-call limit without building anything.
+#[test]
+fn a_literal_in_nested_loops_is_stopped_by_the_limit() {
+    let ten = "[0,1,2,3,4,5,6,7,8,9]";
+    let big = format!("[{}]", ["1"; 2000].join(","));
+    let mut src = format!("{big}.size() > 0");
+    for v in ["f", "e", "d", "c", "b", "a"] {
+        src = format!("{ten}.all({v}, {src})");
+    }
+    let p = compile(&src);
+    let mut b = Budget::kubernetes();
+    let err = p.eval(&Activation::new(), &mut b).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "operation cancelled: actual cost limit exceeded"
+    );
+    assert!(b.last_call() <= 1_000_010, "{}", b.last_call());
+}
+
+/// `size()` and every size-based charge are O(1): a long string is measured once per
+/// evaluation, so a loop over it costs what cel-go charges, not a traversal per step.
+#[test]
+fn sizes_of_long_strings_are_measured_once() {
+    let long = Value::string("é".repeat(1_000_000));
+    let act = Activation::new().bind("input", long);
+    let p = compile(
+        "[0,1,2,3,4,5,6,7,8,9].all(a, [0,1,2,3,4,5,6,7,8,9].all(b, [0,1,2,3,4,5,6,7,8,9].all(c, size(input) == 1000000 && input.size() > 0)))",
+    );
+    let mut b = Budget::kubernetes();
+    let v = p.eval(&act, &mut b).unwrap();
+    assert_eq!(v.as_bool(), Some(true));
+    // the same string compared with itself is not read either
+    let p = compile("input == input");
+    let mut b = Budget::kubernetes();
+    assert_eq!(p.eval(&act, &mut b).unwrap().as_bool(), Some(true));
+    // `Equals`: ceil(min(size) * 0.1), two identifiers
+    assert_eq!(b.used(), 2 + 100_000);
+}
+
+/// An output that outgrows its input is charged for the excess (Palisade's guard beyond
+/// upstream's two traversals), before it is built.
+#[test]
+fn a_replacement_that_multiplies_the_input_is_charged_for_its_size() {
+    let act = Activation::new().bind("input", Value::string("y".repeat(100_000)));
+    let p = compile("'aaaaaaaaaa'.replace('', input)");
+    let mut b = Budget::kubernetes();
+    p.eval(&act, &mut b).unwrap();
+    // upstream's ceil(10 * 0.2) = 2, the identifier, and ceil((1,100,010 - 40) * 0.1)
+    assert_eq!(b.used(), 2 + 1 + 109_997);
+}
