@@ -151,24 +151,25 @@ fn annotate_kubewarden(module: &Path, metadata: &Path) -> Result<(), String> {
 }
 
 /// wasm-bindgen (`wasm-bindgen-cli-support`, the same version as the `wasm-bindgen` crate) with `--target web`:
-/// `palisade.js` and `palisade_bg.wasm` in `out`; the module through `wasm-opt -Oz` when it is on PATH.
+/// `palisade.js` and `palisade_bg.wasm` in `out`. `wasm-opt -Oz` (when on PATH) runs on the module before
+/// wasm-bindgen: run after it, Debian's binaryen turns wasm-bindgen's externref table into a funcref one, which the
+/// glue cannot initialize.
 fn bindgen_web(module: &Path, out: &Path) -> Result<(), String> {
     fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let optimized = out.join("palisade_web.opt.wasm");
+    install(module, &optimized)?;
     let mut bindgen = wasm_bindgen_cli_support::Bindgen::new();
-    bindgen
-        .input_path(module)
+    let result = bindgen
+        .input_path(&optimized)
         .web(true)
         .map_err(|e| format!("wasm-bindgen: {e}"))?
         .typescript(false)
         .out_name("palisade")
         .generate(out)
-        .map_err(|e| format!("wasm-bindgen on {}: {e:#}", module.display()))?;
-    let generated = out.join("palisade_bg.wasm");
-    let staged = out.join("palisade_bg.unopt.wasm");
-    fs::rename(&generated, &staged)
-        .map_err(|e| format!("cannot move {}: {e}", generated.display()))?;
-    install(&staged, &generated)?;
-    fs::remove_file(&staged).map_err(|e| format!("cannot remove {}: {e}", staged.display()))
+        .map_err(|e| format!("wasm-bindgen on {}: {e:#}", module.display()));
+    fs::remove_file(&optimized)
+        .map_err(|e| format!("cannot remove {}: {e}", optimized.display()))?;
+    result
 }
 
 #[path = "build/annotate_hook.rs"]
