@@ -207,22 +207,27 @@ test('pod-baseline in chromium: median of many validate calls', async () => {
       const engine = new Engine(bundleFromDocuments(JSON.stringify(documents)));
       const answer = JSON.parse(engine.validate(review));
       for (let i = 0; i < 200; i++) engine.validate(review);
+      // performance.now() is coarsened in the browser (100 µs without cross-origin isolation): time batches of
+      // calls, and take the median of many batches
+      const BATCH = 20;
       const samples = [];
-      for (let i = 0; i < 2000; i++) {
+      for (let i = 0; i < 300; i++) {
         const t = performance.now();
-        engine.validate(review);
-        samples.push(performance.now() - t);
+        for (let j = 0; j < BATCH; j++) engine.validate(review);
+        samples.push((performance.now() - t) / BATCH);
       }
       samples.sort((a, b) => a - b);
+      const median = samples[150];
+      const p99 = samples[296];
       const t0 = performance.now();
       for (let i = 0; i < 2000; i++) engine.validate(review);
       const mean = (performance.now() - t0) / 2000;
       engine.free();
-      return { allowed: answer.response.allowed, median: samples[1000], p99: samples[1980], mean };
+      return { allowed: answer.response.allowed, median, p99, mean, batches: samples.length, batch: BATCH };
     },
     { documents: bundle, review },
   );
-  console.log(`pod-baseline in chromium: median ${(figures.median * 1000).toFixed(0)} µs, p99 ${(figures.p99 * 1000).toFixed(0)} µs, mean ${(figures.mean * 1000).toFixed(1)} µs per validate (performance.now() resolution applies to the median)`);
+  console.log(`pod-baseline in chromium: median ${(figures.median * 1000).toFixed(1)} µs per validate (300 batches of 20), p99 batch ${(figures.p99 * 1000).toFixed(1)} µs, mean of 2000 ${(figures.mean * 1000).toFixed(1)} µs`);
   writeFileSync(join(target, 'playground-timing.json'), JSON.stringify(figures, null, 2));
   assert.equal(typeof figures.allowed, 'boolean');
   await page.context().close();
