@@ -232,3 +232,73 @@ test('pod-baseline in chromium: median of many validate calls', async () => {
   assert.equal(typeof figures.allowed, 'boolean');
   await page.context().close();
 });
+
+test('UPDATE from a manifest and its old object; a recorded review pasted as is; an unreadable one is a 400', async () => {
+  const { page, errors } = await open();
+  await replace(page, 'bundle', `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-scale-up}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [UPDATE], resources: [deployments]}
+  validations:
+  - expression: object.spec.replicas <= oldObject.spec.replicas
+    message: scaling up needs a ticket
+  auditAnnotations:
+  - key: who
+    valueExpression: request.userInfo.username
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: no-scale-up}
+spec: {policyName: no-scale-up, validationActions: [Deny, Audit]}
+`);
+  await replace(page, 'request', DEPLOYMENT);
+  await replace(page, 'old', DEPLOYMENT.replace('replicas: 5', 'replicas: 2'));
+  await replace(page, 'context', '');
+  await page.fill('#username', 'carol');
+  await page.selectOption('#operation', 'UPDATE');
+  await page.waitForFunction(() => /UPDATE from the manifest/.test(document.getElementById('status').textContent));
+  assert.match(await page.textContent('#verdict .message'), /denied request: scaling up needs a ticket$/);
+  assert.match(await page.textContent('#verdict .annotations'), /no-scale-up\/who\s*carol/);
+  assert.match(await page.textContent('#verdict .annotations'), /validation_failure/);
+
+  // a recorded AdmissionReview is sent as it is: its own uid and user
+  const review = {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: 'recorded-1', kind: { group: 'apps', version: 'v1', kind: 'Deployment' },
+      resource: { group: 'apps', version: 'v1', resource: 'deployments' }, operation: 'UPDATE', namespace: 'shop',
+      userInfo: { username: 'dave' }, object: { spec: { replicas: 1 } }, oldObject: { spec: { replicas: 1 } },
+    },
+  };
+  await replace(page, 'request', JSON.stringify(review, null, 2));
+  await evaluate(page);
+  await page.waitForFunction(() => document.querySelector('#verdict .headline')?.textContent === 'Allowed');
+  assert.match(await page.textContent('#verdict'), /"uid": "recorded-1"/);
+  assert.match(await page.textContent('#verdict .annotations'), /dave/);
+
+  // an unreadable review is answered, as over the C ABI, with a 400 — the page carries on
+  await replace(page, 'request', '{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "u", "operation": 5}}');
+  await evaluate(page);
+  await page.waitForFunction(() => /Denied — 400/.test(document.querySelector('#verdict .headline')?.textContent ?? ''));
+  assert.match(await page.textContent('#verdict .message'), /request\.operation/);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('a CertificateRequest example shows approver-policy\'s decision; it all keeps working offline', async () => {
+  const { page, errors } = await open();
+  await page.context().setOffline(true);
+  await page.selectOption('#examples', 'cert-manager/namespaced-services/deny-rsa-key');
+  await page.waitForFunction(() => /Denied — 403/.test(document.querySelector('#verdict .headline')?.textContent ?? ''));
+  assert.match(await page.textContent('#verdict .message'), /No policy approved this request: \[namespaced-services: spec.constraints.privateKey.algorithm/);
+  assert.match(await page.textContent('#trace'), /CertificateRequestPolicy: denied/);
+  await page.selectOption('#examples', 'cert-manager/namespaced-services/allow-service-in-own-namespace');
+  await page.waitForFunction(() => document.querySelector('#verdict .headline')?.textContent === 'Allowed');
+  assert.match(await page.textContent('#trace'), /CertificateRequestPolicy: approved by /);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
