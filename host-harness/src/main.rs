@@ -303,7 +303,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                             &bundle_value,
                             &review,
                             context.as_ref(),
-                            answer
+                            answer,
+                            !kubewarden && session.is_none()
                         )?)?
                     );
                 } else {
@@ -500,12 +501,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 /// `eval --explain`: the trace computed natively (`palisade::api::explain_json`), with the module's answer as its
-/// `verdict`; a native verdict that differs from the module's is reported, never hidden.
+/// `verdict`. Through the C ABI (`compare`), a native verdict that differs from the module's is reported, never
+/// hidden; a waPC answer carries less than an AdmissionReview (no `status.reason`), so it is not compared.
 fn explained(
     bundle: &Value,
     review: &Value,
     context: Option<&Value>,
     answer: Value,
+    compare: bool,
 ) -> Result<Value> {
     let input = match context {
         Some(context) => serde_json::json!({ "review": review, "context": context }),
@@ -516,7 +519,7 @@ fn explained(
         &input.to_string(),
     ))?;
     if let Some(map) = trace.as_object_mut() {
-        if map.get("verdict").is_some_and(|native| *native != answer) {
+        if compare && map.get("verdict").is_some_and(|native| *native != answer) {
             eprintln!(
                 "warning: the native library and the module answer differently; the module's answer is shown"
             );
