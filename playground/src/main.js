@@ -188,6 +188,7 @@ async function evaluateUnguarded() {
     }
     let review = request;
     const recorded = request.kind === 'AdmissionReview' || 'request' in request || 'review' in request;
+    $('manifest-options').classList.toggle('disabled', recorded);
     if (!recorded) {
       const user = {
         username: $('username').value.trim(),
@@ -317,6 +318,7 @@ function renderTrace(trace) {
           el('summary', {}, `${e.param ? `param ${e.param.namespace ? `${e.param.namespace}/` : ''}${e.param.name} (${e.param.kind})` : 'evaluation'}`,
             el('span', { class: 'cost' }, `total cost ${cost}`)));
         evaluation.open = true;
+        if (!e.matched) evaluation.append(el('div', { class: 'no' }, 'a matchCondition is false: nothing else was evaluated'));
         for (const m of e.matchConditions) evaluation.append(expression(`matchCondition ${m.name}`, m));
         if (e.error) evaluation.append(el('div', { class: 'bad' }, e.error));
         for (const v of e.variables) evaluation.append(expression(`variables.${v.name}`, v));
