@@ -324,4 +324,62 @@ mod tests {
         assert!(trace["error"].as_str().unwrap().contains("not valid JSON"));
         assert_eq!(trace["verdict"]["response"]["status"]["code"], 400);
     }
+
+    /// Every reason a binding is skipped, and the param an evaluation ran with.
+    #[test]
+    fn explains_params_match_conditions_and_selectors() {
+        let vap = |name: &str, extra: Value| {
+            let mut spec = json!({
+                "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                    "operations": ["CREATE"], "resources": ["pods"]}]},
+                "validations": [{"expression": "true"}]
+            });
+            for (k, v) in extra.as_object().unwrap() {
+                spec[k] = v.clone();
+            }
+            json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+                "metadata": {"name": name}, "spec": spec})
+        };
+        let bind = |name: &str, policy: &str, extra: Value| {
+            let mut spec = json!({"policyName": policy, "validationActions": ["Deny"]});
+            for (k, v) in extra.as_object().unwrap() {
+                spec[k] = v.clone();
+            }
+            json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+                "metadata": {"name": name}, "spec": spec})
+        };
+        let with_params = json!({"paramKind": {"apiVersion": "v1", "kind": "ConfigMap"}});
+        let bundle = json!({
+            "policies": [
+                vap("params", with_params),
+                bind("found", "params", json!({"paramRef": {"name": "limits", "namespace": "dev",
+                    "parameterNotFoundAction": "Deny"}})),
+                bind("absent", "params", json!({"paramRef": {"name": "nope", "namespace": "dev",
+                    "parameterNotFoundAction": "Allow"}})),
+                vap("conditions", json!({"matchConditions": [{"name": "never", "expression": "false"}]})),
+                bind("conditions", "conditions", json!({})),
+                vap("selectors", json!({})),
+                bind("by-object", "selectors", json!({"matchResources": {"objectSelector": {"matchLabels": {"a": "b"}}}})),
+                bind("by-exclusion", "selectors", json!({"matchResources": {"excludeResourceRules": [{"apiGroups": [""],
+                    "apiVersions": ["v1"], "operations": ["*"], "resources": ["pods"]}]}})),
+                vap("unbound", json!({})),
+            ],
+            "params": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "limits", "namespace": "dev"}}]
+        })
+        .to_string();
+        let trace: Value =
+            serde_json::from_str(&crate::api::explain_json(&bundle, &input("x"))).unwrap();
+        let binding = |p: usize, b: usize| &trace["policies"][p]["bindings"][b];
+        assert_eq!(binding(0, 0)["evaluations"][0]["param"]["name"], "limits");
+        assert_eq!(binding(0, 1)["skipped"], "noParams");
+        assert_eq!(binding(1, 0)["skipped"], "matchConditions");
+        assert_eq!(
+            binding(1, 0)["evaluations"][0]["matchConditions"][0]["value"],
+            false
+        );
+        assert_eq!(binding(2, 0)["skipped"], "objectSelector");
+        assert_eq!(binding(2, 1)["skipped"], "excludeResourceRules");
+        assert_eq!(trace["policies"][3]["skipped"], "noBinding");
+        assert_eq!(trace["matched"], json!(["params/found"]));
+    }
 }
