@@ -85,7 +85,10 @@ export function locate(docs, path, single) {
     key = next.key ?? null;
     at += next.used;
   }
-  const target = at < tokens.length && key ? key : node ?? key;
+  const missing = at < tokens.length;
+  let target = missing && key ? key : node ?? key;
+  // a field missing from a whole document (or list item): point at its first key, not at all of it
+  if (missing && !key && isMap(target) && target.items[0]?.key?.range) target = target.items[0].key;
   if (!target?.range) return null;
   return { ...span(target.range), node: target };
 }

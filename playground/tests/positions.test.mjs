@@ -20,6 +20,8 @@ test('a stream: policies[i] is the i-th document, a List contributes its items',
   assert.equal(at(text, locate(docs, 'policies[2].kind', false)), 'C');
   // a field that is not written points at the deepest one that is
   assert.equal(at(text, locate(docs, 'policies[0].spec.missing.deeper', false)), 'spec');
+  // a field missing from the document itself: its first key
+  assert.equal(at(text, locate(docs, 'policies[0].apiVersion', false)), 'kind');
 });
 
 test('one bundle document: policies[i] is the i-th item of `policies`; keys with dots are found', () => {
