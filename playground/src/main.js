@@ -431,6 +431,7 @@ async function start() {
   } else {
     loadExample(examples.examples.find((e) => e.id.endsWith('deny-capability-sys-admin'))?.id ?? examples.examples[0]?.id);
   }
+  document.body.dataset.readyMs = performance.now().toFixed(0);
   document.body.dataset.ready = 'true';
 }
 
