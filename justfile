@@ -19,6 +19,15 @@ cases-kubewarden: build
 test:
     npm ci --no-audit --no-fund && cargo test --workspace --release
 
+# The browser playground: build the page (target/playground) and serve it on localhost
+play: build
+    npm ci --no-audit --no-fund && npm run build:playground
+    target/release/palisade play
+
+# The playground's browser tests in chromium (needs /usr/bin/chromium: apt-get install -y chromium)
+test-playground: build
+    npm ci --no-audit --no-fund && npm run build:playground && npm test
+
 # Benchmarks: pod-baseline in wasmtime with both floors, then the criterion benches
 bench: build
     target/release/palisade bench -p bench/pod-baseline.yaml bench/pod-review.json

@@ -7,6 +7,8 @@
 //! target/wasm/floor-scan.wasm            bench floors (host-harness/floors, features `scan` / `dom`)
 //! target/wasm/floor-dom.wasm
 //! target/wasm/floor-wapc.wasm            waPC bench floor (host-harness/floors/wapc-floor)
+//! target/wasm/web/palisade.js            package `palisade`, feature `web`, through wasm-bindgen (target `web`):
+//! target/wasm/web/palisade_bg.wasm       the browser module and its glue (the playground loads them)
 //! ```
 //!
 //! The inner cargo runs with its own `CARGO_TARGET_DIR=<workspace>/target/wasm-build` (a nested
@@ -113,6 +115,14 @@ fn run() -> Result<(), String> {
         keep_only_c_abi_exports(&out_dir.join(format!("floor-{floor}.wasm")))?;
     }
 
+    // 3b. The browser module: the `web` feature build, through wasm-bindgen (target `web`), then wasm-opt. A separate
+    // feature build, so that palisade.wasm keeps zero imports.
+    inner.build(
+        &workspace.join("Cargo.toml"),
+        &["-p", "palisade", "--lib", "--features", "web"],
+    )?;
+    bindgen_web(&built.join("palisade.wasm"), &out_dir.join("web"))?;
+
     // 4. The waPC floor of `palisade bench --kubewarden` (host-harness/floors/wapc-floor).
     let wapc_floor = manifest_dir.join("floors/wapc-floor/Cargo.toml");
     if wapc_floor.exists() {
@@ -138,6 +148,28 @@ fn annotate_kubewarden(module: &Path, metadata: &Path) -> Result<(), String> {
         return Ok(());
     }
     annotate_hook::annotate_file(module, metadata)
+}
+
+/// wasm-bindgen (`wasm-bindgen-cli-support`, the same version as the `wasm-bindgen` crate) with `--target web`:
+/// `palisade.js` and `palisade_bg.wasm` in `out`. `wasm-opt -Oz` (when on PATH) runs on the module before
+/// wasm-bindgen: run after it, Debian's binaryen turns wasm-bindgen's externref table into a funcref one, which the
+/// glue cannot initialize.
+fn bindgen_web(module: &Path, out: &Path) -> Result<(), String> {
+    fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let optimized = out.join("palisade_web.opt.wasm");
+    install(module, &optimized)?;
+    let mut bindgen = wasm_bindgen_cli_support::Bindgen::new();
+    let result = bindgen
+        .input_path(&optimized)
+        .web(true)
+        .map_err(|e| format!("wasm-bindgen: {e}"))?
+        .typescript(false)
+        .out_name("palisade")
+        .generate(out)
+        .map_err(|e| format!("wasm-bindgen on {}: {e:#}", module.display()));
+    fs::remove_file(&optimized)
+        .map_err(|e| format!("cannot remove {}: {e}", optimized.display()))?;
+    result
 }
 
 #[path = "build/annotate_hook.rs"]

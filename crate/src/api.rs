@@ -179,6 +179,55 @@ pub fn validate(engine: Result<&Engine, &str>, input: &[u8]) -> String {
     AdmissionReviewOut::new(&api_version, response).to_json()
 }
 
+/// `explain`: decide one input as [`validate`] does and say how: every ValidatingAdmissionPolicy and binding with
+/// whether it matched and why not, the params chosen, every expression's value or error and CEL cost, the
+/// CertificateRequestPolicy decision, and the verdict (`verdict`: exactly what `validate` answers). JSON
+/// ([`crate::explain::Trace`]). An unreadable input gets `error` and the 400 verdict.
+pub fn explain(engine: &Engine, input: &[u8]) -> String {
+    let trace = match read_input(input) {
+        Ok((api_version, request, context)) => {
+            let (response, mut trace) = engine.explain(&request, &context);
+            trace.verdict =
+                answer_value(&AdmissionReviewOut::new(&api_version, response).to_json());
+            trace
+        }
+        Err(Unreadable { message }) => {
+            let (api_version, uid) = recover_identity(input);
+            let verdict = AdmissionReviewOut::new(
+                &api_version,
+                AdmissionResponse::deny(&uid, 400, "BadRequest", message.clone()),
+            )
+            .to_json();
+            crate::explain::Trace {
+                error: Some(message),
+                verdict: answer_value(&verdict),
+                ..crate::explain::Trace::default()
+            }
+        }
+    };
+    serde_json::to_string(&trace).unwrap_or_else(|e| {
+        serde_json::json!({"error": format!("the trace cannot be written: {e}")}).to_string()
+    })
+}
+
+/// The AdmissionReview answer as a JSON value, for the trace.
+fn answer_value(answer: &str) -> Value {
+    serde_json::from_str(answer).unwrap_or_else(|_| Value::String(answer.to_owned()))
+}
+
+/// [`explain`] with a bundle: configure then explain in one call (the native path of `palisade eval --explain` and of
+/// case files' `expect.matched`). A bundle that does not compile is `{"error": …, "problems": […]}`.
+pub fn explain_json(bundle_json: &str, input_json: &str) -> String {
+    match configure(bundle_json.as_bytes()) {
+        Ok(engine) => explain(&engine, input_json.as_bytes()),
+        Err(e) => serde_json::json!({
+            "error": format!("the bundle was rejected: {e}"),
+            "problems": e.problems,
+        })
+        .to_string(),
+    }
+}
+
 /// Why `validate` has no engine before any `configure`.
 pub const NEVER_CONFIGURED: &str =
     "no bundle has been configured (call `configure` with a bundle first)";

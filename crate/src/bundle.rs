@@ -121,6 +121,53 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// Whether a mapping is a bundle document (`{policies, params, certificateRequests}`) rather
+/// than an upstream object.
+pub fn is_bundle_document(v: &Value) -> bool {
+    let Some(map) = v.as_object() else {
+        return false;
+    };
+    !map.contains_key("kind")
+        && !map.contains_key("apiVersion")
+        && (map.contains_key("policies")
+            || map.contains_key("params")
+            || map.contains_key("certificateRequests"))
+}
+
+/// Turns the documents of a bundle file into the bundle JSON handed to `configure`:
+/// a single `{policies, params, certificateRequests}` document is taken as it is; a stream of
+/// upstream objects (a `kind: List` contributes its items, a JSON array its elements) becomes
+/// `{"policies": [...]}`.
+pub fn from_documents(docs: Vec<Value>) -> Value {
+    if let [single] = docs.as_slice()
+        && is_bundle_document(single)
+    {
+        return single.clone();
+    }
+    let mut policies = Vec::new();
+    for doc in docs {
+        flatten_into(doc, &mut policies);
+    }
+    let mut bundle = Map::new();
+    bundle.insert("policies".into(), Value::Array(policies));
+    Value::Object(bundle)
+}
+
+fn flatten_into(doc: Value, out: &mut Vec<Value>) {
+    match doc {
+        Value::Array(items) => out.extend(items),
+        Value::Object(ref map)
+            if map.get("kind").and_then(Value::as_str) == Some("List")
+                && map.get("items").is_some_and(Value::is_array) =>
+        {
+            if let Some(Value::Array(items)) = map.get("items") {
+                out.extend(items.iter().cloned());
+            }
+        }
+        other => out.push(other),
+    }
+}
+
 /// What a CertificateRequest no policy selects gets (`certificateRequests.unmatched`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Unmatched {

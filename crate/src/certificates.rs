@@ -9,6 +9,7 @@ use palisade_certificates::{Decision, Host, Settings, UseCheck};
 use crate::bundle::{Bundle, Kind, Problem, Unmatched};
 use crate::context::{AccessQuery, Cluster};
 use crate::engine::{Denial, Verdict};
+use crate::explain::CertificateTrace;
 use crate::review::AdmissionRequest;
 
 /// The compiled CertificateRequestPolicies of a bundle.
@@ -45,8 +46,14 @@ impl Policies {
         }
     }
 
-    /// Decide a CertificateRequest CREATE; every other request gets no verdict from here.
-    pub fn review(&self, request: &AdmissionRequest, cluster: &dyn Cluster) -> Verdict {
+    /// Decide a CertificateRequest CREATE; every other request gets no verdict from here. With `trace` (explain), the
+    /// decision is recorded there too.
+    pub fn review(
+        &self,
+        request: &AdmissionRequest,
+        cluster: &dyn Cluster,
+        trace: Option<&mut Option<CertificateTrace>>,
+    ) -> Verdict {
         let mut verdict = Verdict::default();
         let Some(inner) = &self.inner else {
             return verdict;
@@ -68,7 +75,32 @@ impl Policies {
             return verdict;
         };
         let host = ClusterHost { cluster };
-        match inner.evaluate(object, &host) {
+        let decision = inner.evaluate(object, &host);
+        if let Some(trace) = trace {
+            *trace = Some(match &decision {
+                Decision::Approved { policy } => CertificateTrace {
+                    decision: "approved",
+                    policy: Some(policy.clone()),
+                    message: String::new(),
+                },
+                Decision::Denied { message } => CertificateTrace {
+                    decision: "denied",
+                    policy: None,
+                    message: message.clone(),
+                },
+                Decision::Error { message } => CertificateTrace {
+                    decision: "error",
+                    policy: None,
+                    message: message.clone(),
+                },
+                Decision::Unmatched { message } => CertificateTrace {
+                    decision: "unmatched",
+                    policy: None,
+                    message: message.clone(),
+                },
+            });
+        }
+        match decision {
             Decision::Approved { .. } | Decision::Unmatched { .. } => {}
             Decision::Denied { message } | Decision::Error { message } => {
                 verdict.denials.push(Denial {

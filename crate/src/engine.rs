@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use crate::bundle::{self, ConfigError, Kind, Problem};
 use crate::context::Cluster;
+use crate::explain::Trace;
 use crate::review::{AdmissionRequest, AdmissionResponse, Status, StatusCause, StatusDetails};
 
 /// One policy's verdict on a request, as data.
@@ -103,7 +104,25 @@ impl Engine {
     /// Decide one request. Pure and reusable; cluster state is asked for lazily through `cluster`.
     pub fn review(&self, request: &AdmissionRequest, cluster: &dyn Cluster) -> AdmissionResponse {
         let mut verdict = self.vap.review(request, cluster);
-        verdict.extend(self.certificates.review(request, cluster));
+        verdict.extend(self.certificates.review(request, cluster, None));
         verdict.into_response(&request.uid)
+    }
+
+    /// Decide one request as [`Engine::review`] does, and say how ([`crate::explain`]): the same decision, with every
+    /// policy's and binding's match, every expression's value and cost. The trace's `verdict` is left for the caller
+    /// (the `api` level fills it with the AdmissionReview answer).
+    pub fn explain(
+        &self,
+        request: &AdmissionRequest,
+        cluster: &dyn Cluster,
+    ) -> (AdmissionResponse, Trace) {
+        let mut trace = Trace::default();
+        let mut verdict = self.vap.review_with(request, cluster, Some(&mut trace));
+        verdict.extend(self.certificates.review(
+            request,
+            cluster,
+            Some(&mut trace.certificate_request),
+        ));
+        (verdict.into_response(&request.uid), trace)
     }
 }

@@ -6,7 +6,9 @@ pub mod certificates;
 pub mod context;
 mod document;
 pub mod engine;
+pub mod explain;
 pub mod review;
+pub mod scaffold;
 pub mod vap;
 
 pub mod abi;

@@ -43,6 +43,9 @@ pub struct Expect {
     pub audit_annotations: Option<BTreeMap<String, String>>,
     pub skipped: Option<bool>,
     pub bundle_error: Option<bool>,
+    /// The bindings that matched, as `<policy>/<binding>`, in evaluation order: checked natively through
+    /// `palisade::api::explain` (the explain trace's `matched`).
+    pub matched: Option<Vec<String>>,
 }
 
 /// A loaded case file.
@@ -273,7 +276,7 @@ pub struct Verdict {
     pub blessed: Option<Value>,
 }
 
-const KEY_ORDER: [&str; 10] = [
+const KEY_ORDER: [&str; 11] = [
     "bundleError",
     "skipped",
     "allowed",
@@ -283,6 +286,7 @@ const KEY_ORDER: [&str; 10] = [
     "messageContains",
     "warnings",
     "auditAnnotations",
+    "matched",
     "error",
 ];
 
@@ -475,6 +479,21 @@ pub fn judge_with(case: &Case, outcome: &Outcome, check_reason: bool) -> Verdict
         ok &= put(&mut actual, "auditAnnotations", matched, json!(got));
         drop_if_no_response(&mut actual, "auditAnnotations", matched, response.is_some());
     }
+    let mut observed_matched = None;
+    if let Some(want) = &e.matched {
+        let got = matched_bindings(case);
+        observed_matched = got.as_ref().ok().cloned();
+        let matched = got.as_ref() == Ok(want);
+        ok &= put(
+            &mut actual,
+            "matched",
+            matched,
+            match got {
+                Ok(list) => json!(list),
+                Err(error) => json!({ "error": error }),
+            },
+        );
+    }
     // A response the case did not foresee at all (e.g. expect only `skipped: true` but the
     // module answered) is already a mismatch on `skipped`; show the answer too.
     if !ok && let Some(r) = response {
@@ -491,12 +510,45 @@ pub fn judge_with(case: &Case, outcome: &Outcome, check_reason: bool) -> Verdict
         }
     }
 
+    // a case that checks `matched` keeps checking it, with what was observed, when blessed
+    let mut blessed = bless_value(outcome);
+    if let (Some(Value::Object(map)), Some(list)) = (blessed.as_mut(), observed_matched) {
+        map.insert("matched".into(), json!(list));
+    }
     Verdict {
         passed: ok,
         expected_text: ordered_yaml(&expected),
         actual_text: ordered_yaml(&actual),
-        blessed: bless_value(outcome),
+        blessed,
     }
+}
+
+/// The bindings that matched the case's review, from the explain trace computed natively
+/// (`palisade::api::explain_json`); an error when the bundle does not compile or there is no review.
+pub fn matched_bindings(case: &Case) -> Result<Vec<String>, String> {
+    let review = case.review.as_ref().ok_or("the case has no review")?;
+    let input = match &case.context {
+        Some(context) => json!({ "review": review, "context": context }),
+        None => review.clone(),
+    };
+    let trace: Value = serde_json::from_str(&palisade::api::explain_json(
+        &case.bundle.to_string(),
+        &input.to_string(),
+    ))
+    .map_err(|e| format!("the explain trace is not JSON: {e}"))?;
+    if let Some(error) = trace.get("error").and_then(Value::as_str) {
+        return Err(error.to_owned());
+    }
+    Ok(trace
+        .get("matched")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default())
 }
 
 /// Without a response (a bundle error, a skip, an error), response fields that did not match

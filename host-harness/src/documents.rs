@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use serde::Deserialize as _;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Reads every document of a JSON or YAML file (YAML may hold a `---` stream). Empty
 /// documents are skipped.
@@ -43,51 +43,10 @@ pub fn read_document(path: &Path) -> Result<Value> {
     }
 }
 
-/// Whether a mapping is a bundle document (`{policies, params, certificateRequests}`) rather
-/// than an upstream object.
-fn is_bundle_document(v: &Value) -> bool {
-    let Some(map) = v.as_object() else {
-        return false;
-    };
-    !map.contains_key("kind")
-        && !map.contains_key("apiVersion")
-        && (map.contains_key("policies")
-            || map.contains_key("params")
-            || map.contains_key("certificateRequests"))
-}
-
-/// Turns the documents of a bundle file into the bundle JSON handed to `configure`:
-/// a single `{policies, params, certificateRequests}` document is taken as it is; a stream of
-/// upstream objects (a `kind: List` contributes its items, a JSON array its elements) becomes
-/// `{"policies": [...]}`.
+/// Turns the documents of a bundle file into the bundle JSON handed to `configure`
+/// ([`palisade::bundle::from_documents`], shared with the playground).
 pub fn bundle_from_documents(docs: Vec<Value>) -> Value {
-    if let [single] = docs.as_slice()
-        && is_bundle_document(single)
-    {
-        return single.clone();
-    }
-    let mut policies = Vec::new();
-    for doc in docs {
-        flatten_into(doc, &mut policies);
-    }
-    let mut bundle = Map::new();
-    bundle.insert("policies".into(), Value::Array(policies));
-    Value::Object(bundle)
-}
-
-fn flatten_into(doc: Value, out: &mut Vec<Value>) {
-    match doc {
-        Value::Array(items) => out.extend(items),
-        Value::Object(ref map)
-            if map.get("kind").and_then(Value::as_str) == Some("List")
-                && map.get("items").is_some_and(Value::is_array) =>
-        {
-            if let Some(Value::Array(items)) = map.get("items") {
-                out.extend(items.iter().cloned());
-            }
-        }
-        other => out.push(other),
-    }
+    palisade::bundle::from_documents(docs)
 }
 
 /// Reads a bundle file (JSON or YAML, bundle document or stream of upstream objects).
@@ -97,7 +56,7 @@ pub fn read_bundle(path: &Path) -> Result<Value> {
 
 /// Takes an inline bundle value: a bundle mapping, a list of upstream objects, or one object.
 pub fn inline_bundle(v: &Value) -> Value {
-    if is_bundle_document(v) {
+    if palisade::bundle::is_bundle_document(v) {
         v.clone()
     } else {
         bundle_from_documents(vec![v.clone()])

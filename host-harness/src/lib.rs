@@ -14,6 +14,7 @@ pub mod documents;
 pub mod host;
 pub mod kubewarden;
 pub mod matching;
+pub mod play;
 pub mod replay;
 pub mod runner;
 pub mod scaffold;

@@ -107,6 +107,19 @@ enum Command {
             conflicts_with = "context"
         )]
         replay_host_capabilities_interactions: Option<PathBuf>,
+        /// Also print how each answer came about: every policy and binding, whether it matched and why not, every
+        /// expression's value and CEL cost (computed natively through the library; the answer is the module's)
+        #[arg(long)]
+        explain: bool,
+    },
+    /// Serve the browser playground (built by `npm run build:playground`) on localhost
+    Play {
+        /// The port (0: any free port)
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// The built page (default: target/playground)
+        #[arg(long)]
+        dir: Option<PathBuf>,
     },
     /// Compile a bundle and print every problem
     Check {
@@ -306,6 +319,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             context,
             kubewarden,
             replay_host_capabilities_interactions: replay,
+            explain,
         } => {
             let bundle_value = documents::read_bundle(&bundle)?;
             let context = read_context(context.as_deref())?;
@@ -336,7 +350,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let review = documents::read_document(path)?;
                 let answer =
                     backend.evaluate(&bundle_value, &review, context.as_ref(), DEFAULT_DEADLINE)?;
-                outln!("{}", serde_json::to_string_pretty(&answer)?);
+                if explain {
+                    outln!(
+                        "{}",
+                        serde_json::to_string_pretty(&explained(
+                            &bundle_value,
+                            &review,
+                            context.as_ref(),
+                            answer,
+                            !kubewarden && session.is_none()
+                        )?)?
+                    );
+                } else {
+                    outln!("{}", serde_json::to_string_pretty(&answer)?);
+                }
             }
             let mut replay_failed = false;
             if let Some(session) = &session {
@@ -363,6 +390,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        Command::Play { port, dir } => {
+            let dir = dir.unwrap_or_else(palisade_harness::play::default_dir);
+            if !dir.join("index.html").is_file() {
+                anyhow::bail!(
+                    "no playground at `{}`: build it with `npm ci && npm run build:playground`",
+                    dir.display()
+                );
+            }
+            let listener = palisade_harness::play::bind(port)?;
+            outln!(
+                "serving the playground ({}) at http://{}/",
+                dir.display(),
+                listener.local_addr()?
+            );
+            palisade_harness::play::serve(&listener, &dir)?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Check { bundle, kubewarden } => {
             let bundle_value = documents::read_bundle(&bundle)?;
@@ -558,6 +602,39 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `eval --explain`: the trace computed natively (`palisade::api::explain_json`), with the module's answer as its
+/// `verdict`. Through the C ABI (`compare`), a native verdict that differs from the module's is reported, never
+/// hidden; a waPC answer carries less than an AdmissionReview (no `status.reason`), so it is not compared.
+fn explained(
+    bundle: &Value,
+    review: &Value,
+    context: Option<&Value>,
+    answer: Value,
+    compare: bool,
+) -> Result<Value> {
+    let input = match context {
+        Some(context) => serde_json::json!({ "review": review, "context": context }),
+        None => review.clone(),
+    };
+    let mut trace: Value = serde_json::from_str(&palisade::api::explain_json(
+        &bundle.to_string(),
+        &input.to_string(),
+    ))?;
+    if let Some(map) = trace.as_object_mut() {
+        if compare && map.get("verdict").is_some_and(|native| *native != answer) {
+            eprintln!(
+                "warning: the native library and the module answer differently; the module's answer is shown"
+            );
+            map.insert(
+                "nativeVerdict".into(),
+                map.get("verdict").cloned().unwrap_or_default(),
+            );
+        }
+        map.insert("verdict".into(), answer);
+    }
+    Ok(trace)
 }
 
 fn report_check(

@@ -4,3 +4,5 @@
 pub mod c;
 #[cfg(feature = "kubewarden")]
 pub mod kubewarden;
+#[cfg(feature = "web")]
+pub mod web;

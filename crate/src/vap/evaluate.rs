@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::policy::{FailurePolicy, Policy, Validation};
 use crate::context::Cluster;
+use crate::explain::{Evaluation, Expression, ParamTrace, ValidationTrace};
 use crate::review::AdmissionRequest;
 
 /// kube-apiserver's cap on a messageExpression result (`MaxEvaluatedMessageExpressionSizeBytes`).
@@ -210,8 +211,14 @@ fn for_error(policy: &Policy, message: String) -> Decision {
     }
 }
 
-/// Evaluate one policy for one binding and param.
-pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>) -> Outcome {
+/// Evaluate one policy for one binding and param. With `trace`, every expression's value and cost is recorded there
+/// as well (explain); without, nothing is allocated for it.
+pub fn validate(
+    policy: &Policy,
+    param: Option<&Value>,
+    scope: &RequestScope<'_>,
+    mut trace: Option<&mut Evaluation>,
+) -> Outcome {
     let request = scope.request;
     let authorizer = UserAuthorizer { scope };
     let namespace_lookup = || scope.namespace();
@@ -230,27 +237,40 @@ pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>
         .namespace_object(&namespace_lookup)
         .authorizer(&authorizer)
         .variables(&policy.variables);
+    if let Some(t) = trace.as_deref_mut() {
+        t.param = param.map(ParamTrace::of);
+        t.matched = true;
+    }
     // matchConditions, under their own budget: any false → no match; otherwise errors go to failurePolicy.
     let mut condition_budget = Budget::match_conditions();
     let mut errors = Vec::new();
-    for (_, condition) in &policy.match_conditions {
-        match condition.eval(&activation, &mut condition_budget) {
-            Ok(v) if v.as_bool() == Some(false) => return Outcome::default(),
+    for (name, condition) in &policy.match_conditions {
+        let result = condition.eval(&activation, &mut condition_budget);
+        if let Some(t) = trace.as_deref_mut() {
+            t.match_conditions.push(Expression::new(
+                name,
+                condition.source(),
+                &result,
+                condition_budget.last_call(),
+            ));
+        }
+        match result {
+            Ok(v) if v.as_bool() == Some(false) => {
+                if let Some(t) = trace.as_deref_mut() {
+                    t.matched = false;
+                }
+                return Outcome::default();
+            }
             Ok(_) => {}
             Err(e) if e.is_out_of_budget() => {
-                return Outcome {
-                    decisions: vec![for_error(policy, e.to_string())],
-                    ..Outcome::default()
-                };
+                let message = e.to_string();
+                return early(policy, message, trace);
             }
             Err(e) => errors.push(error_message(condition.source(), &e)),
         }
     }
     if let Some(message) = palisade_cel_kubernetes::errors::aggregate(&errors) {
-        return Outcome {
-            decisions: vec![for_error(policy, message)],
-            ..Outcome::default()
-        };
+        return early(policy, message, trace);
     }
 
     let mut budget = Budget::kubernetes();
@@ -258,26 +278,56 @@ pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>
     // Validations first, then every messageExpression with what is left of the budget (the validator's two
     // filters): running out while rendering messages turns each decision into `failed messageExpression: …`.
     let mut passed: Vec<Result<bool, String>> = Vec::with_capacity(policy.validations.len());
+    let mut traced: Vec<Expression> = Vec::new();
     for validation in &policy.validations {
-        match validation.expression.eval(&activation, &mut budget) {
+        let result = validation.expression.eval(&activation, &mut budget);
+        if trace.is_some() {
+            traced.push(Expression::new(
+                "",
+                validation.expression.source(),
+                &result,
+                budget.last_call(),
+            ));
+        }
+        match result {
             Ok(v) => passed.push(Ok(v.as_bool() == Some(true))),
             Err(e) if e.is_out_of_budget() => {
-                return Outcome {
-                    decisions: vec![for_error(policy, e.to_string())],
-                    ..Outcome::default()
-                };
+                if let Some(t) = trace.as_deref_mut() {
+                    t.cost = budget.used();
+                    t.validations
+                        .extend(traced.into_iter().map(|expression| ValidationTrace {
+                            expression,
+                            outcome: "error",
+                            message: None,
+                            message_expression: None,
+                        }));
+                }
+                return early(policy, e.to_string(), trace);
             }
             Err(e) => passed.push(Err(error_message(validation.expression.source(), &e))),
         }
     }
     let mut messages: Vec<Option<String>> = Vec::with_capacity(policy.validations.len());
+    let mut message_traces: Vec<Option<Expression>> = Vec::new();
     let mut messages_failed: Option<EvalError> = None;
     for validation in &policy.validations {
         let Some(program) = &validation.message_expression else {
             messages.push(None);
+            if trace.is_some() {
+                message_traces.push(None);
+            }
             continue;
         };
-        match program.eval(&activation, &mut budget) {
+        let result = program.eval(&activation, &mut budget);
+        if trace.is_some() {
+            message_traces.push(Some(Expression::new(
+                "",
+                program.source(),
+                &result,
+                budget.last_call(),
+            )));
+        }
+        match result {
             Ok(CelValue::String(s)) => messages.push(Some(s.as_str().to_owned())),
             Ok(_) => messages.push(None),
             Err(e) if e.is_out_of_budget() => {
@@ -288,27 +338,59 @@ pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>
         }
     }
     for (i, (validation, result)) in policy.validations.iter().zip(passed).enumerate() {
-        let decision = match (result, &messages_failed) {
-            (Err(message), _) => for_error(policy, message),
-            (Ok(_), Some(e)) => for_error(policy, format!("failed messageExpression: {e}")),
-            (Ok(true), None) => Decision::Admit,
-            (Ok(false), None) => Decision::Deny {
-                reason: validation
-                    .reason
-                    .clone()
-                    .unwrap_or_else(|| "Invalid".to_owned()),
-                message: failure_message(validation, messages.get(i).cloned().flatten()),
-            },
+        let (decision, outcome_name) = match (result, &messages_failed) {
+            (Err(message), _) => (for_error(policy, message), "error"),
+            (Ok(_), Some(e)) => (
+                for_error(policy, format!("failed messageExpression: {e}")),
+                "error",
+            ),
+            (Ok(true), None) => (Decision::Admit, "pass"),
+            (Ok(false), None) => (
+                Decision::Deny {
+                    reason: validation
+                        .reason
+                        .clone()
+                        .unwrap_or_else(|| "Invalid".to_owned()),
+                    message: failure_message(validation, messages.get(i).cloned().flatten()),
+                },
+                "fail",
+            ),
         };
+        if let Some(t) = trace.as_deref_mut()
+            && let Some(expression) = traced
+                .get_mut(i)
+                .map(|e| std::mem::replace(e, placeholder()))
+        {
+            t.validations.push(ValidationTrace {
+                expression,
+                outcome: outcome_name,
+                message: match &decision {
+                    Decision::Deny { message, .. } => Some(message.clone()),
+                    Decision::Admit => None,
+                },
+                message_expression: message_traces.get_mut(i).and_then(Option::take),
+            });
+        }
         outcome.decisions.push(decision);
+    }
+    if let Some(t) = trace.as_deref_mut() {
+        t.cost = budget.used();
     }
 
     let mut annotation_budget = Budget::kubernetes();
     for annotation in &policy.audit_annotations {
-        match annotation
+        let result = annotation
             .value_expression
-            .eval(&activation, &mut annotation_budget)
-        {
+            .eval(&activation, &mut annotation_budget);
+        if let Some(t) = trace.as_deref_mut() {
+            t.audit_annotations.push(Expression::new(
+                &annotation.key,
+                annotation.value_expression.source(),
+                &result,
+                annotation_budget.last_call(),
+            ));
+        }
+        match result {
             Ok(v) if v.is_null() => {}
             Ok(v) => match v.as_str() {
                 Some(s) if s.trim().is_empty() => {}
@@ -334,7 +416,51 @@ pub fn validate(policy: &Policy, param: Option<&Value>, scope: &RequestScope<'_>
             }
         }
     }
+    if let Some(t) = trace {
+        record_variables(policy, &activation, t);
+    }
     outcome
+}
+
+/// An evaluation that ends before its validations: one decision by failurePolicy.
+fn early(policy: &Policy, message: String, trace: Option<&mut Evaluation>) -> Outcome {
+    if let Some(t) = trace {
+        t.error = Some(message.clone());
+    }
+    Outcome {
+        decisions: vec![for_error(policy, message)],
+        ..Outcome::default()
+    }
+}
+
+fn placeholder() -> Expression {
+    Expression {
+        name: String::new(),
+        expression: String::new(),
+        value: None,
+        error: None,
+        cost: 0,
+    }
+}
+
+/// Explain only: every variable's value, each evaluated under a budget of its own (variables the decision used are
+/// cached in the activation; the others are evaluated here, after the decision, so explaining changes nothing).
+fn record_variables(policy: &Policy, activation: &Activation<'_>, trace: &mut Evaluation) {
+    for (name, program) in policy
+        .variables
+        .names()
+        .iter()
+        .zip(policy.variables.programs())
+    {
+        let mut budget = Budget::kubernetes();
+        let result = program.eval(activation, &mut budget);
+        trace.variables.push(Expression::new(
+            name,
+            program.source(),
+            &result,
+            budget.last_call(),
+        ));
+    }
 }
 
 /// The message of a failed validation: its messageExpression's result when usable, else message, else

@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::bundle::{Bundle, Kind, Problem};
 use crate::context::Cluster;
 use crate::engine::{Denial, Verdict};
+use crate::explain::{BindingTrace, Evaluation, PolicyTrace, Skip, Trace};
 use crate::review::AdmissionRequest;
 
 use binding::{Action, Binding};
@@ -173,50 +174,112 @@ impl Policies {
 
     /// Decide one request against every policy whose constraints and bindings match it.
     pub fn review(&self, request: &AdmissionRequest, cluster: &dyn Cluster) -> Verdict {
+        self.review_with(request, cluster, None)
+    }
+
+    /// [`Policies::review`], recording what every policy and binding did into `trace` when it is given (explain).
+    pub fn review_with(
+        &self,
+        request: &AdmissionRequest,
+        cluster: &dyn Cluster,
+        mut trace: Option<&mut Trace>,
+    ) -> Verdict {
         let mut verdict = Verdict::default();
-        if self.policies.is_empty() || is_policy_resource(request) {
+        if self.policies.is_empty() {
+            return verdict;
+        }
+        if is_policy_resource(request) {
+            if let Some(trace) = trace {
+                trace.exempt = Some(format!(
+                    "{}.{} is an admission policy resource: kube-apiserver never applies admission policies to them",
+                    request.resource.resource, request.resource.group
+                ));
+                for policy in &self.policies {
+                    let mut p = PolicyTrace::new(&policy.name, policy.doc);
+                    p.skipped = Some(Skip::Exempt);
+                    trace.policies.push(p);
+                }
+            }
             return verdict;
         }
         let attributes = attributes(request);
         let scope = RequestScope::new(request, cluster);
         let lookup = &scope;
         let mut failures: Vec<ValidationFailure> = Vec::new();
-        let mut candidates: Vec<usize> = self.index.candidates(&attributes).copied().collect();
-        candidates.sort_unstable();
-        candidates.dedup();
+        let candidates: Vec<usize> = if trace.is_some() {
+            // explain: every policy, so that each one says why it did (not) match; the index only ever leaves out
+            // policies whose constraints cannot match
+            (0..self.policies.len()).collect()
+        } else {
+            let mut candidates: Vec<usize> = self.index.candidates(&attributes).copied().collect();
+            candidates.sort_unstable();
+            candidates.dedup();
+            candidates
+        };
         for i in candidates {
             let Some(policy) = self.policies.get(i) else {
                 continue;
             };
+            let mut ptrace = trace.as_deref_mut().and_then(|t| {
+                t.policies.push(PolicyTrace::new(&policy.name, policy.doc));
+                t.policies.last_mut()
+            });
             if policy.bindings.is_empty() {
+                if let Some(p) = ptrace.as_deref_mut() {
+                    p.skipped = Some(Skip::NoBinding);
+                }
                 continue;
             }
             match policy.match_constraints.matches(&attributes, lookup) {
                 Ok(Some(_)) => {}
-                Ok(None) => continue,
+                Ok(None) => {
+                    if let Some(p) = ptrace.as_deref_mut() {
+                        p.skipped = Some(Skip::from_mismatch(
+                            policy.match_constraints.mismatch(&attributes, lookup),
+                        ));
+                    }
+                    continue;
+                }
                 Err(e) => {
-                    config_error(
-                        &mut verdict,
-                        policy,
-                        None,
-                        &format!("failed to configure policy: {e}"),
-                    );
+                    let message = format!("failed to configure policy: {e}");
+                    if let Some(p) = ptrace.as_deref_mut() {
+                        p.matched = true;
+                        p.error = Some(message.clone());
+                    }
+                    config_error(&mut verdict, policy, None, &message);
                     continue;
                 }
             }
+            if let Some(p) = ptrace.as_deref_mut() {
+                p.matched = true;
+            }
             let mut annotations: BTreeMap<String, Vec<String>> = BTreeMap::new();
             for binding in &policy.bindings {
+                let mut btrace = ptrace.as_deref_mut().and_then(|p| {
+                    p.bindings.push(BindingTrace::new(
+                        &binding.name,
+                        binding.actions.iter().map(|a| a.as_str()).collect(),
+                    ));
+                    p.bindings.last_mut()
+                });
                 if let Some(resources) = &binding.match_resources {
                     match resources.matches(&attributes, lookup) {
                         Ok(Some(_)) => {}
-                        Ok(None) => continue,
+                        Ok(None) => {
+                            if let Some(b) = btrace.as_deref_mut() {
+                                b.skipped = Some(Skip::from_mismatch(
+                                    resources.mismatch(&attributes, lookup),
+                                ));
+                            }
+                            continue;
+                        }
                         Err(e) => {
-                            config_error(
-                                &mut verdict,
-                                policy,
-                                Some(binding),
-                                &format!("failed to configure binding: {e}"),
-                            );
+                            let message = format!("failed to configure binding: {e}");
+                            if let Some(b) = btrace.as_deref_mut() {
+                                b.matched = true;
+                                b.error = Some(message.clone());
+                            }
+                            config_error(&mut verdict, policy, Some(binding), &message);
                             continue;
                         }
                     }
@@ -225,17 +288,26 @@ impl Policies {
                     match params::collect(policy, binding, &request.namespace, &self.params) {
                         Ok(selected) => selected,
                         Err(e) => {
-                            config_error(
-                                &mut verdict,
-                                policy,
-                                Some(binding),
-                                &format!("failed to configure binding: {e}"),
-                            );
+                            let message = format!("failed to configure binding: {e}");
+                            if let Some(b) = btrace.as_deref_mut() {
+                                b.matched = true;
+                                b.error = Some(message.clone());
+                            }
+                            config_error(&mut verdict, policy, Some(binding), &message);
                             continue;
                         }
                     };
+                if let Some(b) = btrace.as_deref_mut()
+                    && selected.is_empty()
+                {
+                    b.skipped = Some(Skip::NoParams);
+                }
                 for param in selected {
-                    let outcome = evaluate::validate(policy, param, &scope);
+                    let etrace = btrace.as_deref_mut().and_then(|b| {
+                        b.evaluations.push(Evaluation::default());
+                        b.evaluations.last_mut()
+                    });
+                    let outcome = evaluate::validate(policy, param, &scope, etrace);
                     apply(
                         &mut verdict,
                         &mut failures,
@@ -245,11 +317,26 @@ impl Policies {
                         outcome,
                     );
                 }
+                if let Some(b) = btrace
+                    && b.skipped.is_none()
+                {
+                    b.matched = b.evaluations.iter().any(|e| e.matched);
+                    if !b.matched {
+                        b.skipped = Some(Skip::MatchConditions);
+                    }
+                }
             }
             for (key, values) in annotations {
                 verdict
                     .audit_annotations
                     .push((format!("{}/{key}", policy.name), values.join(", ")));
+            }
+        }
+        if let Some(t) = trace {
+            for p in &t.policies {
+                for b in p.bindings.iter().filter(|b| b.matched) {
+                    t.matched.push(format!("{}/{}", p.name, b.name));
+                }
             }
         }
         if !failures.is_empty() {

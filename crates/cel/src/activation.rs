@@ -80,6 +80,11 @@ impl Variables {
         &self.names
     }
 
+    /// The compiled expressions, in the order of [`Variables::names`].
+    pub fn programs(&self) -> &[Program] {
+        &self.programs
+    }
+
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }

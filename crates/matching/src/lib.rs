@@ -41,7 +41,7 @@ pub use attributes::{Attributes, Gvk, Gvr, NamespaceLookup, NoNamespaces};
 pub use equivalence::{BuiltinEquivalences, EquivalentResourceMapper, FAMILIES, Member, family_of};
 pub use field::FieldError;
 pub use index::Index;
-pub use match_resources::{MatchPolicy, MatchResources};
+pub use match_resources::{MatchPolicy, MatchResources, Mismatch};
 pub use predicates::{MatchError, Matched};
 pub use rules::{NamedRuleWithOperations, RuleWithOperations, Scope};
 pub use selector::LabelSelector;

@@ -51,6 +51,17 @@ pub(crate) fn parse_selector(
     }
 }
 
+/// The part of a MatchResources that did not match a request ([`MatchResources::mismatch`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mismatch {
+    /// An `excludeResourceRules` entry matched.
+    ExcludeResourceRules,
+    /// No `resourceRules` entry matched.
+    ResourceRules,
+    NamespaceSelector,
+    ObjectSelector,
+}
+
 /// Decides which requests a policy (or binding) sees.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct MatchResources {
@@ -171,6 +182,29 @@ impl MatchResources {
             }));
         }
         predicates::match_rules(&self.resource_rules, equivalent, a, mapper)
+    }
+
+    /// Why [`MatchResources::matches`] answered `Ok(None)`: the first of its checks that rejects the request, in the
+    /// order it runs them. `None` when the request is matched (or the checks err). For explaining a decision only:
+    /// the dispatch itself never needs the reason.
+    pub fn mismatch(&self, a: &Attributes<'_>, ns: &dyn NamespaceLookup) -> Option<Mismatch> {
+        let mapper = BuiltinEquivalences;
+        let equivalent = self.match_policy == MatchPolicy::Equivalent;
+        if let Ok(Some(_)) =
+            predicates::match_rules(&self.exclude_resource_rules, equivalent, a, &mapper)
+        {
+            return Some(Mismatch::ExcludeResourceRules);
+        }
+        if let Ok(None) = self.match_rules_only(a, &mapper) {
+            return Some(Mismatch::ResourceRules);
+        }
+        if let Ok(false) = predicates::namespace_selector_matches(&self.namespace_selector, a, ns) {
+            return Some(Mismatch::NamespaceSelector);
+        }
+        if !predicates::object_selector_matches(&self.object_selector, a) {
+            return Some(Mismatch::ObjectSelector);
+        }
+        None
     }
 
     pub fn namespace_selector(&self) -> &LabelSelector {
