@@ -1,5 +1,5 @@
 //! Builds the shipped wasm artifacts, so that `cargo build --release -p palisade-harness` (and
-//! `cargo test`) leave them at the fixed paths of DESIGN.md ("Artifacts"):
+//! `cargo test`) leave them at the fixed paths of docs/architecture.md ("Artifacts"):
 //!
 //! ```text
 //! target/wasm/palisade.wasm              package `palisade`, feature `c-abi`
@@ -337,7 +337,7 @@ fn find_on_path(tool: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// The exports of the C ABI (DESIGN.md, Entrypoints), and nothing else: rustc's wasm linker
+/// The exports of the C ABI (docs/architecture.md, "The C ABI"), and nothing else: rustc's wasm linker
 /// also exports the globals `__data_end` and `__heap_base`, which the contract does not list.
 const C_ABI_EXPORTS: [&str; 5] = [
     "memory",

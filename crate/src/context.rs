@@ -1,7 +1,7 @@
 //! What the cluster would know: namespace objects and authorization answers.
 //!
 //! Kubewarden answers these through host capabilities; the C ABI, the browser and the harness pass a `context`
-//! object next to the review (DESIGN.md, "Context"). The engine only sees the [`Cluster`] trait, and asks lazily.
+//! object next to the review (docs/architecture.md, "The context"). The engine only sees the [`Cluster`] trait, and asks lazily.
 
 use std::collections::BTreeMap;
 
@@ -39,7 +39,7 @@ pub trait Cluster {
     fn authorize(&self, query: &AccessQuery) -> Result<bool, ContextError>;
 }
 
-/// The `context` object of DESIGN.md, as passed to the C ABI, the browser and the harness.
+/// The `context` object of docs/architecture.md, as passed to the C ABI, the browser and the harness.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct StaticContext {

@@ -71,7 +71,7 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Parse and compile a whole bundle (DESIGN.md, "The policy bundle"). Every problem is returned at once.
+    /// Parse and compile a whole bundle (docs/architecture.md, "The bundle"). Every problem is returned at once.
     pub fn new(bundle: &Value) -> Result<Self, ConfigError> {
         let mut problems = Vec::new();
         let read = bundle::read(bundle, &mut problems);

@@ -1,4 +1,4 @@
-//! Where the built artifacts are: `target/wasm/*.wasm` (DESIGN.md, "Artifacts").
+//! Where the built artifacts are: `target/wasm/*.wasm` (docs/architecture.md, "Artifacts").
 
 use std::path::{Path, PathBuf};
 

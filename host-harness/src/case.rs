@@ -1,4 +1,4 @@
-//! Case files (DESIGN.md, "The harness" and "Details of the case format"): loading, running
+//! Case files (docs/architecture.md, "The harness CLI" and "Case files"; tests/README.md): loading, running
 //! through a [`Backend`], comparing with `expect`, and rewriting `expect` for `--bless`.
 
 use std::collections::BTreeMap;

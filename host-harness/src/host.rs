@@ -1,4 +1,4 @@
-//! The wasmtime host for Palisade's import-free C ABI (DESIGN.md, Entrypoints):
+//! The wasmtime host for Palisade's import-free C ABI (docs/architecture.md, "The C ABI"):
 //! `memory`, `palisade_alloc(len) -> ptr`, `palisade_free(ptr, len)`,
 //! `configure(ptr, len) -> i64`, `validate(ptr, len) -> i64`, every `i64` packing `ptr << 32 | len`.
 //!
@@ -377,7 +377,7 @@ impl Session {
         serde_json::from_str(text).map_err(|e| bad(format!("the answer is not JSON: {e}")))
     }
 
-    /// alloc, copy in, call, read out, free both — exactly per DESIGN.md.
+    /// alloc, copy in, call, read out, free both — exactly per docs/architecture.md.
     pub fn call(&mut self, entry: Entry, input: &[u8]) -> Result<Vec<u8>, HostError> {
         let call = entry.name();
         let len = i32::try_from(input.len()).map_err(|_| {

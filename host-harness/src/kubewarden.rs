@@ -6,7 +6,7 @@
 //!   (`rehydrate`), with an epoch deadline on `wapc_init` and on every call, and a memory cap;
 //! * **the settings with every call**: `validate_settings` with the bundle, then `validate` with
 //!   `{"request": …, "settings": bundle}`;
-//! * **host capabilities** (binding `kubewarden`) answered from the case's `context` (DESIGN.md "Context"):
+//! * **host capabilities** (binding `kubewarden`) answered from the case's `context` (docs/architecture.md, "The context"):
 //!   `kubernetes/get_resource` for v1 Namespace objects and `kubernetes/can_i`, gated as policy-server gates them by
 //!   the module's `io.kubewarden.metadata` (`hostCapabilities`, `contextAwareResources`) and worded as policy-server
 //!   words its refusals; or, instead of a context, replayed from a session recorded by kwctl

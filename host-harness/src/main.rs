@@ -1,5 +1,5 @@
 //! `palisade`: replays AdmissionReviews against the built `palisade.wasm` in wasmtime, checks
-//! case files, compiles bundles, benchmarks, and scaffolds reviews (DESIGN.md, "The harness").
+//! case files, compiles bundles, benchmarks, and scaffolds reviews (docs/architecture.md, "The harness CLI").
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -1,4 +1,4 @@
-//! The shipped C ABI module has exactly the interface of DESIGN.md ("Entrypoints"): no
+//! The shipped C ABI module has exactly the interface of docs/architecture.md ("The C ABI"): no
 //! imports, and the exports `memory`, `palisade_alloc`, `palisade_free`, `configure`,
 //! `validate` with their signatures — nothing more.
 #![allow(

@@ -1,4 +1,4 @@
-//! Hostile inputs through the real `palisade.wasm` (DESIGN.md, Entrypoints: "No input, however
+//! Hostile inputs through the real `palisade.wasm` (docs/architecture.md, "The C ABI": "No input, however
 //! malformed, may trap the module"). Fixtures are in `tests/hostile/`; those that would be over
 //! 1 MB on disk are generated here.
 #![allow(

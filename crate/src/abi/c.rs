@@ -1,4 +1,4 @@
-//! The import-free C ABI of `palisade.wasm` (DESIGN.md, "Entrypoints").
+//! The import-free C ABI of `palisade.wasm` (docs/architecture.md, "The C ABI").
 //!
 //! Every `i64` result packs `(ptr << 32) | len` of a UTF-8 JSON buffer allocated here; the host frees both its input
 //! buffer and the output buffer with `palisade_free` after each call.

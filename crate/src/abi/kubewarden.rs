@@ -1,4 +1,4 @@
-//! The Kubewarden waPC guest (`palisade-kubewarden.wasm`, DESIGN.md "Entrypoints").
+//! The Kubewarden waPC guest (`palisade-kubewarden.wasm`, docs/architecture.md, "Kubewarden").
 //!
 //! Three waPC operations, with the payloads of kubewarden/policy-sdk-rust:
 //!

@@ -124,7 +124,7 @@ pub enum Decision {
     /// under `unmatched: Deny`).
     Denied { message: String },
     /// The request could not be evaluated (undecodable CSR, missing namespace, host error…):
-    /// approver-policy would neither approve nor deny. DESIGN.md: deny with code 403.
+    /// approver-policy would neither approve nor deny. Palisade denies with code 403 (docs/architecture.md).
     Error { message: String },
     /// No policy exists or selects the request and the bundle says `unmatched: Allow`;
     /// the message is approver-policy's reason.

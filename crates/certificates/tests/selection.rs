@@ -640,7 +640,7 @@ fn review_both_deny() {
 
 #[test]
 fn review_status_conditions_ignored() {
-    // DESIGN.md readiness: every compiled policy counts as Ready, status is ignored
+    // Readiness (docs/architecture.md): every compiled policy counts as Ready, status is ignored
     let mut doc = any_policy("test-policy-a");
     doc["status"] = json!({"conditions": [{"type": "Ready", "status": "False"}]});
     let p = compile(&[doc]);

@@ -46,7 +46,7 @@ fn from_admission_request_reads_every_field() {
     assert!(e.request_resource.is_none() && e.object.is_none());
 }
 
-// Contract details (DESIGN.md): rules match the request's original resource
+// Contract (docs/architecture.md, "Matching and certificates"): rules match the request's original resource
 #[test]
 fn rules_match_the_original_request() {
     let exact = MatchResources::parse(&json!({"matchPolicy": "Exact", "resourceRules": [{"operations": ["*"], "apiGroups": ["apps"], "apiVersions": ["v1"], "resources": ["deployments"]}]}), "m").unwrap();

@@ -1,4 +1,4 @@
-//! Benchmark floors with Palisade's C ABI (DESIGN.md, Entrypoints): `memory`, `palisade_alloc`,
+//! Benchmark floors with Palisade's C ABI (docs/architecture.md, "The C ABI"): `memory`, `palisade_alloc`,
 //! `palisade_free`, `configure`, `validate`. Each reads the review, echoes `request.uid` and
 //! `apiVersion`, and answers `allowed: true`.
 //!
