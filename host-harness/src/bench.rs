@@ -131,7 +131,7 @@ impl Progress {
 
     /// Round `done` of `total` is finished.
     pub fn tick(&self, done: usize) {
-        if !self.shown || (done % 10 != 0 && done != self.total) {
+        if !self.shown || (!done.is_multiple_of(10) && done != self.total) {
             return;
         }
         let width = 30;
@@ -491,26 +491,6 @@ pub fn render_json(r: &BenchReport) -> String {
         + "\n"
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn percentiles() {
-        let s = Stats::from_samples((1..=100).map(Duration::from_micros).collect());
-        assert_eq!(s.samples, 100);
-        assert_eq!(s.median, Duration::from_micros(51));
-        assert_eq!(s.p99, Duration::from_micros(99));
-        assert!(Stats::from_samples(Vec::new()).median.is_zero());
-    }
-
-    #[test]
-    fn gzip_shrinks_repetition() {
-        let raw = vec![b'a'; 10_000];
-        assert!(gzip9_len(&raw).unwrap() < 200);
-    }
-}
-
 /// The run's figures that can be compared between runs and machines: each palisade module's p50 (reused and fresh)
 /// divided by the same mode's p50 of the floor measured in the same run (`scan floor`, or `waPC floor` with
 /// `--kubewarden`). Keys are `<module>/<mode>`, e.g. `palisade, baked/fresh`.
@@ -568,4 +548,24 @@ pub fn regressions(r: &BenchReport, baseline: &Value, max_regression_pct: f64) -
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles() {
+        let s = Stats::from_samples((1..=100).map(Duration::from_micros).collect());
+        assert_eq!(s.samples, 100);
+        assert_eq!(s.median, Duration::from_micros(51));
+        assert_eq!(s.p99, Duration::from_micros(99));
+        assert!(Stats::from_samples(Vec::new()).median.is_zero());
+    }
+
+    #[test]
+    fn gzip_shrinks_repetition() {
+        let raw = vec![b'a'; 10_000];
+        assert!(gzip9_len(&raw).unwrap() < 200);
+    }
 }
