@@ -15,10 +15,18 @@ case $target in
   csr_decoder|api) dict= ;;
   *) dict=fuzz/dict/json.dict ;;
 esac
-mkdir -p "fuzz/corpus-work/$target"
+fuzz=$PWD/fuzz
+mkdir -p "$fuzz/corpus-work/$target" "$fuzz/logs/$target" "$fuzz/artifacts/$target"
 # The harness's build script would rebuild target/wasm/*.wasm with the fuzzing flags: keep the release artifacts.
 export PALISADE_SKIP_WASM_BUILD=1
-exec nice -n 19 cargo +nightly fuzz run -s none --codegen-units 16 "$target" \
-  "fuzz/corpus-work/$target" "fuzz/corpus/$target" -- \
+# With -jobs=1 -workers=1 libFuzzer runs the one fuzzing process as a child that logs to ./fuzz-0.log: run it from
+# fuzz/logs/TARGET, so the log (with the final stats) is fuzz/logs/TARGET/fuzz-0.log.
+cd "$fuzz/logs/$target"
+status=0
+nice -n 19 cargo +nightly fuzz run --fuzz-dir "$fuzz" -s none --codegen-units 16 "$target" \
+  "$fuzz/corpus-work/$target" "$fuzz/corpus/$target" -- \
   -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len=65536 \
-  -jobs=1 -workers=1 -print_final_stats=1 ${dict:+-dict=$dict} "$@"
+  -artifact_prefix="$fuzz/artifacts/$target/" \
+  -jobs=1 -workers=1 -print_final_stats=1 ${dict:+-dict=$fuzz/${dict#fuzz/}} "$@" || status=$?
+tail -n 20 fuzz-0.log
+exit $status
