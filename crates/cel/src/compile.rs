@@ -166,6 +166,10 @@ pub(crate) fn compile(
                 })
                 .collect();
             issues.extend(equality);
+            let mut type_vars = TypeVarNames::default();
+            for (_, message) in &mut issues {
+                *message = type_vars.rename(message);
+            }
             if flavor == Flavor::CertificateRequest || issues.len() > checked.errors.len() {
                 // cel-go prints its issues ordered by location
                 issues.sort_by_key(|(offset, _)| *offset);
@@ -215,6 +219,48 @@ pub(crate) fn compile(
             result_type,
         }),
     })
+}
+
+/// Names for the checker's free type variables in issues. cel-core numbers them from one process-wide counter
+/// (`?T<n>`), so the same expression was reported with a different number on every compilation, and the native library
+/// and a fresh `palisade.wasm` disagreed on the same bundle. cel-go names them `_var<n>` from a counter of its checker;
+/// here they are numbered in order of first appearance within one compilation's issues, so the message depends on the
+/// expression alone.
+#[derive(Default)]
+struct TypeVarNames {
+    seen: Vec<String>,
+}
+
+impl TypeVarNames {
+    /// `message` (never the echoed source line, where `x.?T1` is an optional field selection) with each `?T<digits>`
+    /// replaced by its `_var<k>`.
+    fn rename(&mut self, message: &str) -> String {
+        let mut out = String::with_capacity(message.len());
+        let mut rest = message;
+        while let Some(at) = rest.find("?T") {
+            let (before, from) = rest.split_at(at);
+            out.push_str(before);
+            let tail = from.get(2..).unwrap_or_default();
+            let digits = tail.len() - tail.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            if digits == 0 {
+                out.push_str("?T");
+                rest = tail;
+                continue;
+            }
+            let (id, after) = tail.split_at(digits);
+            let k = match self.seen.iter().position(|s| s == id) {
+                Some(k) => k,
+                None => {
+                    self.seen.push(id.to_owned());
+                    self.seen.len() - 1
+                }
+            };
+            out.push_str(&format!("_var{k}"));
+            rest = after;
+        }
+        out.push_str(rest);
+        out
+    }
 }
 
 fn is_dynish(t: &CelType) -> bool {
@@ -282,10 +328,12 @@ fn check_result_type(flavor: Flavor, expect: Expect, t: &CelType) -> Result<(), 
             if *t == wanted {
                 return Ok(());
             }
-            return Err(CompileError::ResultType(format!(
-                "got {}, wanted {} result type",
-                go_type_name(t),
-                go_type_name(&wanted)
+            return Err(CompileError::ResultType(TypeVarNames::default().rename(
+                &format!(
+                    "got {}, wanted {} result type",
+                    go_type_name(t),
+                    go_type_name(&wanted)
+                ),
             )));
         }
     }
