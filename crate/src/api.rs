@@ -10,6 +10,7 @@ use crate::context::StaticContext;
 use crate::engine::Engine;
 use crate::review::{
     ADMISSION_V1, ADMISSION_V1BETA1, AdmissionRequest, AdmissionResponse, AdmissionReviewOut,
+    CarriesRequests,
 };
 
 /// Parse a bundle (JSON) and compile it.
@@ -55,6 +56,17 @@ struct Input {
     context: Option<StaticContext>,
 }
 
+impl CarriesRequests for Input {
+    const REQUESTS: &'static [&'static [&'static str]] = &[&["request"], &["review", "request"]];
+
+    fn request_mut(&mut self, at: usize) -> Option<&mut AdmissionRequest> {
+        match at {
+            0 => self.request.as_mut(),
+            _ => self.review.as_mut()?.request.as_mut(),
+        }
+    }
+}
+
 /// A review that could not be read: why, and what we could still recover of it to answer well-formed.
 struct Unreadable {
     message: String,
@@ -62,7 +74,10 @@ struct Unreadable {
 
 /// Read a JSON object document (`what` names it in messages, e.g. "the AdmissionReview") into `T`. The fast path reads
 /// without tracking field paths; only a failing input is read again to say what is wrong and where.
-pub(crate) fn read_object<T: DeserializeOwned>(input: &[u8], what: &str) -> Result<T, String> {
+pub(crate) fn read_object<T: DeserializeOwned + CarriesRequests>(
+    input: &[u8],
+    what: &str,
+) -> Result<T, String> {
     let text = std::str::from_utf8(input).map_err(|e| format!("{what} is not valid UTF-8: {e}"))?;
     if !text.trim_start().starts_with('{') {
         return Err(match serde_json::from_str::<Value>(text) {
@@ -73,8 +88,13 @@ pub(crate) fn read_object<T: DeserializeOwned>(input: &[u8], what: &str) -> Resu
             Err(e) => format!("{what} is not valid JSON: {e}"),
         });
     }
-    if let Ok(parsed) = serde_json::from_str(text) {
-        return Ok(parsed);
+    match serde_json::from_str(text) {
+        Ok(parsed) => return Ok(parsed),
+        // an object nested deeper than serde_json reads: read as deep as kube-apiserver sends
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            return crate::review::read_with_deep_objects(text, what, &e);
+        }
+        Err(_) => {}
     }
     let mut de = serde_json::Deserializer::from_str(text);
     match serde_path_to_error::deserialize::<_, T>(&mut de) {
@@ -369,16 +389,48 @@ mod tests {
         }
     }
 
+    /// kube-apiserver accepts objects 10,000 levels deep (Go's `encoding/json` limit): they are evaluated; one level
+    /// more is a 400 that names the limit and echoes the uid.
     #[test]
-    fn deep_nesting_is_a_clean_400() {
-        let deep = format!(
-            "{{\"request\":{{\"uid\":\"d\",\"object\":{}{}}}}}",
-            "[".repeat(10_000),
-            "]".repeat(10_000)
-        );
-        let out = answer("{}", deep.as_bytes());
+    fn objects_as_deep_as_kube_apiserver_accepts_are_evaluated() {
+        let bundle = r#"{"policies":[
+          {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{"name":"p"},
+           "spec":{"matchConstraints":{"resourceRules":[{"apiGroups":["*"],"apiVersions":["*"],"operations":["*"],"resources":["*"]}]},
+                   "validations":[{"expression":"object.spec.size() == 1 && object != oldObject"}]}},
+          {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding","metadata":{"name":"p"},
+           "spec":{"policyName":"p","validationActions":["Deny"]}}]}"#;
+        let object = |levels: usize, leaf: u8| {
+            format!(
+                r#"{{"spec":{}{leaf}{}}}"#,
+                "[".repeat(levels - 1),
+                "]".repeat(levels - 1)
+            )
+        };
+        let input = |uid: &str, object: &str, old: &str| {
+            format!(
+                r#"{{"request":{{"uid":"{uid}",{REQUEST},"object":{object},"oldObject":{old}}}}}"#
+            )
+        };
+        let out: Value = serde_json::from_str(&review_json(
+            bundle,
+            &input("ok", &object(10_000, 1), &object(10_000, 2)),
+        ))
+        .unwrap();
+        assert_eq!(out["response"]["allowed"], true, "{out}");
+        let out: Value = serde_json::from_str(&review_json(
+            bundle,
+            &input("same", &object(10_000, 1), &object(10_000, 1)),
+        ))
+        .unwrap();
+        assert_eq!(out["response"]["allowed"], false, "{out}");
+        assert_eq!(out["response"]["status"]["code"], 422, "{out}");
+
+        let too_deep = input("d", &object(10_001, 1), "null");
+        let out: Value = serde_json::from_str(&review_json(bundle, &too_deep)).unwrap();
         assert_eq!(out["response"]["status"]["code"], 400);
         assert_eq!(out["response"]["uid"], "d");
+        let message = out["response"]["status"]["message"].as_str().unwrap();
+        assert!(message.contains("deeper than 10000 levels"), "{message}");
     }
 
     #[test]

@@ -250,6 +250,14 @@ struct ValidationRequest {
     settings: Option<Box<RawValue>>,
 }
 
+impl crate::review::CarriesRequests for ValidationRequest {
+    const REQUESTS: &'static [&'static [&'static str]] = &[&["request"]];
+
+    fn request_mut(&mut self, _at: usize) -> Option<&mut AdmissionRequest> {
+        self.request.as_mut()
+    }
+}
+
 fn read_validation_request(
     payload: &[u8],
 ) -> Result<(AdmissionRequest, Option<Box<RawValue>>), String> {
@@ -601,18 +609,20 @@ mod tests {
         assert_eq!(request.user_info.username, "alice");
         assert_eq!(request.request_kind.unwrap().version, "v1beta1");
         assert_eq!(request.uid, "u1");
-        assert_eq!(request.object.unwrap()["metadata"]["name"], "p");
+        assert_eq!(request.object.as_ref().unwrap()["metadata"]["name"], "p");
     }
 
     #[test]
-    fn deep_nesting_is_a_clean_400() {
+    fn nesting_deeper_than_kube_apiserver_accepts_is_a_clean_400() {
         let deep = format!(
             r#"{{"request":{{"uid":"d","object":{}{}}}}}"#,
-            "[".repeat(10_000),
-            "]".repeat(10_000)
+            "[".repeat(10_001),
+            "]".repeat(10_001)
         );
         let response = validate(deep.as_bytes(), &no_host());
         assert_eq!(response.code, Some(400));
+        let message = response.message.unwrap();
+        assert!(message.contains("deeper than 10000 levels"), "{message}");
     }
 
     #[test]

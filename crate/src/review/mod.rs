@@ -5,9 +5,11 @@
 
 use std::collections::BTreeMap;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub mod deep;
 mod identity;
 pub use identity::{Identity, identity};
 
@@ -81,6 +83,23 @@ pub struct AdmissionRequest {
     pub dry_run: Option<bool>,
     #[serde(default, skip_serializing_if = "is_none_or_null")]
     pub options: Option<Value>,
+    /// Whether `object` or `oldObject` was read by [`deep`] (nested deeper than serde reads): they are then released
+    /// without recursion when the request is dropped.
+    #[serde(skip)]
+    pub(crate) deep_objects: bool,
+}
+
+impl Drop for AdmissionRequest {
+    fn drop(&mut self) {
+        if self.deep_objects {
+            if let Some(object) = self.object.take() {
+                deep::release(object);
+            }
+            if let Some(old_object) = self.old_object.take() {
+                deep::release(old_object);
+            }
+        }
+    }
 }
 
 fn is_none_or_null(v: &Option<Value>) -> bool {
@@ -96,11 +115,12 @@ impl AdmissionRequest {
         let empty_resource = |r: &GroupVersionResource| {
             r.group.is_empty() && r.version.is_empty() && r.resource.is_empty()
         };
-        self.request_kind = self.request_kind.filter(|k| !empty_kind(k));
-        self.request_resource = self.request_resource.filter(|r| !empty_resource(r));
-        self.request_sub_resource = self.request_sub_resource.filter(|s| !s.is_empty());
+        self.request_kind = self.request_kind.take().filter(|k| !empty_kind(k));
+        self.request_resource = self.request_resource.take().filter(|r| !empty_resource(r));
+        self.request_sub_resource = self.request_sub_resource.take().filter(|s| !s.is_empty());
         self.options = self
             .options
+            .take()
             .filter(|o| o.as_object().is_none_or(|m| !m.is_empty()));
         self
     }
@@ -119,6 +139,96 @@ impl AdmissionRequest {
     pub fn is_dry_run(&self) -> bool {
         self.dry_run.unwrap_or(false)
     }
+}
+
+/// A document that carries AdmissionRequests (an AdmissionReview, `{"review":…,"context":…}`, Kubewarden's
+/// ValidationRequest): where they sit, so that their `object` and `oldObject` can be read at any depth kube-apiserver
+/// sends ([`read_with_deep_objects`]).
+pub(crate) trait CarriesRequests {
+    /// The field paths, from the document root, of the requests.
+    const REQUESTS: &'static [&'static [&'static str]];
+    /// The request at `REQUESTS[at]`, once read.
+    fn request_mut(&mut self, at: usize) -> Option<&mut AdmissionRequest>;
+}
+
+/// Read a document whose request objects nest deeper than serde_json reads (its recursion limit stopped the fast
+/// path with `shallow_error`): the whole text is read by [`deep::parse`], the objects are set aside, the rest is read
+/// into `T` as usual and the objects are put back. Anything else nested that deep is still refused with
+/// `shallow_error`: kube-apiserver's own fields never are.
+pub(crate) fn read_with_deep_objects<T: DeserializeOwned + CarriesRequests>(
+    text: &str,
+    what: &str,
+    shallow_error: &serde_json::Error,
+) -> Result<T, String> {
+    let mut tree = deep::parse(text).map_err(|e| format!("{what} is not valid JSON: {e}"))?;
+    let mut set_aside = Vec::new();
+    for (at, path) in T::REQUESTS.iter().enumerate() {
+        let mut request = Some(&mut tree);
+        for key in *path {
+            request = request.and_then(|v| v.get_mut(*key));
+        }
+        if let Some(Value::Object(request)) = request {
+            for key in ["object", "oldObject", "old_object"] {
+                if let Some(object) = request.remove(key) {
+                    set_aside.push((at, key, object));
+                }
+            }
+        }
+    }
+    let release_all = |set_aside: Vec<(usize, &str, Value)>| {
+        for (_, _, object) in set_aside {
+            deep::release(object);
+        }
+    };
+    if let Some((at, key, _)) = set_aside
+        .iter()
+        .find(|(_, _, object)| deep::depth(object) > deep::MAX_DEPTH)
+    {
+        let path = T::REQUESTS
+            .get(*at)
+            .map(|p| p.join("."))
+            .unwrap_or_default();
+        let message = format!(
+            "{what} is not valid JSON: `{path}.{key}` nests deeper than {} levels, the most kube-apiserver accepts",
+            deep::MAX_DEPTH
+        );
+        deep::release(tree);
+        release_all(set_aside);
+        return Err(message);
+    }
+    if deep::depth(&tree) > deep::SERDE_DEPTH {
+        deep::release(tree);
+        release_all(set_aside);
+        return Err(format!("{what} is not valid JSON: {shallow_error}"));
+    }
+    let mut parsed: T = match serde_path_to_error::deserialize(tree) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            release_all(set_aside);
+            let path = e.path().to_string();
+            return Err(format!(
+                "{what} has a wrong field: {path}: {}",
+                e.into_inner()
+            ));
+        }
+    };
+    for (at, key, object) in set_aside {
+        match parsed.request_mut(at) {
+            Some(request) => {
+                request.deep_objects = true;
+                let slot = if key == "object" {
+                    &mut request.object
+                } else {
+                    &mut request.old_object
+                };
+                if let Some(previous) = slot.replace(object) {
+                    deep::release(previous);
+                }
+            }
+            None => deep::release(object),
+        }
+    }
+    Ok(parsed)
 }
 
 /// metav1.StatusCause: one reason a request was denied.

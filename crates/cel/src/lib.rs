@@ -42,7 +42,9 @@ pub use error::{EvalError, EvalErrorKind};
 pub use eval::Budget;
 pub use kube::KubeValue;
 pub use time::{Duration, Timestamp};
-pub use value::{Concat, Const, ConstMap, List, ListIter, Map, OwnedMap, Str, Type, Value};
+pub use value::{
+    Concat, Const, ConstMap, List, ListIter, Map, OwnedMap, Str, Type, Value, json_depth,
+};
 
 /// The result type an expression must have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

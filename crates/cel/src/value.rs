@@ -489,6 +489,27 @@ pub(crate) struct ConstSet {
     index: HashMap<u64, Vec<usize>>,
 }
 
+/// How deeply a JSON value nests: 0 for a scalar, 1 for a flat list or map. Measured without recursion, so values as
+/// deep as kube-apiserver sends (10,000 levels) are measured on any stack.
+pub fn json_depth(value: &Json) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            Json::Array(items) => {
+                deepest = deepest.max(d + 1);
+                stack.extend(items.iter().map(|i| (i, d + 1)));
+            }
+            Json::Object(map) => {
+                deepest = deepest.max(d + 1);
+                stack.extend(map.values().map(|i| (i, d + 1)));
+            }
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// The hash of a set element: numbers by value (`1`, `1u`, `1.0` alike, as cel-go adds the
 /// lossless conversions), other doubles by their bits; `None` for what no set holds.
 fn set_hash(v: &Value<'_>) -> Option<u64> {
@@ -767,7 +788,10 @@ impl<'a> Value<'a> {
             }
             Value::Map(m) => {
                 if let Map::Json(j) = m {
-                    return Some(Json::Object((*j).clone()));
+                    // a map of the request: copied whole, unless it nests deeper than values may
+                    let deepest = j.values().map(json_depth).max().unwrap_or(0) + 1;
+                    return (deepest + depth <= MAX_VALUE_DEPTH)
+                        .then(|| Json::Object((*j).clone()));
                 }
                 let mut out = serde_json::Map::new();
                 for (k, v) in m.entries() {
@@ -782,16 +806,29 @@ impl<'a> Value<'a> {
         })
     }
 
-    /// CEL equality (`==`): heterogeneous numbers compare by value; different kinds are unequal.
+    /// CEL equality (`==`): heterogeneous numbers compare by value; different kinds are unequal. Lists and maps are
+    /// compared with an explicit worklist, not recursion, so objects as deep as kube-apiserver sends (10,000 levels)
+    /// compare as in cel-go without exhausting a wasm host's stack.
     pub fn equals(&self, other: &Value<'_>) -> Result<bool, EvalError> {
-        self.equals_at(other, 0)
+        let mut pending = Vec::new();
+        if !self.equals_shallow(other, &mut pending) {
+            return Ok(false);
+        }
+        while let Some((a, b)) = pending.pop() {
+            if !a.equals_shallow(&b, &mut pending) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
-    fn equals_at(&self, other: &Value<'_>, depth: usize) -> Result<bool, EvalError> {
-        if depth > MAX_VALUE_DEPTH {
-            return Err(EvalError::depth());
-        }
-        Ok(match (self, other) {
+    /// Compare the top of two values; the pairs of elements still to compare go to `pending`.
+    fn equals_shallow<'b>(
+        &self,
+        other: &Value<'b>,
+        pending: &mut Vec<(Value<'a>, Value<'b>)>,
+    ) -> bool {
+        match (self, other) {
             (Value::Null, Value::Null) => true,
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::String(a), Value::String(b)) => {
@@ -805,38 +842,32 @@ impl<'a> Value<'a> {
             (Value::Type(a), Value::Type(b)) => a == b,
             (Value::Optional(a), Value::Optional(b)) => match (a, b) {
                 (None, None) => true,
-                (Some(x), Some(y)) => x.equals_at(y, depth + 1)?,
+                (Some(x), Some(y)) => {
+                    pending.push(((**x).clone(), (**y).clone()));
+                    true
+                }
                 _ => false,
             },
             (Value::List(a), Value::List(b)) => {
                 if a.len() != b.len() {
-                    return Ok(false);
+                    return false;
                 }
-                if a.same(b) {
-                    return Ok(true);
-                }
-                for (x, y) in a.iter().zip(b.iter()) {
-                    if !x.equals_at(&y, depth + 1)? {
-                        return Ok(false);
-                    }
+                if !a.same(b) {
+                    pending.extend(a.iter().zip(b.iter()));
                 }
                 true
             }
             (Value::Map(a), Value::Map(b)) => {
                 if a.len() != b.len() {
-                    return Ok(false);
+                    return false;
                 }
                 if a.same(b) {
-                    return Ok(true);
+                    return true;
                 }
                 for (k, v) in a.entries() {
                     match b.get(&k) {
-                        Some(w) => {
-                            if !v.equals_at(&w, depth + 1)? {
-                                return Ok(false);
-                            }
-                        }
-                        None => return Ok(false),
+                        Some(w) => pending.push((v, w)),
+                        None => return false,
                     }
                 }
                 true
@@ -847,7 +878,7 @@ impl<'a> Value<'a> {
                 (Some(a), Some(b)) => a.cmp_num(&b) == Some(Ordering::Equal),
                 _ => false,
             },
-        })
+        }
     }
 
     /// CEL ordering (`<` …); `None` when the kinds are not comparable.
