@@ -136,6 +136,32 @@ pub fn check_review_reader(data: &[u8]) {
             check_answer(data, &answer);
         }
     });
+    check_deep_reader(data);
+}
+
+/// The deep reader (`palisade::review::deep`, for objects nested deeper than serde_json's 128 levels) against
+/// serde_json as the oracle: what serde_json reads, it reads to the same value; what serde_json refuses for any reason
+/// but depth, it refuses too; and it never panics.
+fn check_deep_reader(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let ours = palisade::review::deep::parse(text);
+    match serde_json::from_str::<Value>(text) {
+        Ok(theirs) => assert_eq!(
+            ours.as_ref().ok(),
+            Some(&theirs),
+            "the deep reader must read what serde_json reads: {ours:?}"
+        ),
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {}
+        Err(e) => assert!(
+            ours.is_err(),
+            "the deep reader must refuse what serde_json refuses ({e})"
+        ),
+    }
+    if let Ok(value) = ours {
+        palisade::review::deep::release(value);
+    }
 }
 
 /// `bundle_json`: arbitrary bytes through `configure`; a bundle that compiles then decides [`FIXED_REVIEW`].
