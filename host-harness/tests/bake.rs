@@ -1,6 +1,6 @@
 //! Baked modules (`palisade bake`) through the real artifacts: a fresh instance answers without `configure` exactly as
-//! a configured one does, `configure` still replaces the baked bundle, the Kubewarden module keeps its metadata, and
-//! every case file gives the same outcome through a module baked with its bundle.
+//! a configured one does, `configure` still replaces the baked bundle, the Kubewarden module keeps its metadata. Every
+//! case file through a module baked with its bundle is `tests/case_files.rs` (`baked::<case>`).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -11,15 +11,13 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use palisade_harness::backend::Backend;
 use palisade_harness::bake::{self, Protocol};
-use palisade_harness::case::Case;
-use palisade_harness::host::{CAbiBackend, Runtime, WasmHost, bundle_bytes};
+use palisade_harness::host::{Runtime, WasmHost, bundle_bytes};
 use palisade_harness::kubewarden::KubewardenBackend;
-use palisade_harness::{annotate, documents, runner};
+use palisade_harness::{annotate, documents};
 use serde_json::Value;
 
 fn workload() -> (Vec<u8>, Vec<u8>) {
@@ -139,55 +137,4 @@ fn a_baked_kubewarden_module_keeps_its_metadata_and_answers_the_same() {
             unbaked.evaluate(&bundle, r, None, deadline).unwrap()
         );
     }
-}
-
-/// CI runs every case through a module baked with its bundle (one module per distinct bundle): the outcomes must not
-/// change. Cases whose bundle must not compile have nothing to bake.
-#[test]
-fn every_case_file_passes_through_a_module_baked_with_its_bundle() {
-    let files = runner::discover(&[common::workspace().join("tests/cases")]).unwrap();
-    let mut by_bundle: BTreeMap<Vec<u8>, Vec<PathBuf>> = BTreeMap::new();
-    for file in files {
-        let case = Case::load(&file).unwrap();
-        by_bundle
-            .entry(bundle_bytes(&case.bundle).unwrap())
-            .or_default()
-            .push(file);
-    }
-    let original = std::fs::read(common::artifact("palisade.wasm")).unwrap();
-    let runtime = Runtime::unoptimized().unwrap();
-    let baker = bake::Baker::new(&runtime, &original, Protocol::CAbi).unwrap();
-    let gaps = std::fs::read_to_string(common::workspace().join("tests/cases/KNOWN-GAPS.txt"))
-        .unwrap_or_default();
-    let mut baked_bundles = 0;
-    let mut failures = Vec::new();
-    for (bundle, files) in &by_bundle {
-        let Ok(baked) = baker.bake(bundle) else {
-            continue;
-        };
-        baked_bundles += 1;
-        let host =
-            WasmHost::from_bytes(&runtime, Path::new("palisade.wasm (baked)"), &baked).unwrap();
-        let report = runner::run_all(files, &CAbiBackend::new(host), false);
-        for case in report.cases.iter().filter(|c| !c.passed) {
-            let listed = gaps.lines().any(|l| {
-                l.starts_with("wasm ")
-                    && l.split_whitespace()
-                        .nth(1)
-                        .is_some_and(|p| case.file.ends_with(p))
-            });
-            if !listed {
-                failures.push(case.file.display().to_string());
-            }
-        }
-    }
-    assert!(
-        baked_bundles >= 50,
-        "only {baked_bundles} bundles were baked"
-    );
-    assert!(
-        failures.is_empty(),
-        "differ through a baked module:\n{}",
-        failures.join("\n")
-    );
 }

@@ -1,5 +1,5 @@
-//! Every case file under `tests/cases/**` through the built `.wasm` (and the native library,
-//! which must agree), and the `palisade test` CLI end to end.
+//! The `palisade` CLI end to end: `test`, `eval`, `check`, `scaffold`. Every case file through every backend, one test
+//! each, is `tests/case_files.rs`.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -10,127 +10,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use palisade_harness::backend::Backend;
 use palisade_harness::case::{Case, Outcome};
-use palisade_harness::host::{CAbiBackend, DEFAULT_DEADLINE, WasmHost};
-use palisade_harness::runner;
-use serde_json::{Value, json};
-
-fn all_case_files() -> Vec<PathBuf> {
-    runner::discover(&[common::workspace().join("tests/cases")]).unwrap()
-}
-
-fn wasm_backend() -> CAbiBackend {
-    CAbiBackend::new(WasmHost::load(&common::artifact("palisade.wasm")).unwrap())
-}
-
-/// Cases one backend cannot pass for a reason outside Palisade, with the reason: `tests/cases/KNOWN-GAPS.txt`.
-/// Lines are `<backend> <path relative to tests/cases>  # reason`; `*` as backend means every backend. The list may only
-/// shrink: a listed case that passes fails this test until it is removed from the list (as regorus does with OPA's suite).
-fn known_gaps(backend: &str) -> Vec<PathBuf> {
-    let text = std::fs::read_to_string(common::workspace().join("tests/cases/KNOWN-GAPS.txt"))
-        .unwrap_or_default();
-    text.lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty())
-        .filter_map(|l| l.split_once(char::is_whitespace))
-        .filter(|(b, _)| *b == "*" || *b == backend)
-        .map(|(_, path)| common::workspace().join("tests/cases").join(path.trim()))
-        .collect()
-}
-
-/// Every case passes, except the listed known gaps, which must still fail (so the list cannot go stale).
-fn assert_cases(report: &runner::Report, gaps: &[PathBuf]) {
-    let mut problems = Vec::new();
-    for case in &report.cases {
-        let listed = gaps.iter().any(|g| {
-            case.file
-                .ends_with(g.strip_prefix(common::workspace()).unwrap_or(g))
-                || case.file == *g
-        });
-        match (case.passed, listed) {
-            (false, false) => problems.push(format!("FAILS: {}", case.file.display())),
-            (true, true) => problems.push(format!(
-                "now passes, remove it from tests/cases/KNOWN-GAPS.txt: {}",
-                case.file.display()
-            )),
-            _ => {}
-        }
-    }
-    for gap in gaps {
-        assert!(
-            gap.exists(),
-            "tests/cases/KNOWN-GAPS.txt lists a case that does not exist: {}",
-            gap.display()
-        );
-    }
-    assert!(
-        problems.is_empty(),
-        "{}\n\n{}",
-        problems.join("\n"),
-        runner::render_text(report)
-    );
-}
-
-#[test]
-fn every_case_file_passes_through_the_wasm() {
-    let files = all_case_files();
-    assert!(
-        files.len() >= 8,
-        "expected the foundation cases at least, found {files:?}"
-    );
-    let report = runner::run_all(&files, &wasm_backend(), false);
-    assert_cases(&report, &known_gaps("wasm"));
-}
-
-/// The same cases through `palisade-kubewarden.wasm` over waPC (fresh instance per request,
-/// settings on every call, capabilities answered from the context).
-#[test]
-fn every_case_file_passes_through_kubewarden() {
-    let module = common::artifact("palisade-kubewarden.wasm");
-    let backend = palisade_harness::kubewarden::KubewardenBackend::load(&module).unwrap();
-    let files = all_case_files();
-    let report = runner::run_all(&files, &backend, false);
-    assert_cases(&report, &known_gaps("kubewarden"));
-}
-
-/// The native library (`palisade::api::review_json`) must give the very same answer as the
-/// `.wasm` for every case: agreement is the proof that the artifact is the library.
-#[test]
-fn native_and_wasm_agree_on_every_case() {
-    let backend = wasm_backend();
-    let mut compared = 0;
-    for file in all_case_files() {
-        let Ok(case) = Case::load(&file) else {
-            continue;
-        };
-        let Some(review) = &case.review else { continue };
-        let bundle_json = serde_json::to_string(&case.bundle).unwrap();
-        let input = match &case.context {
-            Some(c) => json!({"review": review, "context": c}),
-            None => review.clone(),
-        };
-        let native: Value = serde_json::from_str(&palisade::api::review_json(
-            &bundle_json,
-            &input.to_string(),
-        ))
-        .unwrap();
-        let wasm = backend
-            .evaluate(
-                &case.bundle,
-                review,
-                case.context.as_ref(),
-                DEFAULT_DEADLINE,
-            )
-            .unwrap();
-        assert_eq!(native, wasm, "{}: native and wasm disagree", file.display());
-        compared += 1;
-    }
-    assert!(compared >= 8, "only {compared} cases compared");
-}
+use serde_json::Value;
 
 fn palisade(args: &[&str], dir: Option<&Path>) -> (i32, String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_palisade"));
@@ -348,7 +232,10 @@ fn outcome_of_a_bundle_error_case_is_the_configure_message() {
     let file =
         common::workspace().join("tests/cases/foundation/unknown-kind-is-a-bundle-error.yaml");
     let case = Case::load(&file).unwrap();
-    match case.run(&wasm_backend()) {
+    let wasm = palisade_harness::host::CAbiBackend::new(
+        palisade_harness::host::WasmHost::load(&common::artifact("palisade.wasm")).unwrap(),
+    );
+    match case.run(&wasm) {
         Outcome::BundleError(m) => assert!(m.contains("policies[0].kind"), "{m}"),
         other => panic!("{other:?}"),
     }
