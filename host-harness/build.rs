@@ -354,77 +354,45 @@ fn keep_only_c_abi_exports(path: &Path) -> Result<(), String> {
     fs::write(path, rewritten).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-fn read_leb(bytes: &[u8], pos: &mut usize) -> Result<u32, String> {
-    let mut result: u64 = 0;
-    let mut shift = 0;
-    loop {
-        let byte = *bytes.get(*pos).ok_or("truncated LEB128")?;
-        *pos += 1;
-        result |= u64::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            return u32::try_from(result).map_err(|_| "LEB128 out of range".to_string());
-        }
-        shift += 7;
-        if shift > 35 {
-            return Err("LEB128 too long".into());
-        }
-    }
-}
-
-fn write_leb(out: &mut Vec<u8>, mut value: u32) {
-    loop {
-        let byte = (value & 0x7f) as u8;
-        value >>= 7;
-        if value == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
-/// Rewrites the export section of a module, keeping the exports named in `keep`.
+/// Rewrites the export section of a module, keeping the exports named in `keep`; every other section is copied byte
+/// for byte, in order.
 fn filter_exports(bytes: &[u8], keep: &[&str]) -> Result<Vec<u8>, String> {
-    let header = bytes.get(..8).ok_or("not a wasm module")?;
-    if header.get(..4) != Some(b"\0asm".as_slice()) {
-        return Err("not a wasm module".into());
-    }
-    let mut out = header.to_vec();
-    let mut pos = 8;
-    while pos < bytes.len() {
-        let id = *bytes.get(pos).ok_or("truncated section")?;
-        pos += 1;
-        let size = read_leb(bytes, &mut pos)? as usize;
-        let body = bytes.get(pos..pos + size).ok_or("truncated section body")?;
-        pos += size;
-        if id != 7 {
-            out.push(id);
-            write_leb(&mut out, size as u32);
-            out.extend_from_slice(body);
-            continue;
-        }
-        let mut p = 0;
-        let count = read_leb(body, &mut p)?;
-        let mut kept = Vec::new();
-        let mut kept_count = 0u32;
-        for _ in 0..count {
-            let start = p;
-            let len = read_leb(body, &mut p)? as usize;
-            let name = body.get(p..p + len).ok_or("truncated export name")?;
-            p += len;
-            p += 1; // kind
-            read_leb(body, &mut p)?; // index
-            if keep.iter().any(|k| k.as_bytes() == name) {
-                kept.extend_from_slice(body.get(start..p).ok_or("truncated export")?);
-                kept_count += 1;
+    use wasm_encoder::Section as _;
+    let mut out = Vec::with_capacity(bytes.len());
+    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+        let payload = payload.map_err(|e| format!("not a valid WebAssembly module: {e}"))?;
+        match &payload {
+            wasmparser::Payload::Version { range, .. } => {
+                out.extend_from_slice(bytes.get(range.clone()).ok_or("truncated header")?);
+                continue;
             }
+            wasmparser::Payload::ExportSection(exports) => {
+                let mut kept = wasm_encoder::ExportSection::new();
+                for export in exports.clone() {
+                    let export = export.map_err(|e| format!("unreadable export: {e}"))?;
+                    if !keep.contains(&export.name) {
+                        continue;
+                    }
+                    let kind = match export.kind {
+                        wasmparser::ExternalKind::Func => wasm_encoder::ExportKind::Func,
+                        wasmparser::ExternalKind::Table => wasm_encoder::ExportKind::Table,
+                        wasmparser::ExternalKind::Memory => wasm_encoder::ExportKind::Memory,
+                        wasmparser::ExternalKind::Global => wasm_encoder::ExportKind::Global,
+                        wasmparser::ExternalKind::Tag => wasm_encoder::ExportKind::Tag,
+                    };
+                    kept.export(export.name, kind, export.index);
+                }
+                kept.append_to(&mut out);
+                continue;
+            }
+            _ => {}
         }
-        let mut section = Vec::new();
-        write_leb(&mut section, kept_count);
-        section.extend_from_slice(&kept);
-        out.push(7);
-        write_leb(&mut out, section.len() as u32);
-        out.extend_from_slice(&section);
+        if let Some((id, range)) = payload.as_section() {
+            let data = bytes
+                .get(range)
+                .ok_or("a section runs past the end of the module")?;
+            wasm_encoder::RawSection { id, data }.append_to(&mut out);
+        }
     }
     Ok(out)
 }
