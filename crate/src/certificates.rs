@@ -8,9 +8,9 @@ use palisade_certificates::{Decision, Host, Settings, UseCheck};
 
 use crate::bundle::{Bundle, Kind, Problem, Unmatched};
 use crate::context::{AccessQuery, Cluster};
-use crate::engine::{Denial, Verdict};
 use crate::explain::CertificateTrace;
 use crate::review::AdmissionRequest;
+use crate::verdict::{Denial, Verdict};
 
 /// The compiled CertificateRequestPolicies of a bundle.
 #[derive(Debug, Default)]

@@ -10,6 +10,7 @@ pub mod explain;
 pub mod review;
 pub mod scaffold;
 pub mod vap;
+pub mod verdict;
 
 pub mod abi;
 

@@ -18,9 +18,9 @@ use serde_json::Value;
 
 use crate::bundle::{Bundle, Kind, Problem};
 use crate::context::Cluster;
-use crate::engine::{Denial, Verdict};
 use crate::explain::{BindingTrace, Evaluation, PolicyTrace, Skip, Trace};
 use crate::review::AdmissionRequest;
+use crate::verdict::{Denial, Verdict};
 
 use binding::{Action, Binding};
 use evaluate::{Decision, Outcome, RequestScope};

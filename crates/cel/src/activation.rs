@@ -7,8 +7,9 @@ use std::rc::Rc;
 use serde_json::Value as Json;
 
 use crate::authz::{Authorizer, AuthzValue, User};
+use crate::cost::Budget;
 use crate::error::EvalError;
-use crate::eval::{self, Budget, MAX_EVAL_DEPTH};
+use crate::eval::{self, MAX_EVAL_DEPTH};
 use crate::value::Value;
 use crate::{Env, Program};
 use palisade_cel_kubernetes::authz as k8s;
@@ -189,44 +190,6 @@ impl<'a> Activation<'a> {
         self
     }
 
-    pub(crate) fn has(&self, name: &str) -> bool {
-        self.vars.iter().any(|(n, _)| n == name)
-    }
-
-    /// Exact-name lookup used when no checker references exist.
-    pub(crate) fn lookup_qualified(&self, name: &str) -> Option<Result<Value<'a>, EvalError>> {
-        self.vars
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| Ok(v.clone()))
-    }
-
-    pub(crate) fn resolve(
-        &self,
-        name: &str,
-        budget: &mut Budget,
-        depth: u32,
-    ) -> Result<Value<'a>, EvalError> {
-        if let Some((_, v)) = self.vars.iter().find(|(n, _)| n == name) {
-            return Ok(v.clone());
-        }
-        if let Some(var) = name.strip_prefix("variables.") {
-            return self.variable(var, budget, depth);
-        }
-        match name {
-            "namespaceObject" if self.namespace.is_some() => self.namespace_value(),
-            "authorizer" => Ok(Value::Authz(Rc::new(AuthzValue::Authorizer {
-                authz: self.authorizer,
-                authorizer: k8s::Authorizer::new(self.request_user()),
-            }))),
-            "authorizer.requestResource" => Ok(Value::Authz(Rc::new(AuthzValue::Resource {
-                authz: self.authorizer,
-                check: Box::new(self.request_check()),
-            }))),
-            _ => Err(EvalError::new(format!("no such attribute(s): {name}"))),
-        }
-    }
-
     fn namespace_value(&self) -> Result<Value<'a>, EvalError> {
         if let Some(v) = self.ns_cache.borrow().as_ref() {
             return v.clone();
@@ -334,5 +297,40 @@ impl<'a> Activation<'a> {
             *slot = Some(r.clone());
         }
         r
+    }
+}
+
+impl<'a> eval::Scope<'a> for Activation<'a> {
+    fn has(&self, name: &str) -> bool {
+        self.vars.iter().any(|(n, _)| n == name)
+    }
+
+    /// Exact-name lookup used when no checker references exist.
+    fn lookup_qualified(&self, name: &str) -> Option<Result<Value<'a>, EvalError>> {
+        self.vars
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| Ok(v.clone()))
+    }
+
+    fn resolve(&self, name: &str, budget: &mut Budget, depth: u32) -> Result<Value<'a>, EvalError> {
+        if let Some((_, v)) = self.vars.iter().find(|(n, _)| n == name) {
+            return Ok(v.clone());
+        }
+        if let Some(var) = name.strip_prefix("variables.") {
+            return self.variable(var, budget, depth);
+        }
+        match name {
+            "namespaceObject" if self.namespace.is_some() => self.namespace_value(),
+            "authorizer" => Ok(Value::Authz(Rc::new(AuthzValue::Authorizer {
+                authz: self.authorizer,
+                authorizer: k8s::Authorizer::new(self.request_user()),
+            }))),
+            "authorizer.requestResource" => Ok(Value::Authz(Rc::new(AuthzValue::Resource {
+                authz: self.authorizer,
+                check: Box::new(self.request_check()),
+            }))),
+            _ => Err(EvalError::new(format!("no such attribute(s): {name}"))),
+        }
     }
 }

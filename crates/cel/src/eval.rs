@@ -6,10 +6,10 @@ use std::rc::Rc;
 use cel_core::{BinaryOp, ComprehensionData, Expr, ReferenceInfo, SpannedExpr, UnaryOp};
 use regex::Regex;
 
-use crate::activation::Activation;
+use crate::cost::{Budget, Meter, Sizes};
 use crate::error::EvalError;
 use crate::functions;
-use crate::value::{Const, ConstSet, List, Map, OwnedMap, Type, Value};
+use crate::value::{Const, ConstSet, List, Map, OwnedMap, Type, Value, check_key, key_display};
 
 /// Maximum evaluation nesting (expression depth plus nested variable evaluations).
 pub(crate) const MAX_EVAL_DEPTH: u32 = 256;
@@ -18,63 +18,15 @@ pub(crate) const MAX_EVAL_DEPTH: u32 = 256;
 pub(crate) const LIST_CREATE_COST: u64 = 10;
 pub(crate) const MAP_CREATE_COST: u64 = 30;
 
-/// Per-expression limit and the budget shared by one policy evaluation.
-#[derive(Clone, Debug)]
-pub struct Budget {
-    per_call: u64,
-    total: u64,
-    used: u64,
-    call_used: u64,
-}
-
-impl Budget {
-    pub fn new(per_call: u64, total: u64) -> Self {
-        Budget {
-            per_call,
-            total,
-            used: 0,
-            call_used: 0,
-        }
-    }
-    /// Kubernetes' limits: `PerCallLimit` 1,000,000 and `RuntimeCELCostBudget` 10,000,000.
-    pub fn kubernetes() -> Self {
-        Budget::new(1_000_000, 10_000_000)
-    }
-    /// The budget of one policy's (or webhook's) matchConditions, separate from the validations' budget:
-    /// `PerCallLimit` 1,000,000 and 2,500,000 in all (k8s.io/apiserver `webhook/matchconditions` and
-    /// `policy/validating` use `celconfig.RuntimeCELCostBudgetMatchConditions`).
-    pub fn match_conditions() -> Self {
-        Budget::new(1_000_000, 2_500_000)
-    }
-    /// No practical limit.
-    pub fn unlimited() -> Self {
-        Budget::new(u64::MAX, u64::MAX)
-    }
-    /// Cost spent so far in this evaluation, over all expressions.
-    pub fn used(&self) -> u64 {
-        self.used
-    }
-    /// Cost of the most recent (or running) expression.
-    pub fn last_call(&self) -> u64 {
-        self.call_used
-    }
-    pub(crate) fn charge(&mut self, n: u64) -> Result<(), EvalError> {
-        self.call_used = self.call_used.saturating_add(n);
-        self.used = self.used.saturating_add(n);
-        if self.call_used > self.per_call {
-            return Err(EvalError::cost_limit());
-        }
-        if self.used > self.total {
-            return Err(EvalError::out_of_budget());
-        }
-        Ok(())
-    }
-    pub(crate) fn start_call(&mut self) -> u64 {
-        std::mem::replace(&mut self.call_used, 0)
-    }
-    pub(crate) fn end_call(&mut self, saved: u64) {
-        self.call_used = saved;
-    }
+/// The names an expression reads: what the evaluator asks of the variables bound for it (implemented by
+/// [`crate::Activation`], which evaluates composited `variables.*` lazily through [`run`]).
+pub(crate) trait Scope<'a> {
+    /// Whether `name` is bound.
+    fn has(&self, name: &str) -> bool;
+    /// Exact-name lookup, used when no checker references exist.
+    fn lookup_qualified(&self, name: &str) -> Option<Result<Value<'a>, EvalError>>;
+    /// The value of a variable the checker resolved, evaluated (and charged to `budget`) on first use.
+    fn resolve(&self, name: &str, budget: &mut Budget, depth: u32) -> Result<Value<'a>, EvalError>;
 }
 
 /// A compiled expression: the AST, the checker's references, regexes compiled once.
@@ -105,22 +57,17 @@ type Slot<'a> = Result<Value<'a>, EvalError>;
 
 pub(crate) struct Ctx<'p, 'a, 'c> {
     prog: &'p Compiled,
-    pub act: &'c Activation<'a>,
+    pub act: &'c dyn Scope<'a>,
     pub budget: &'c mut Budget,
     locals: Vec<(&'p str, Slot<'a>)>,
     depth: u32,
-    /// Sizes of long strings (characters) and large objects (entries), counted once per
-    /// evaluation so that `size()` and every size-based charge stay O(1); the value is kept so
-    /// its address is not reused while the entry lives.
-    sizes: HashMap<(usize, usize, bool), (Value<'a>, u64)>,
+    /// Sizes of long strings and large objects, counted once per evaluation ([`Sizes`]).
+    sizes: Sizes<'a>,
 }
-
-/// Strings and objects up to this size are measured directly.
-const SIZE_MEMO_FROM: usize = 256;
 
 pub(crate) fn run<'a>(
     prog: &Compiled,
-    act: &Activation<'a>,
+    act: &dyn Scope<'a>,
     budget: &mut Budget,
     depth: u32,
 ) -> Result<Value<'a>, EvalError> {
@@ -140,24 +87,17 @@ fn is_accu(name: &str) -> bool {
 }
 
 impl<'p, 'a> Ctx<'p, 'a, '_> {
-    /// cel-go's `actualSize`: characters of a string, bytes, elements of a list, entries of a
-    /// map, 1 for anything else; O(1) (long strings and large objects are counted once).
-    pub(crate) fn size(&mut self, v: &Value<'a>) -> u64 {
-        let key = match v {
-            Value::String(s) if s.as_str().len() > SIZE_MEMO_FROM => {
-                (s.as_str().as_ptr() as usize, s.as_str().len(), false)
-            }
-            Value::Map(Map::Json(m)) if m.len() > SIZE_MEMO_FROM => {
-                (std::ptr::from_ref(*m) as usize, m.len(), true)
-            }
-            _ => return v.cost_size(),
-        };
-        if let Some((_, n)) = self.sizes.get(&key) {
-            return *n;
+    /// The cost meter of this evaluation, for the functions.
+    pub(crate) fn meter(&mut self) -> Meter<'_, 'a> {
+        Meter {
+            budget: self.budget,
+            sizes: &mut self.sizes,
         }
-        let n = v.cost_size();
-        self.sizes.insert(key, (v.clone(), n));
-        n
+    }
+
+    /// cel-go's `actualSize` ([`Meter::size`]).
+    pub(crate) fn size(&mut self, v: &Value<'a>) -> u64 {
+        self.meter().size(v)
     }
 
     fn local(&self, name: &str) -> Option<&Slot<'a>> {
@@ -504,7 +444,7 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
             vals.push(self.eval(a)?);
         }
         let regex = self.prog.regexes.get(&call.id);
-        functions::call(self, &name, recv, vals, regex)
+        functions::call(&mut self.meter(), &name, recv, vals, regex)
     }
 
     fn comprehension(&mut self, c: &'p ComprehensionData) -> Result<Value<'a>, EvalError> {
@@ -687,23 +627,6 @@ pub(crate) fn qualified_name(e: &SpannedExpr) -> Option<String> {
         Expr::RootIdent(n) => Some(n.clone()),
         Expr::Member { expr, field, .. } => Some(format!("{}.{}", qualified_name(expr)?, field)),
         _ => None,
-    }
-}
-
-pub(crate) fn check_key(k: &Value<'_>) -> Result<(), EvalError> {
-    match k {
-        Value::String(_) | Value::Int(_) | Value::Uint(_) | Value::Bool(_) => Ok(()),
-        _ => Err(EvalError::new(format!(
-            "unsupported key type: {}",
-            k.type_of()
-        ))),
-    }
-}
-
-pub(crate) fn key_display(k: &Value<'_>) -> String {
-    match k {
-        Value::String(s) => s.as_str().to_string(),
-        other => other.to_string(),
     }
 }
 

@@ -11,10 +11,11 @@ use palisade_cel_kubernetes::{lists, regex as re2, sets};
 use regex::Regex;
 
 use crate::authz::{self, AuthzValue};
+use crate::cost::Meter;
 use crate::error::EvalError;
-use crate::eval::{Ctx, key_display};
 use crate::strings;
 use crate::time::{Duration, Timestamp};
+use crate::value::key_display;
 use crate::value::{Const, List, Type, Value};
 
 /// cel-go common/cost.go
@@ -258,8 +259,8 @@ fn list_arg<'v, 'a>(args: &'v [Value<'a>], i: usize) -> Result<&'v List<'a>, Eva
 }
 
 /// `size()`: O(1) (a long string's length in characters and a large object's entry count are
-/// counted once per evaluation, `Ctx::size`).
-fn size_of<'a>(ctx: &mut Ctx<'_, 'a, '_>, v: &Value<'a>) -> Result<Value<'static>, EvalError> {
+/// counted once per evaluation, `Meter::size`).
+fn size_of<'a>(ctx: &mut Meter<'_, 'a>, v: &Value<'a>) -> Result<Value<'static>, EvalError> {
     match v {
         Value::String(_) | Value::Bytes(_) | Value::List(_) | Value::Map(_) => Ok(Value::Int(
             i64::try_from(ctx.size(v)).map_err(|_| EvalError::overflow())?,
@@ -311,7 +312,7 @@ fn or_err<T>(v: T, err: Option<EvalError>) -> Result<T, EvalError> {
 
 /// Calls `name` with an optional receiver.
 pub(crate) fn call<'a>(
-    ctx: &mut Ctx<'_, 'a, '_>,
+    ctx: &mut Meter<'_, 'a>,
     name: &str,
     recv: Option<Value<'a>>,
     args: Vec<Value<'a>>,
@@ -324,7 +325,7 @@ pub(crate) fn call<'a>(
 }
 
 fn global<'a>(
-    ctx: &mut Ctx<'_, 'a, '_>,
+    ctx: &mut Meter<'_, 'a>,
     name: &str,
     mut args: Vec<Value<'a>>,
     regex: Option<&Regex>,
@@ -373,7 +374,7 @@ fn global<'a>(
         ("int", 1) => to_int(args.swap_remove(0)),
         ("uint", 1) => to_uint(args.swap_remove(0)),
         ("double", 1) => to_double(args.swap_remove(0)),
-        ("string", 1) => to_string(args.swap_remove(0)),
+        ("string", 1) => strings::to_string(args.swap_remove(0)),
         ("bytes", 1) => match args.swap_remove(0) {
             Value::Bytes(b) => Ok(Value::Bytes(b)),
             Value::String(s) => Ok(Value::Bytes(Rc::from(s.as_str().as_bytes()))),
@@ -481,7 +482,7 @@ fn global<'a>(
             }
             Ok(Value::list((0..n.max(0)).map(Value::Int).collect()))
         }
-        _ => crate::kube::global(name, &args).unwrap_or_else(nso),
+        _ => crate::kube_functions::global(name, &args).unwrap_or_else(nso),
     }
 }
 
@@ -620,7 +621,7 @@ pub(crate) fn convert_const(name: &str, c: Const) -> Option<Const> {
             | Value::Null
             | Value::Timestamp(_)
             | Value::Duration(_)),
-        ) => to_string(v).ok()?,
+        ) => strings::to_string(v).ok()?,
         ("bytes", Value::String(s)) => Value::Bytes(Rc::from(s.as_str().as_bytes())),
         ("bytes", v @ Value::Bytes(_)) | ("bool", v @ Value::Bool(_)) => v,
         ("bool", Value::String(s)) => match s.as_str() {
@@ -698,31 +699,8 @@ fn to_double(v: Value<'_>) -> Result<Value<'static>, EvalError> {
     }
 }
 
-pub(crate) fn to_string(v: Value<'_>) -> Result<Value<'_>, EvalError> {
-    Ok(match v {
-        Value::String(s) => Value::String(s),
-        Value::Int(i) => Value::string(i.to_string()),
-        Value::Uint(u) => Value::string(u.to_string()),
-        Value::Double(d) => Value::string(strings::format_double_g(d)),
-        Value::Bool(b) => Value::string(if b { "true" } else { "false" }),
-        Value::Bytes(b) => Value::string(
-            std::str::from_utf8(&b)
-                .map_err(|_| EvalError::new("invalid UTF-8 in bytes, cannot convert to string"))?,
-        ),
-        Value::Timestamp(t) => Value::string(t.to_string()),
-        Value::Duration(d) => Value::string(d.to_string()),
-        Value::Type(t) => Value::string(t.name()),
-        Value::Null => Value::string("null"),
-        Value::Kube(k) => match k.to_cel_string() {
-            Some(s) => Value::string(s),
-            None => return nso(),
-        },
-        _ => return nso(),
-    })
-}
-
 fn member<'a>(
-    ctx: &mut Ctx<'_, 'a, '_>,
+    ctx: &mut Meter<'_, 'a>,
     name: &str,
     recv: Value<'a>,
     mut args: Vec<Value<'a>>,
@@ -867,7 +845,7 @@ fn member<'a>(
             _ => nso(),
         },
         Value::Authz(a) => authz_member(name, &a, &args),
-        Value::Kube(k) => crate::kube::member(name, &k, &args),
+        Value::Kube(k) => crate::kube_functions::member(name, &k, &args),
         _ => nso(),
     }
 }

@@ -20,12 +20,14 @@ mod approver;
 mod authz;
 mod checker_types;
 mod compile;
+mod cost;
 mod decls;
 mod error;
 mod eval;
 mod ext_decls;
 mod functions;
 mod kube;
+mod kube_functions;
 mod strings;
 mod time;
 mod value;
@@ -38,8 +40,8 @@ pub use authz::{Authorizer, AuthzCheck, AuthzDecision, AuthzValue, User};
 /// The checker's types, for [`Env::with_variable`].
 pub use cel_core::CelType;
 pub use compile::CompileError;
+pub use cost::Budget;
 pub use error::{EvalError, EvalErrorKind};
-pub use eval::Budget;
 pub use kube::KubeValue;
 pub use time::{Duration, Timestamp};
 pub use value::{

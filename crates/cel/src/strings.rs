@@ -346,7 +346,7 @@ fn as_string(v: &Value<'_>) -> Result<String, EvalError> {
         Value::Map(m) => map_string(m)?,
         Value::Optional(_) | Value::Authz(_) => return nso(),
         other => {
-            let s = crate::functions::to_string(other.clone())?;
+            let s = to_string(other.clone())?;
             s.as_str().unwrap_or("").to_string()
         }
     })
@@ -506,4 +506,28 @@ pub(crate) fn format(fmt: &str, args: &[Value<'_>]) -> Result<String, EvalError>
         check_len(out.len() as u64)?;
     }
     Ok(out)
+}
+
+/// `string(x)`: the CEL string conversion of a value.
+pub(crate) fn to_string(v: Value<'_>) -> Result<Value<'_>, EvalError> {
+    Ok(match v {
+        Value::String(s) => Value::String(s),
+        Value::Int(i) => Value::string(i.to_string()),
+        Value::Uint(u) => Value::string(u.to_string()),
+        Value::Double(d) => Value::string(format_double_g(d)),
+        Value::Bool(b) => Value::string(if b { "true" } else { "false" }),
+        Value::Bytes(b) => Value::string(
+            std::str::from_utf8(&b)
+                .map_err(|_| EvalError::new("invalid UTF-8 in bytes, cannot convert to string"))?,
+        ),
+        Value::Timestamp(t) => Value::string(t.to_string()),
+        Value::Duration(d) => Value::string(d.to_string()),
+        Value::Type(t) => Value::string(t.name()),
+        Value::Null => Value::string("null"),
+        Value::Kube(k) => match k.to_cel_string() {
+            Some(s) => Value::string(s),
+            None => return nso(),
+        },
+        _ => return nso(),
+    })
 }

@@ -460,7 +460,7 @@ impl ConstMap {
         };
         for (k, v) in entries {
             let kv = k.to_value();
-            crate::eval::check_key(&kv).ok()?;
+            check_key(&kv).ok()?;
             if m.get(&kv).is_some() {
                 return None;
             }
@@ -963,5 +963,23 @@ impl Value<'_> {
             Value::Authz(a) => f.write_str(a.type_name()),
             Value::Kube(k) => write!(f, "{k}"),
         }
+    }
+}
+
+/// A map key must be a string, an integer or a bool (cel-go: `unsupported key type`).
+pub(crate) fn check_key(k: &Value<'_>) -> Result<(), EvalError> {
+    match k {
+        Value::String(_) | Value::Int(_) | Value::Uint(_) | Value::Bool(_) => Ok(()),
+        _ => Err(EvalError::new(format!(
+            "unsupported key type: {}",
+            k.type_of()
+        ))),
+    }
+}
+
+pub(crate) fn key_display(k: &Value<'_>) -> String {
+    match k {
+        Value::String(s) => s.as_str().to_string(),
+        other => other.to_string(),
     }
 }

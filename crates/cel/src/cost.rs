@@ -1,0 +1,101 @@
+//! What evaluation costs, as cel-go counts it: the [`Budget`] one policy evaluation spends, and the [`Meter`] the
+//! functions charge through (the budget and the sizes of long values, measured once per evaluation).
+
+use std::collections::HashMap;
+
+use crate::error::EvalError;
+use crate::value::{Map, Value};
+
+/// Per-expression limit and the budget shared by one policy evaluation.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    per_call: u64,
+    total: u64,
+    used: u64,
+    call_used: u64,
+}
+
+impl Budget {
+    pub fn new(per_call: u64, total: u64) -> Self {
+        Budget {
+            per_call,
+            total,
+            used: 0,
+            call_used: 0,
+        }
+    }
+    /// Kubernetes' limits: `PerCallLimit` 1,000,000 and `RuntimeCELCostBudget` 10,000,000.
+    pub fn kubernetes() -> Self {
+        Budget::new(1_000_000, 10_000_000)
+    }
+    /// The budget of one policy's (or webhook's) matchConditions, separate from the validations' budget:
+    /// `PerCallLimit` 1,000,000 and 2,500,000 in all (k8s.io/apiserver `webhook/matchconditions` and
+    /// `policy/validating` use `celconfig.RuntimeCELCostBudgetMatchConditions`).
+    pub fn match_conditions() -> Self {
+        Budget::new(1_000_000, 2_500_000)
+    }
+    /// No practical limit.
+    pub fn unlimited() -> Self {
+        Budget::new(u64::MAX, u64::MAX)
+    }
+    /// Cost spent so far in this evaluation, over all expressions.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+    /// Cost of the most recent (or running) expression.
+    pub fn last_call(&self) -> u64 {
+        self.call_used
+    }
+    pub(crate) fn charge(&mut self, n: u64) -> Result<(), EvalError> {
+        self.call_used = self.call_used.saturating_add(n);
+        self.used = self.used.saturating_add(n);
+        if self.call_used > self.per_call {
+            return Err(EvalError::cost_limit());
+        }
+        if self.used > self.total {
+            return Err(EvalError::out_of_budget());
+        }
+        Ok(())
+    }
+    pub(crate) fn start_call(&mut self) -> u64 {
+        std::mem::replace(&mut self.call_used, 0)
+    }
+    pub(crate) fn end_call(&mut self, saved: u64) {
+        self.call_used = saved;
+    }
+}
+
+/// Sizes of long strings (characters) and large objects (entries), counted once per evaluation so that `size()` and
+/// every size-based charge stay O(1); the value is kept so its address is not reused while the entry lives.
+pub(crate) type Sizes<'a> = HashMap<(usize, usize, bool), (Value<'a>, u64)>;
+
+/// Strings and objects up to this size are measured directly.
+const SIZE_MEMO_FROM: usize = 256;
+
+/// The budget and the size memo of one evaluation, lent to the functions while they run.
+pub(crate) struct Meter<'m, 'a> {
+    pub budget: &'m mut Budget,
+    pub sizes: &'m mut Sizes<'a>,
+}
+
+impl<'a> Meter<'_, 'a> {
+    /// cel-go's `actualSize`: characters of a string, bytes, elements of a list, entries of a
+    /// map, 1 for anything else; O(1) (long strings and large objects are counted once).
+    pub(crate) fn size(&mut self, v: &Value<'a>) -> u64 {
+        let key = match v {
+            Value::String(s) if s.as_str().len() > SIZE_MEMO_FROM => {
+                (s.as_str().as_ptr() as usize, s.as_str().len(), false)
+            }
+            Value::Map(Map::Json(m)) if m.len() > SIZE_MEMO_FROM => {
+                (std::ptr::from_ref(*m) as usize, m.len(), true)
+            }
+            _ => return v.cost_size(),
+        };
+        if let Some((_, n)) = self.sizes.get(&key) {
+            return *n;
+        }
+        let n = v.cost_size();
+        self.sizes.insert(key, (v.clone(), n));
+        n
+    }
+}
