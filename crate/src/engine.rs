@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::bundle::{self, ConfigError, Kind, Problem};
+use crate::bundle::{self, ConfigError, Diagnostic, Kind, Severity};
 use crate::context::Cluster;
 use crate::explain::Trace;
 use crate::review::{AdmissionRequest, AdmissionResponse, Status, StatusCause, StatusDetails};
@@ -67,7 +67,7 @@ impl Verdict {
 pub struct Engine {
     vap: crate::vap::Policies,
     certificates: crate::certificates::Policies,
-    diagnostics: Vec<Problem>,
+    diagnostics: Vec<Diagnostic>,
 }
 
 impl Engine {
@@ -85,6 +85,9 @@ impl Engine {
                 | Kind::ValidatingAdmissionPolicyBinding
                 | Kind::CertificateRequestPolicy
         )));
+        for d in &mut diagnostics {
+            d.severity = Severity::Warning;
+        }
         if problems.is_empty() {
             Ok(Self {
                 vap,
@@ -97,7 +100,7 @@ impl Engine {
     }
 
     /// Warnings about a bundle that compiles but may not do what its author meant (a policy without a binding…).
-    pub fn diagnostics(&self) -> &[Problem] {
+    pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
     }
 
