@@ -8,7 +8,7 @@
 //! is replaced, never duplicated.
 //!
 //! This file is also compiled into the harness's build script (through `#[path]`) to annotate the freshly built
-//! `palisade-kubewarden.wasm`, so it only uses std, serde, serde_json, serde_yaml, wasmparser and wasm-encoder.
+//! `palisade-kubewarden.wasm`, so it only uses std, serde, serde_json, palisade-yaml, wasmparser and wasm-encoder.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -289,8 +289,8 @@ impl Metadata {
 
 /// `metadata.yml` (and an optional usage text, kwctl's `--usage-path`) as the JSON kwctl embeds.
 pub fn metadata_json(metadata_yaml: &str, usage: Option<&str>) -> Result<Vec<u8>, AnnotateError> {
-    let mut metadata: Metadata =
-        serde_yaml::from_str(metadata_yaml).map_err(|e| AnnotateError::Syntax(e.to_string()))?;
+    let mut metadata: Metadata = palisade_yaml::from_str_as(metadata_yaml)
+        .map_err(|e| AnnotateError::Syntax(e.to_string()))?;
     if metadata.execution_mode != "kubewarden-wapc" {
         // kwctl records `Unknown` for modules that do not speak the waPC protocol.
         metadata.protocol_version = Some("Unknown".to_owned());
