@@ -34,6 +34,7 @@ pub fn configure_answer(result: &Result<Engine, ConfigError>) -> String {
         Ok(engine) => serde_json::json!({
             "valid": true,
             "warnings": engine.diagnostics().iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "diagnostics": engine.diagnostics(),
         }),
         Err(e) if e.unlisted > 0 => serde_json::json!({
             "valid": false, "message": e.to_string(), "problems": e.problems, "unlisted": e.unlisted,

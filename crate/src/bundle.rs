@@ -7,9 +7,65 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-/// One thing wrong with a bundle: where (a field path from the bundle root) and what.
+/// How bad a [`Diagnostic`] is: an error rejects the bundle, a warning does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    /// `error` or `warning`, as compilers print it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+        }
+    }
+}
+
+/// Where inside a CEL expression a compile error is, as cel-go prints it (`ERROR: <input>:LINE:COLUMN: …`): `line` and
+/// `column` count from 1, `column` and `offset` in characters (`offset` from the start of the expression).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct ExpressionPosition {
+    pub line: usize,
+    pub column: usize,
+    pub offset: usize,
+}
+
+impl ExpressionPosition {
+    /// The position of the first issue in a cel-go style message (`ERROR: <input>:2:7: …`) about `source`.
+    pub fn from_message(message: &str, source: &str) -> Option<Self> {
+        let rest = message.split("ERROR: <input>:").nth(1)?;
+        let mut parts = rest.splitn(3, ':');
+        let line: usize = parts.next()?.parse().ok()?;
+        let column: usize = parts.next()?.parse().ok()?;
+        if line == 0 || column == 0 {
+            return None;
+        }
+        let mut offset = 0;
+        for (i, text) in source.split('\n').enumerate() {
+            if i + 1 == line {
+                return (column - 1 <= text.chars().count()).then_some(Self {
+                    line,
+                    column,
+                    offset: offset + column - 1,
+                });
+            }
+            offset += text.chars().count() + 1;
+        }
+        None
+    }
+}
+
+/// One thing a user reads about a bundle, an error or a warning: where (the document and a field path from the bundle
+/// root), what (`message`: lowercase, no trailing period, user input in backticks, or upstream's own words) and how to
+/// fix it (`help`). In JSON, `document`, `path`, `message` and `help` are a published contract (the configure answer's
+/// `problems`); `severity` and `expression` were added next to them.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Problem {
+pub struct Diagnostic {
+    pub severity: Severity,
     /// Index in `policies` of the document the problem is in, when it is in one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub document: Option<usize>,
@@ -18,20 +74,25 @@ pub struct Problem {
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// For a CEL expression that does not compile: where inside the expression at `path`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expression: Option<ExpressionPosition>,
 }
 
-impl Problem {
-    /// A problem at a path of the bundle itself.
+impl Diagnostic {
+    /// An error at a path of the bundle itself.
     pub fn at(path: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
+            severity: Severity::Error,
             document: None,
             path: path.into(),
             message: message.into(),
             help: None,
+            expression: None,
         }
     }
 
-    /// A problem in `policies[index]`, at `field` inside that document (empty for the document itself).
+    /// An error in `policies[index]`, at `field` inside that document (empty for the document itself).
     pub fn in_document(index: usize, field: &str, message: impl Into<String>) -> Self {
         let path = if field.is_empty() {
             format!("policies[{index}]")
@@ -42,9 +103,7 @@ impl Problem {
         };
         Self {
             document: Some(index),
-            path,
-            message: message.into(),
-            help: None,
+            ..Self::at(path, message)
         }
     }
 
@@ -53,9 +112,21 @@ impl Problem {
         self.help = Some(help.into());
         self
     }
+
+    /// Make it a warning.
+    pub fn warning(mut self) -> Self {
+        self.severity = Severity::Warning;
+        self
+    }
+
+    /// Keep where inside `source` (the expression at `path`) the cel-go style message points, if it does.
+    pub fn in_expression(mut self, source: &str) -> Self {
+        self.expression = ExpressionPosition::from_message(&self.message, source);
+        self
+    }
 }
 
-impl fmt::Display for Problem {
+impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.path, self.message)?;
         if let Some(help) = &self.help {
@@ -78,14 +149,14 @@ pub const MAX_LISTED_PROBLEMS: usize = 1000;
 /// A bundle that does not compile, with the problems found: every one, up to [`MAX_LISTED_PROBLEMS`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
-    pub problems: Vec<Problem>,
+    pub problems: Vec<Diagnostic>,
     /// Problems found beyond the listed ones.
     pub unlisted: usize,
 }
 
 impl ConfigError {
     /// The error for these problems, keeping the first [`MAX_LISTED_PROBLEMS`].
-    pub fn new(mut problems: Vec<Problem>) -> Self {
+    pub fn new(mut problems: Vec<Diagnostic>) -> Self {
         let unlisted = problems.len().saturating_sub(MAX_LISTED_PROBLEMS);
         problems.truncate(MAX_LISTED_PROBLEMS);
         problems.shrink_to_fit();
@@ -94,7 +165,7 @@ impl ConfigError {
 
     /// One problem, at the root of the bundle.
     pub fn at_root(message: impl Into<String>) -> Self {
-        Self::new(vec![Problem::at("", message)])
+        Self::new(vec![Diagnostic::at("", message)])
     }
 }
 
@@ -231,7 +302,7 @@ impl<'a> Bundle<'a> {
 }
 
 /// Sort a bundle's documents; problems are appended to `problems`.
-pub fn read<'a>(root: &'a Value, problems: &mut Vec<Problem>) -> Bundle<'a> {
+pub fn read<'a>(root: &'a Value, problems: &mut Vec<Diagnostic>) -> Bundle<'a> {
     let mut bundle = Bundle::default();
     match root {
         Value::Array(items) => read_policies(items, &mut bundle, problems),
@@ -241,7 +312,7 @@ pub fn read<'a>(root: &'a Value, problems: &mut Vec<Problem>) -> Bundle<'a> {
         Value::Object(map) => read_object(map, &mut bundle, problems),
         Value::Null => {}
         other => problems.push(
-            Problem::at(
+            Diagnostic::at(
                 "",
                 format!(
                     "a bundle must be an object or a list of documents, not {}",
@@ -259,14 +330,14 @@ pub fn read<'a>(root: &'a Value, problems: &mut Vec<Problem>) -> Bundle<'a> {
 fn read_object<'a>(
     map: &'a Map<String, Value>,
     bundle: &mut Bundle<'a>,
-    problems: &mut Vec<Problem>,
+    problems: &mut Vec<Diagnostic>,
 ) {
     for (key, value) in map {
         match key.as_str() {
             "policies" => match value {
                 Value::Array(items) => read_policies(items, bundle, problems),
                 Value::Null => {}
-                other => problems.push(Problem::at(
+                other => problems.push(Diagnostic::at(
                     "policies",
                     format!("must be a list, not {}", type_name(other)),
                 )),
@@ -277,7 +348,7 @@ fn read_object<'a>(
                         if p.is_object() {
                             bundle.params.push(p);
                         } else {
-                            problems.push(Problem::at(
+                            problems.push(Diagnostic::at(
                                 format!("params[{i}]"),
                                 format!("must be an object, not {}", type_name(p)),
                             ));
@@ -285,7 +356,7 @@ fn read_object<'a>(
                     }
                 }
                 Value::Null => {}
-                other => problems.push(Problem::at(
+                other => problems.push(Diagnostic::at(
                     "params",
                     format!("must be a list, not {}", type_name(other)),
                 )),
@@ -294,7 +365,7 @@ fn read_object<'a>(
                 read_certificate_settings(value, &mut bundle.certificate_requests, problems)
             }
             other => problems.push(
-                Problem::at(other, format!("unknown bundle field `{other}`"))
+                Diagnostic::at(other, format!("unknown bundle field `{other}`"))
                     .with_help("a bundle has `policies`, `params` and `certificateRequests`"),
             ),
         }
@@ -304,12 +375,12 @@ fn read_object<'a>(
 fn read_certificate_settings(
     value: &Value,
     settings: &mut CertificateRequestSettings,
-    problems: &mut Vec<Problem>,
+    problems: &mut Vec<Diagnostic>,
 ) {
     settings.explicit = true;
     let Some(map) = value.as_object() else {
         if !value.is_null() {
-            problems.push(Problem::at(
+            problems.push(Diagnostic::at(
                 "certificateRequests",
                 format!("must be an object, not {}", type_name(value)),
             ));
@@ -323,29 +394,29 @@ fn read_certificate_settings(
             ("unmatched", Value::String(s)) if s == "Allow" => {
                 settings.unmatched = Unmatched::Allow
             }
-            ("unmatched", other) => problems.push(Problem::at(
+            ("unmatched", other) => problems.push(Diagnostic::at(
                 path,
                 format!("Unsupported value: {other}: supported values: \"Allow\", \"Deny\""),
             )),
             ("requireUsePermission", Value::Bool(b)) => settings.require_use_permission = *b,
             ("requireUsePermission", other) => {
-                problems.push(Problem::at(
+                problems.push(Diagnostic::at(
                     path,
                     format!("must be a boolean, not {}", type_name(other)),
                 ));
             }
             (other, _) => problems.push(
-                Problem::at(path, format!("unknown field `{other}`"))
+                Diagnostic::at(path, format!("unknown field `{other}`"))
                     .with_help("certificateRequests has `unmatched` and `requireUsePermission`"),
             ),
         }
     }
 }
 
-fn read_policies<'a>(items: &'a [Value], bundle: &mut Bundle<'a>, problems: &mut Vec<Problem>) {
+fn read_policies<'a>(items: &'a [Value], bundle: &mut Bundle<'a>, problems: &mut Vec<Diagnostic>) {
     for (index, doc) in items.iter().enumerate() {
         let Some(map) = doc.as_object() else {
-            problems.push(Problem::in_document(
+            problems.push(Diagnostic::in_document(
                 index,
                 "",
                 format!("a policy must be an object, not {}", type_name(doc)),
@@ -372,7 +443,7 @@ fn read_policies<'a>(items: &'a [Value], bundle: &mut Bundle<'a>, problems: &mut
         match known {
             Some((k, true)) => bundle.documents.push((index, k, doc)),
             Some((_, false)) => problems.push(
-                Problem::in_document(
+                Diagnostic::in_document(
                     index,
                     "apiVersion",
                     format!("`{api_version}` is not an apiVersion of `{kind}`"),
@@ -380,7 +451,7 @@ fn read_policies<'a>(items: &'a [Value], bundle: &mut Bundle<'a>, problems: &mut
                 .with_help(KNOWN),
             ),
             None if kind.is_empty() => problems.push(
-                Problem::in_document(
+                Diagnostic::in_document(
                     index,
                     "kind",
                     "Required value: a document must have `apiVersion` and `kind`",
@@ -388,7 +459,7 @@ fn read_policies<'a>(items: &'a [Value], bundle: &mut Bundle<'a>, problems: &mut
                 .with_help(KNOWN),
             ),
             None => problems.push(
-                Problem::in_document(
+                Diagnostic::in_document(
                     index,
                     "kind",
                     format!("unknown kind `{kind}` (apiVersion `{api_version}`)"),
@@ -397,6 +468,57 @@ fn read_policies<'a>(items: &'a [Value], bundle: &mut Bundle<'a>, problems: &mut
             ),
         }
     }
+}
+
+/// One step of a field path: `spec.validations[0]` is `Key("spec")`, `Key("validations")`, `Index(0)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathSegment<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// The steps of a field path as diagnostics write it (`policies[2].spec.validations[0].expression`). A key holding `.`
+/// or `[` cannot be told apart from nesting; such keys are split (they are rare in the fields Palisade reports on).
+pub fn path_segments(path: &str) -> Vec<PathSegment<'_>> {
+    let mut out = Vec::new();
+    for part in path.split('.') {
+        let mut rest = part;
+        if let Some(open) = rest.find('[') {
+            let (key, indexes) = rest.split_at(open);
+            if !key.is_empty() {
+                out.push(PathSegment::Key(key));
+            }
+            rest = indexes;
+            while let Some(inner) = rest.strip_prefix('[') {
+                let Some(close) = inner.find(']') else {
+                    out.push(PathSegment::Key(rest));
+                    break;
+                };
+                let (index, after) = inner.split_at(close);
+                match index.parse() {
+                    Ok(i) => out.push(PathSegment::Index(i)),
+                    Err(_) => out.push(PathSegment::Key(index)),
+                }
+                rest = after.get(1..).unwrap_or("");
+            }
+            if !rest.is_empty() && !rest.starts_with('[') {
+                out.push(PathSegment::Key(rest));
+            }
+        } else if !rest.is_empty() {
+            out.push(PathSegment::Key(rest));
+        }
+    }
+    out
+}
+
+/// The value at a field path (as [`path_segments`] reads it) inside `root`.
+pub fn value_at<'a>(root: &'a Value, path: &str) -> Option<&'a Value> {
+    path_segments(path)
+        .into_iter()
+        .try_fold(root, |v, segment| match segment {
+            PathSegment::Key(k) => v.get(k),
+            PathSegment::Index(i) => v.get(i),
+        })
 }
 
 /// JSON type names for messages.
@@ -433,6 +555,72 @@ mod tests {
         let b = read(&v, &mut problems);
         assert!(problems.is_empty());
         assert_eq!(b.of_kind(Kind::CertificateRequestPolicy).count(), 1);
+    }
+
+    #[test]
+    fn expression_position_from_cel_go_message() {
+        let message =
+            "compilation error: ERROR: <input>:2:4: undeclared reference to 'x'\n | a &&\n | ...^";
+        let p = ExpressionPosition::from_message(message, "true &&\na && x").unwrap();
+        assert_eq!((p.line, p.column, p.offset), (2, 4, 11));
+        assert_eq!(
+            ExpressionPosition::from_message("ERROR: <input>:1:1: Syntax error", "é")
+                .map(|p| p.offset),
+            Some(0)
+        );
+        // beyond the source, or no position at all
+        assert_eq!(
+            ExpressionPosition::from_message("ERROR: <input>:3:1: x", "a\nb"),
+            None
+        );
+        assert_eq!(
+            ExpressionPosition::from_message("ERROR: <input>:-1:0: too long", "a"),
+            None
+        );
+        assert_eq!(
+            ExpressionPosition::from_message("must be a string", "a"),
+            None
+        );
+    }
+
+    #[test]
+    fn paths_split_into_segments() {
+        use PathSegment::{Index, Key};
+        assert_eq!(
+            path_segments("policies[2].spec.validations[0].expression"),
+            [
+                Key("policies"),
+                Index(2),
+                Key("spec"),
+                Key("validations"),
+                Index(0),
+                Key("expression")
+            ]
+        );
+        assert_eq!(path_segments("[1][2].a"), [Index(1), Index(2), Key("a")]);
+        assert_eq!(path_segments(""), []);
+        let v = json!({"spec": {"validations": [{"expression": "x"}]}});
+        assert_eq!(
+            value_at(&v, "spec.validations[0].expression"),
+            Some(&json!("x"))
+        );
+        assert_eq!(value_at(&v, "spec.validations[1]"), None);
+    }
+
+    #[test]
+    fn diagnostics_serialize_with_the_published_fields() {
+        let d = Diagnostic::in_document(1, "spec", "must be an object, not a string")
+            .with_help("write `spec: {...}`");
+        assert_eq!(
+            serde_json::to_value(&d).unwrap(),
+            json!({"severity": "error", "document": 1, "path": "policies[1].spec",
+                   "message": "must be an object, not a string", "help": "write `spec: {...}`"})
+        );
+        let w = Diagnostic::at("params", "x").warning().in_expression("a");
+        assert_eq!(
+            serde_json::to_value(&w).unwrap(),
+            json!({"severity": "warning", "path": "params", "message": "x"})
+        );
     }
 
     #[test]

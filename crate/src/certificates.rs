@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use palisade_certificates::{Decision, Host, Settings, UseCheck};
 
-use crate::bundle::{Bundle, Kind, Problem, Unmatched};
+use crate::bundle::{Bundle, Diagnostic, Kind, Unmatched};
 use crate::context::{AccessQuery, Cluster};
 use crate::explain::CertificateTrace;
 use crate::review::AdmissionRequest;
@@ -21,7 +21,7 @@ pub struct Policies {
 }
 
 impl Policies {
-    pub fn compile(bundle: &Bundle<'_>, problems: &mut Vec<Problem>) -> Self {
+    pub fn compile(bundle: &Bundle<'_>, problems: &mut Vec<Diagnostic>) -> Self {
         let docs: Vec<(usize, &serde_json::Value)> =
             bundle.of_kind(Kind::CertificateRequestPolicy).collect();
         let settings = &bundle.certificate_requests;
@@ -39,7 +39,15 @@ impl Policies {
             Ok(p) => Self { inner: Some(p) },
             Err(errors) => {
                 for (doc, e) in errors {
-                    problems.push(Problem::in_document(doc, &e.path, e.message));
+                    let source = docs
+                        .iter()
+                        .find(|(i, _)| *i == doc)
+                        .and_then(|(_, v)| crate::bundle::value_at(v, &e.path))
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or_default();
+                    problems.push(
+                        Diagnostic::in_document(doc, &e.path, e.message).in_expression(source),
+                    );
                 }
                 Self { inner: None }
             }

@@ -2,25 +2,30 @@
 
 use serde_json::{Map, Value};
 
-use crate::bundle::{Problem, type_name};
+use crate::bundle::{Diagnostic, type_name};
 
 /// A view of one object inside a bundle document, that knows its path and where to report problems.
 pub struct Fields<'a, 'p> {
     pub doc: usize,
     pub path: String,
     pub map: &'a Map<String, Value>,
-    pub problems: &'p mut Vec<Problem>,
+    pub problems: &'p mut Vec<Diagnostic>,
 }
 
 static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
 
 impl<'a, 'p> Fields<'a, 'p> {
     /// Read `value` (at `path` in document `doc`) as an object; a non-object is reported and read as empty.
-    pub fn new(doc: usize, path: String, value: &'a Value, problems: &'p mut Vec<Problem>) -> Self {
+    pub fn new(
+        doc: usize,
+        path: String,
+        value: &'a Value,
+        problems: &'p mut Vec<Diagnostic>,
+    ) -> Self {
         let map = match value {
             Value::Object(map) => map,
             other => {
-                problems.push(Problem::in_document(
+                problems.push(Diagnostic::in_document(
                     doc,
                     &path,
                     format!("must be an object, not {}", type_name(other)),
@@ -49,13 +54,13 @@ impl<'a, 'p> Fields<'a, 'p> {
     pub fn problem(&mut self, key: &str, message: impl Into<String>) {
         let path = self.child(key);
         self.problems
-            .push(Problem::in_document(self.doc, &path, message));
+            .push(Diagnostic::in_document(self.doc, &path, message));
     }
 
     /// Report a problem at an exact path inside the document.
     pub fn problem_at(&mut self, path: &str, message: impl Into<String>) {
         self.problems
-            .push(Problem::in_document(self.doc, path, message));
+            .push(Diagnostic::in_document(self.doc, path, message));
     }
 
     /// A field, `None` when absent or `null`.

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::bundle::{self, ConfigError, Kind, Problem};
+use crate::bundle::{self, ConfigError, Diagnostic, Kind, Severity};
 use crate::context::Cluster;
 use crate::explain::Trace;
 use crate::review::{AdmissionRequest, AdmissionResponse};
@@ -14,7 +14,7 @@ pub use crate::verdict::{Denial, Verdict};
 pub struct Engine {
     vap: crate::vap::Policies,
     certificates: crate::certificates::Policies,
-    diagnostics: Vec<Problem>,
+    diagnostics: Vec<Diagnostic>,
 }
 
 impl Engine {
@@ -32,6 +32,9 @@ impl Engine {
                 | Kind::ValidatingAdmissionPolicyBinding
                 | Kind::CertificateRequestPolicy
         )));
+        for d in &mut diagnostics {
+            d.severity = Severity::Warning;
+        }
         if problems.is_empty() {
             Ok(Self {
                 vap,
@@ -44,7 +47,7 @@ impl Engine {
     }
 
     /// Warnings about a bundle that compiles but may not do what its author meant (a policy without a binding…).
-    pub fn diagnostics(&self) -> &[Problem] {
+    pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
     }
 

@@ -14,7 +14,7 @@ pub mod verdict;
 
 pub mod abi;
 
-pub use bundle::{ConfigError, Problem};
+pub use bundle::{ConfigError, Diagnostic, ExpressionPosition, Severity};
 pub use context::{AccessQuery, Cluster, StaticContext};
 pub use engine::Engine;
 pub use review::{AdmissionRequest, AdmissionResponse};

@@ -187,3 +187,43 @@ fn bundle_errors_name_the_field() {
         "{err}"
     );
 }
+
+/// The configure answer: problems carry their severity and, for CEL, where inside the expression; warnings stay strings
+/// (the published contract) and come again as `diagnostics` objects.
+#[test]
+fn configure_answer_diagnostics() {
+    let broken = json!({"policies": [policy("p", json!({"validations": [{"expression": "true &&\n  object.x <=* 3"}]}))]});
+    let answer: Value = serde_json::from_str(&palisade::api::configure_answer(
+        &palisade::api::configure(broken.to_string().as_bytes()),
+    ))
+    .unwrap();
+    assert_eq!(answer["valid"], false);
+    let problem = &answer["problems"][0];
+    assert_eq!(problem["severity"], "error");
+    assert_eq!(problem["document"], 0);
+    assert_eq!(
+        problem["path"],
+        "policies[0].spec.validations[0].expression"
+    );
+    assert_eq!(problem["expression"]["line"], 2, "{problem}");
+    assert_eq!(
+        problem["expression"]["offset"].as_u64().unwrap(),
+        8 + problem["expression"]["column"].as_u64().unwrap() - 1
+    );
+
+    let unbound =
+        json!({"policies": [policy("p", json!({"validations": [{"expression": "true"}]}))]});
+    let answer: Value = serde_json::from_str(&palisade::api::configure_answer(
+        &palisade::api::configure(unbound.to_string().as_bytes()),
+    ))
+    .unwrap();
+    assert_eq!(answer["valid"], true);
+    assert_eq!(
+        answer["warnings"],
+        json!([
+            "policies[0]: ValidatingAdmissionPolicy `p` has no binding, so it has no effect (help: add a ValidatingAdmissionPolicyBinding whose spec.policyName names it)"
+        ])
+    );
+    assert_eq!(answer["diagnostics"][0]["severity"], "warning");
+    assert_eq!(answer["diagnostics"][0]["path"], "policies[0]");
+}

@@ -8,7 +8,7 @@
 //! is replaced, never duplicated.
 //!
 //! This file is also compiled into the harness's build script (through `#[path]`) to annotate the freshly built
-//! `palisade-kubewarden.wasm`, so it only uses std, serde, serde_json, serde_yaml, wasmparser and wasm-encoder.
+//! `palisade-kubewarden.wasm`, so it only uses std, serde, serde_json, palisade-yaml, wasmparser and wasm-encoder.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -78,7 +78,11 @@ struct Metadata {
     #[serde(default)]
     protocol_version: Option<String>,
     rules: Vec<Rule>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "annotation_values"
+    )]
     annotations: Option<BTreeMap<String, String>>,
     mutating: bool,
     #[serde(default = "default_true")]
@@ -93,6 +97,28 @@ struct Metadata {
     host_capabilities: Option<BTreeSet<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     minimum_kubewarden_version: Option<String>,
+}
+
+/// kwctl reads metadata.yml with serde_yaml, which gives a string field the text of whatever scalar is there
+/// (`io.kubewarden.policy.version: 1.0` is `"1.0"`); palisade-yaml resolves scalars first, so an annotation written as
+/// a number or a boolean is turned back into text here (as JSON writes the number: `1.10` reads as `"1.1"`).
+fn annotation_values<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<BTreeMap<String, String>>, D::Error> {
+    let map: Option<BTreeMap<String, serde_json::Value>> = Option::deserialize(d)?;
+    map.map(|m| {
+        m.into_iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(s) => Ok((k, s)),
+                serde_json::Value::Number(n) => Ok((k, n.to_string())),
+                serde_json::Value::Bool(b) => Ok((k, b.to_string())),
+                other => Err(serde::de::Error::custom(format!(
+                    "annotation `{k}` must be a string, not `{other}`"
+                ))),
+            })
+            .collect()
+    })
+    .transpose()
 }
 
 fn default_true() -> bool {
@@ -289,8 +315,8 @@ impl Metadata {
 
 /// `metadata.yml` (and an optional usage text, kwctl's `--usage-path`) as the JSON kwctl embeds.
 pub fn metadata_json(metadata_yaml: &str, usage: Option<&str>) -> Result<Vec<u8>, AnnotateError> {
-    let mut metadata: Metadata =
-        serde_yaml::from_str(metadata_yaml).map_err(|e| AnnotateError::Syntax(e.to_string()))?;
+    let mut metadata: Metadata = palisade_yaml::from_str_as(metadata_yaml)
+        .map_err(|e| AnnotateError::Syntax(e.to_string()))?;
     if metadata.execution_mode != "kubewarden-wapc" {
         // kwctl records `Unknown` for modules that do not speak the waPC protocol.
         metadata.protocol_version = Some("Unknown".to_owned());
@@ -491,6 +517,20 @@ mod tests {
             std::str::from_utf8(&json).unwrap(),
             r#"{"protocolVersion":"v1","rules":[{"apiGroups":[""],"apiVersions":["v1"],"resources":["pods"],"operations":["CREATE"]}],"mutating":false,"backgroundAudit":true,"executionMode":"kubewarden-wapc","policyType":"kubernetes","contextAwareResources":[]}"#
         );
+    }
+
+    #[test]
+    fn scalar_annotations_are_text_as_kwctl_reads_them() {
+        let yaml = format!(
+            "{MINIMAL}annotations:\n  io.kubewarden.policy.version: 1.0\n  a: true\n  b: 7\n"
+        );
+        let value: serde_json::Value =
+            serde_json::from_slice(&metadata_json(&yaml, None).unwrap()).unwrap();
+        assert_eq!(
+            value["annotations"],
+            serde_json::json!({"io.kubewarden.policy.version": "1.0", "a": "true", "b": "7"})
+        );
+        assert!(metadata_json(&format!("{MINIMAL}annotations: {{a: [1]}}\n"), None).is_err());
     }
 
     #[test]

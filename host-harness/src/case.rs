@@ -319,7 +319,7 @@ fn ordered_yaml(map: &Map<String, Value>) -> String {
 }
 
 pub fn to_yaml(v: &Value) -> String {
-    serde_yaml::to_string(v).unwrap_or_else(|e| format!("<cannot render: {e}>\n"))
+    palisade_yaml::to_string(v)
 }
 
 /// Compares an outcome with the case's `expect`.

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use anyhow::{Context as _, Result, anyhow, bail};
-use serde::Deserialize as _;
+use anyhow::{Context as _, Result, bail};
+use palisade_yaml::{Document, Location};
 use serde_json::Value;
 
 /// Reads every document of a JSON or YAML file (YAML may hold a `---` stream). Empty
@@ -17,20 +17,31 @@ pub fn read_documents(path: &Path) -> Result<Vec<Value>> {
 
 /// Parses JSON (one value) or YAML (one or more documents).
 pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
+    Ok(parse_located(text)?
+        .into_iter()
+        .map(|doc| doc.value)
+        .collect())
+}
+
+/// Parses JSON (one value) or YAML (one or more documents), with the source location of every field. Empty documents
+/// are skipped. A JSON text is read by serde_json (its numbers exactly as JSON has them), its locations by the YAML
+/// reader when it can (JSON is YAML).
+pub fn parse_located(text: &str) -> Result<Vec<Document>, palisade_yaml::Error> {
     let trimmed = text.trim_start();
     if (trimmed.starts_with('{') || trimmed.starts_with('['))
-        && let Ok(v) = serde_json::from_str::<Value>(text)
+        && let Ok(value) = serde_json::from_str::<Value>(text)
     {
-        return Ok(vec![v]);
+        let locations = palisade_yaml::parse_documents(text)
+            .ok()
+            .and_then(|docs| docs.into_iter().next())
+            .map(|doc| doc.locations)
+            .unwrap_or_default();
+        return Ok(vec![Document { value, locations }]);
     }
-    let mut docs = Vec::new();
-    for doc in serde_yaml::Deserializer::from_str(text) {
-        let value = Value::deserialize(doc).map_err(|e| anyhow!("{e}"))?;
-        if !value.is_null() {
-            docs.push(value);
-        }
-    }
-    Ok(docs)
+    Ok(palisade_yaml::parse_documents(text)?
+        .into_iter()
+        .filter(|doc| !doc.value.is_null())
+        .collect())
 }
 
 /// Reads a file holding exactly one document.
@@ -52,6 +63,70 @@ pub fn bundle_from_documents(docs: Vec<Value>) -> Value {
 /// Reads a bundle file (JSON or YAML, bundle document or stream of upstream objects).
 pub fn read_bundle(path: &Path) -> Result<Value> {
     Ok(bundle_from_documents(read_documents(path)?))
+}
+
+/// A bundle read from its source, that knows where each field path of the bundle is in the file.
+#[derive(Debug)]
+pub struct BundleSource {
+    pub bundle: Value,
+    docs: Vec<Document>,
+    /// For `policies[i]` of a stream: its document and its path inside that document (`""`, `[2]`, `items[0]`).
+    policies: Vec<(usize, String)>,
+    /// The file is one bundle document, whose paths are the bundle's.
+    single: bool,
+}
+
+impl BundleSource {
+    /// Read the documents of a bundle file, as [`bundle_from_documents`] does.
+    pub fn parse(text: &str) -> Result<Self, palisade_yaml::Error> {
+        let docs = parse_located(text)?;
+        let bundle = bundle_from_documents(docs.iter().map(|d| d.value.clone()).collect());
+        let single =
+            matches!(docs.as_slice(), [one] if palisade::bundle::is_bundle_document(&one.value));
+        let mut policies = Vec::new();
+        if !single {
+            for (i, doc) in docs.iter().enumerate() {
+                match &doc.value {
+                    Value::Array(items) => {
+                        policies.extend((0..items.len()).map(|j| (i, format!("[{j}]"))));
+                    }
+                    Value::Object(map)
+                        if map.get("kind").and_then(Value::as_str) == Some("List")
+                            && map.get("items").is_some_and(Value::is_array) =>
+                    {
+                        let n = map
+                            .get("items")
+                            .and_then(Value::as_array)
+                            .map_or(0, Vec::len);
+                        policies.extend((0..n).map(|j| (i, format!("items[{j}]"))));
+                    }
+                    _ => policies.push((i, String::new())),
+                }
+            }
+        }
+        Ok(Self {
+            bundle,
+            docs,
+            policies,
+            single,
+        })
+    }
+
+    /// Where the field at a diagnostic's path (from the bundle root) is written; for a missing field, its nearest
+    /// ancestor present.
+    pub fn locate(&self, path: &str) -> Option<&Location> {
+        if self.single {
+            return self.docs.first()?.locate(path);
+        }
+        let rest = path.strip_prefix("policies[")?;
+        let (index, rest) = rest.split_once(']')?;
+        let (doc, prefix) = self.policies.get(index.parse::<usize>().ok()?)?;
+        let inner = match (prefix.is_empty(), rest.strip_prefix('.')) {
+            (true, Some(field)) => field.to_owned(),
+            _ => format!("{prefix}{rest}"),
+        };
+        self.docs.get(*doc)?.locate(&inner)
+    }
 }
 
 /// Takes an inline bundle value: a bundle mapping, a list of upstream objects, or one object.
@@ -92,6 +167,26 @@ mod tests {
         assert_eq!(
             bundle_from_documents(docs),
             json!({"policies": [{"kind": "A"}]})
+        );
+    }
+
+    #[test]
+    fn bundle_paths_are_located_in_their_document() {
+        let text = "apiVersion: v1\nkind: A\n---\nkind: List\nitems:\n- kind: B\n  spec: {x: 1}\n";
+        let source = BundleSource::parse(text).unwrap();
+        let at = |p: &str| source.locate(p).map(|l| (l.line, l.column));
+        assert_eq!(at("policies[0].kind"), Some((2, 1)));
+        assert_eq!(at("policies[1]"), Some((6, 3)));
+        assert_eq!(at("policies[1].spec.x"), Some((7, 10)));
+        assert_eq!(at("policies[1].spec.missing"), Some((7, 3)));
+        assert_eq!(at("policies[2]"), None);
+        let single = BundleSource::parse("policies:\n- kind: A\nparams: []\n").unwrap();
+        assert_eq!(single.locate("params").map(|l| l.line), Some(3));
+        assert_eq!(single.locate("policies[0].kind").map(|l| l.line), Some(2));
+        let json = BundleSource::parse("[{\"kind\": \"A\"},\n {\"kind\": \"B\"}]").unwrap();
+        assert_eq!(
+            json.locate("policies[1].kind").map(|l| (l.line, l.column)),
+            Some((2, 3))
         );
     }
 

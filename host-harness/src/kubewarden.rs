@@ -1246,7 +1246,7 @@ mod manifests {
             .join("../policies/kubewarden")
             .join(name);
         let text = std::fs::read_to_string(&path).unwrap();
-        serde_yaml::from_str(&text).unwrap()
+        palisade_yaml::from_str(&text).unwrap()
     }
 
     /// Each shipped ClusterAdmissionPolicy is one policy-server accepts, and its settings are a bundle that compiles.
@@ -1284,7 +1284,7 @@ mod manifests {
         let Ok(text) = std::fs::read_to_string(&bench) else {
             panic!("{} is missing", bench.display());
         };
-        let bundle: Value = serde_yaml::from_str(&text).unwrap();
+        let bundle: Value = palisade_yaml::from_str(&text).unwrap();
         assert_eq!(manifest("pod-baseline.yaml")["spec"]["settings"], bundle);
     }
 

@@ -10,6 +10,7 @@ pub mod backend;
 pub mod bake;
 pub mod bench;
 pub mod case;
+pub mod check;
 pub mod documents;
 pub mod host;
 pub mod kubewarden;

@@ -409,50 +409,46 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Check { bundle, kubewarden } => {
-            let bundle_value = documents::read_bundle(&bundle)?;
-            let count = bundle_value
+            let file = bundle.display().to_string();
+            let text = std::fs::read_to_string(&bundle)
+                .with_context(|| format!("cannot read `{file}`"))?;
+            let source = match documents::BundleSource::parse(&text) {
+                Ok(source) => source,
+                Err(e) => return Ok(print_check(&palisade_harness::check::unreadable(&file, &e))),
+            };
+            let count = source
+                .bundle
                 .get("policies")
                 .and_then(Value::as_array)
                 .map_or(0, Vec::len);
-            if kubewarden {
+            let answer = if kubewarden {
+                // Kubewarden's settings validation answers with a message only
                 let backend = backend(module, true)?;
-                return Ok(report_check(
-                    &bundle,
-                    count,
-                    backend.check(&bundle_value)?,
-                    &[],
-                ));
-            }
-            // Through the session directly, to show any warnings `configure` gives too.
-            let path =
-                module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);
-            let host = WasmHost::load(&path)?;
-            let mut session = host.instantiate()?;
-            let answer = session.call_json(
-                palisade_harness::host::Entry::Configure,
-                &bundle_bytes(&bundle_value)?,
-            )?;
-            let valid = answer
+                match backend.check(&source.bundle)? {
+                    None => serde_json::json!({"valid": true}),
+                    Some(message) => serde_json::json!({"valid": false, "message": message}),
+                }
+            } else {
+                // Through the session directly, for the structured problems and warnings of `configure`.
+                let path =
+                    module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);
+                let host = WasmHost::load(&path)?;
+                let mut session = host.instantiate()?;
+                session.call_json(
+                    palisade_harness::host::Entry::Configure,
+                    &bundle_bytes(&source.bundle)?,
+                )?
+            };
+            answer
                 .get("valid")
                 .and_then(Value::as_bool)
                 .context("`configure` answered without `valid`")?;
-            let message = (!valid).then(|| {
-                answer
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string()
-            });
-            let warnings: Vec<String> = answer
-                .get("warnings")
-                .and_then(Value::as_array)
-                .map(|w| {
-                    w.iter()
-                        .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default();
-            Ok(report_check(&bundle, count, message, &warnings))
+            Ok(print_check(&palisade_harness::check::report(
+                &file,
+                Some(&source),
+                &answer,
+                count,
+            )))
         }
         Command::Bench {
             bundle,
@@ -637,27 +633,12 @@ fn explained(
     Ok(trace)
 }
 
-fn report_check(
-    bundle: &Path,
-    count: usize,
-    problem: Option<String>,
-    warnings: &[String],
-) -> ExitCode {
-    for w in warnings {
-        outln!("warning: {w}");
-    }
-    match problem {
-        None => {
-            outln!("ok: `{}` compiles ({count} documents)", bundle.display());
-            ExitCode::SUCCESS
-        }
-        Some(message) => {
-            outln!("error: `{}` does not compile:", bundle.display());
-            for line in message.split('\n') {
-                outln!("  {line}");
-            }
-            ExitCode::FAILURE
-        }
+fn print_check(report: &palisade_harness::check::Report) -> ExitCode {
+    out!("{}", report.text);
+    if report.errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
 

@@ -106,15 +106,14 @@ impl Request {
 
     /// A recorded request: the YAML text kwctl stores, a `CallbackRequestType` tagged with its variant.
     fn parse(text: &str) -> Result<Self, String> {
-        let value: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
-        let serde_yaml::Value::Tagged(tagged) = value else {
+        let (tag, fields) =
+            palisade_yaml::from_str_tagged(text, true).map_err(|e| e.to_string())?;
+        let Some(tag) = tag else {
             return Err(
                 "it is not tagged with a request type (e.g. `!KubernetesGetResource`)".to_owned(),
             );
         };
-        let tag = tagged.tag.to_string();
         let variant = tag.strip_prefix('!').unwrap_or(&tag);
-        let fields = serde_json::to_value(&tagged.value).map_err(|e| e.to_string())?;
         if !fields.is_object() {
             return Err(format!("the fields of `!{variant}` are not a mapping"));
         }
@@ -170,7 +169,8 @@ impl Session {
                 source.display()
             )
         };
-        let entries: Vec<Entry> = serde_yaml::from_str(text).map_err(|e| fail(e.to_string()))?;
+        let entries: Vec<Entry> =
+            palisade_yaml::from_str_as(text).map_err(|e| fail(e.to_string()))?;
         let exchanges = entries
             .into_iter()
             .enumerate()

@@ -58,7 +58,7 @@ fn replay_eval(session: &str, bundle: &str) -> Output {
     ])
 }
 
-/// A session file as kwctl writes one (serde_yaml of its exchanges, the request a tagged YAML string): one
+/// A session file as kwctl writes one (YAML of its exchanges, the request a tagged YAML string): one
 /// `kubernetes/get_resource` of a v1 Namespace per entry, answered with the object or with policy-evaluator's
 /// not-found error.
 fn kwctl_session(namespaces: &[(&str, Option<&Value>)]) -> String {
@@ -77,13 +77,13 @@ fn kwctl_session(namespaces: &[(&str, Option<&Value>)]) -> String {
             json!({"type": "Exchange", "request": request, "response": response})
         })
         .collect();
-    serde_yaml::to_string(&exchanges).unwrap()
+    palisade_yaml::to_string(&Value::Array(exchanges))
 }
 
 /// The Namespace objects a session answers with, as a context for the C ABI module.
 fn context_of(session: &Path) -> Value {
     let entries: Vec<Value> =
-        serde_yaml::from_str(&std::fs::read_to_string(session).unwrap()).unwrap();
+        palisade_yaml::from_str_as(&std::fs::read_to_string(session).unwrap()).unwrap();
     let namespaces: Vec<Value> = entries
         .iter()
         .map(|e| serde_json::from_str(e["response"]["payload"].as_str().unwrap()).unwrap())

@@ -4,7 +4,7 @@ use palisade_matching::{LabelSelector, MatchResources};
 use serde_json::Value;
 
 use super::policy::metadata_name;
-use crate::bundle::Problem;
+use crate::bundle::Diagnostic;
 use crate::document::Fields;
 
 /// One of `spec.validationActions`.
@@ -61,7 +61,7 @@ pub struct Binding {
 
 impl Binding {
     /// Read `policies[doc]`; `None` when it has problems (all reported).
-    pub fn compile(doc: usize, value: &Value, problems: &mut Vec<Problem>) -> Option<Binding> {
+    pub fn compile(doc: usize, value: &Value, problems: &mut Vec<Diagnostic>) -> Option<Binding> {
         let before = problems.len();
         let mut root = Fields::new(doc, String::new(), value, problems);
         let name = metadata_name(&mut root);
@@ -151,7 +151,7 @@ impl Binding {
     }
 }
 
-fn read_param_ref(doc: usize, value: &Value, problems: &mut Vec<Problem>) -> Option<ParamRef> {
+fn read_param_ref(doc: usize, value: &Value, problems: &mut Vec<Diagnostic>) -> Option<ParamRef> {
     let mut pr = Fields::new(doc, "spec.paramRef".to_owned(), value, problems);
     pr.deny_unknown(&["name", "namespace", "selector", "parameterNotFoundAction"]);
     let name = pr.string("name").filter(|n| !n.is_empty());

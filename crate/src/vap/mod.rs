@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use palisade_matching::{Attributes, Gvk, Gvr, Index};
 use serde_json::Value;
 
-use crate::bundle::{Bundle, Kind, Problem};
+use crate::bundle::{Bundle, Diagnostic, Kind};
 use crate::context::Cluster;
 use crate::explain::{BindingTrace, Evaluation, PolicyTrace, Skip, Trace};
 use crate::review::AdmissionRequest;
@@ -57,8 +57,8 @@ impl Policies {
     /// Compile every ValidatingAdmissionPolicy and binding of the bundle; problems and diagnostics are appended.
     pub fn compile(
         bundle: &Bundle<'_>,
-        problems: &mut Vec<Problem>,
-        diagnostics: &mut Vec<Problem>,
+        problems: &mut Vec<Diagnostic>,
+        diagnostics: &mut Vec<Diagnostic>,
     ) -> Self {
         let mut policies: Vec<Policy> = Vec::new();
         if bundle
@@ -85,7 +85,7 @@ impl Policies {
             }
             if let Some(policy) = compiled {
                 if let Some(first) = policies.iter().find(|p| p.name == policy.name) {
-                    problems.push(Problem::in_document(
+                    problems.push(Diagnostic::in_document(
                         doc,
                         "metadata.name",
                         format!(
@@ -104,7 +104,7 @@ impl Policies {
                 continue;
             };
             if let Some(first) = binding_names.insert(binding.name.clone(), doc) {
-                problems.push(Problem::in_document(
+                problems.push(Diagnostic::in_document(
                     doc,
                     "metadata.name",
                     format!(
@@ -117,20 +117,24 @@ impl Policies {
             match policies.iter_mut().find(|p| p.name == binding.policy_name) {
                 Some(policy) => {
                     if binding.param_ref.is_some() && policy.param_kind.is_none() {
-                        diagnostics.push(Problem::in_document(
-                            doc,
-                            "spec.paramRef",
-                            format!(
-                                "policy `{}` has no paramKind, so this paramRef is ignored",
-                                policy.name
-                            ),
-                        ));
+                        diagnostics.push(
+                            Diagnostic::in_document(
+                                doc,
+                                "spec.paramRef",
+                                format!(
+                                    "policy `{}` has no paramKind, so this paramRef is ignored",
+                                    policy.name
+                                ),
+                            )
+                            .with_help("give the policy a `spec.paramKind`, or remove the paramRef")
+                            .warning(),
+                        );
                     }
                     policy.bindings.push(binding);
                 }
                 None if broken.contains(&binding.policy_name.as_str()) => {}
                 None => problems.push(
-                    Problem::in_document(
+                    Diagnostic::in_document(
                         doc,
                         "spec.policyName",
                         format!(
@@ -145,7 +149,7 @@ impl Policies {
         for policy in &policies {
             if policy.bindings.is_empty() {
                 diagnostics.push(
-                    Problem::in_document(
+                    Diagnostic::in_document(
                         policy.doc,
                         "",
                         format!(
@@ -155,7 +159,8 @@ impl Policies {
                     )
                     .with_help(
                         "add a ValidatingAdmissionPolicyBinding whose spec.policyName names it",
-                    ),
+                    )
+                    .warning(),
                 );
             }
         }

@@ -6,7 +6,7 @@ use palisade_matching::MatchResources;
 use serde_json::Value;
 
 use super::binding::Binding;
-use crate::bundle::Problem;
+use crate::bundle::Diagnostic;
 use crate::document::Fields;
 
 /// `spec.failurePolicy` (default Fail).
@@ -75,7 +75,9 @@ pub(crate) fn compile(
     match env.compile(source, expect) {
         Ok(program) => Some(program),
         Err(e) => {
-            f.problem_at(path, format!("compilation error: {e}"));
+            let problem = Diagnostic::in_document(f.doc, path, format!("compilation error: {e}"))
+                .in_expression(source);
+            f.problems.push(problem);
             None
         }
     }
@@ -87,7 +89,7 @@ impl Policy {
     /// The expressions are compiled as kube-apiserver's `compilePolicy` does: `params` is
     /// declared only when the policy has a `paramKind`; variables, matchConditions,
     /// validations and auditAnnotations see `authorizer`, messageExpressions do not.
-    pub fn compile(doc: usize, value: &Value, problems: &mut Vec<Problem>) -> Option<Policy> {
+    pub fn compile(doc: usize, value: &Value, problems: &mut Vec<Diagnostic>) -> Option<Policy> {
         let before = problems.len();
         let mut root = Fields::new(doc, String::new(), value, problems);
         let name = metadata_name(&mut root);

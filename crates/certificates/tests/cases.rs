@@ -643,7 +643,7 @@ fn case_yaml(c: &Case) -> String {
     let mut put = |key: &str, v: &Value| {
         let mut one = serde_json::Map::new();
         one.insert(key.to_owned(), v.clone());
-        out.push_str(&serde_yaml::to_string(&Value::Object(one)).unwrap());
+        out.push_str(&palisade_yaml::to_string(&Value::Object(one)));
     };
     put("name", &json!(c.name));
     match &c.bundle {
@@ -672,7 +672,7 @@ fn case_yaml(c: &Case) -> String {
     for (k, v) in expect {
         let mut one = serde_json::Map::new();
         one.insert(k, v);
-        for line in serde_yaml::to_string(&Value::Object(one)).unwrap().lines() {
+        for line in palisade_yaml::to_string(&Value::Object(one)).lines() {
             out.push_str("  ");
             out.push_str(line);
             out.push('\n');
@@ -743,7 +743,7 @@ fn load_bundle(c: &Case) -> Value {
     match &c.bundle {
         Value::String(p) => {
             let text = std::fs::read_to_string(repo().join(p)).unwrap();
-            serde_yaml::from_str(&text).unwrap()
+            palisade_yaml::from_str(&text).unwrap()
         }
         inline => inline.clone(),
     }
@@ -825,7 +825,7 @@ fn write_or_compare(path: &Path, content: &str, bless: bool) {
     }
     let on_disk = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{}: {e} (run with BLESS=1)", path.display()));
-    let parse = |t: &str| -> Value { serde_yaml::from_str(t).unwrap() };
+    let parse = |t: &str| -> Value { palisade_yaml::from_str(t).unwrap() };
     assert_eq!(
         parse(&on_disk),
         parse(content),
