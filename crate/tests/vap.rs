@@ -172,8 +172,8 @@ fn bundle_errors_name_the_field() {
         policy("p", json!({"validations": [{"expression": "'not a bool'"}, {"expression": "object.spec.(" }]})),
         binding("b", "missing", &["Deny", "Warn"], json!({})),
     ]});
-    let engine = palisade::api::configure(bundle.to_string().as_bytes());
-    let err = engine.unwrap_err().to_string();
+    let configured = palisade::api::configure(bundle.to_string().as_bytes());
+    let err = configured.rejection().unwrap().to_string();
     assert!(
         err.contains("policies[0].spec.validations[0].expression: compilation error"),
         "{err}"
