@@ -18,7 +18,8 @@
 //! Cluster state comes from Kubewarden's host capabilities (binding `kubewarden`, namespace `kubernetes`):
 //! `get_resource` for v1 Namespace objects and `can_i` for SubjectAccessReviews. They are asked lazily, at most once
 //! per request and key, through [`HostCluster`]. Everything but the waPC glue is plain Rust over the [`Host`] trait,
-//! so it is tested natively; the glue (`wapc_init`, `wapc_guest::host_call`) exists only on wasm32.
+//! so it is tested natively (by `cargo test -p palisade`, feature or not); the glue (`wapc_init`,
+//! `wapc_guest::host_call`) exists only on wasm32 with the feature.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -241,7 +242,7 @@ impl Cluster for HostCluster<'_> {
 }
 
 /// The waPC glue: registered operations and the host call.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "kubewarden"))]
 mod guest {
     use wapc_guest::CallResult;
 
