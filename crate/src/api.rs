@@ -107,6 +107,13 @@ pub fn configure_value(bundle: &Value) -> Configured {
 }
 
 impl Configured {
+    /// `configure` on a module: compile `bundle_json` ([`configure`]), replace this state with the outcome whatever
+    /// it is (a rejected bundle replaces a good one too), and return `configure`'s answer ([`Configured::answer`]).
+    pub fn configure(&mut self, bundle_json: &[u8]) -> String {
+        *self = configure(bundle_json);
+        self.answer()
+    }
+
     /// The compiled engine, when the last bundle compiled.
     pub fn engine(&self) -> Option<&Engine> {
         match self {
@@ -679,17 +686,23 @@ mod tests {
 
     #[test]
     fn reconfigure_replaces_the_state() {
-        let mut state = configure(b"[1]");
+        let mut state = Configured::default();
+        let answer: Value = serde_json::from_str(&state.configure(b"[1]")).unwrap();
+        assert_eq!(answer["valid"], false);
+        assert!(matches!(state, Configured::Rejected(_)));
         assert_eq!(decide(&state, &pod_named("x"))["status"]["code"], 500);
-        state = configure(denying_bundle("x").as_bytes());
+        assert_eq!(
+            state.configure(denying_bundle("x").as_bytes()),
+            r#"{"valid":true}"#
+        );
         assert_eq!(decide(&state, &pod_named("x"))["allowed"], false);
         assert_eq!(decide(&state, &pod_named("x"))["status"]["code"], 422);
         assert_eq!(decide(&state, &pod_named("y"))["allowed"], true);
-        state = configure(denying_bundle("y").as_bytes());
+        state.configure(denying_bundle("y").as_bytes());
         assert_eq!(decide(&state, &pod_named("x"))["allowed"], true);
         assert_eq!(decide(&state, &pod_named("y"))["allowed"], false);
         // A rejected bundle replaces a good one too: nothing of the old bundle decides any more.
-        state = configure(br#"{"policies":[{}]}"#);
+        state.configure(br#"{"policies":[{}]}"#);
         assert_eq!(decide(&state, &pod_named("y"))["status"]["code"], 500);
     }
 

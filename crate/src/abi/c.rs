@@ -9,7 +9,7 @@
 
 use std::cell::RefCell;
 
-use crate::api::{self, Configured};
+use crate::api::Configured;
 
 thread_local! {
     /// What this instance decides with: [`Configured::Never`] until the first `configure`, then the last bundle's.
@@ -66,9 +66,7 @@ pub unsafe extern "C" fn palisade_free(ptr: i32, len: i32) {
 pub unsafe extern "C" fn configure(ptr: i32, len: i32) -> i64 {
     // SAFETY: forwarded from the host's contract.
     let bytes = unsafe { input(ptr, len) };
-    let configured = api::configure(bytes);
-    let answer = configured.answer();
-    STATE.with(|state| *state.borrow_mut() = configured);
+    let answer = STATE.with(|state| state.borrow_mut().configure(bytes));
     leak(answer.into_bytes())
 }
 
