@@ -1,7 +1,6 @@
 //! Native criterion benchmarks of the engine on the standard pod-baseline workload (../shared/bench), next to the two
 //! floors of bench/README.md measured the same way: a scan of the review (serde into `IgnoredAny`) and a DOM read
 //! (`serde_json::Value`). Quote ratios from one run; the machine is noisy.
-#![allow(clippy::expect_used, reason = "a benchmark of a known-good bundle")]
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde::de::IgnoredAny;
@@ -10,7 +9,8 @@ const BUNDLE: &str = include_str!("../../bench/pod-baseline.json");
 const REVIEW: &str = include_str!("../../bench/pod-review.json");
 
 fn benches(c: &mut Criterion) {
-    let engine = palisade::api::configure(BUNDLE.as_bytes()).expect("pod-baseline compiles");
+    let configured = palisade::api::configure(BUNDLE.as_bytes());
+    assert!(configured.engine().is_some(), "pod-baseline compiles");
     let mut group = c.benchmark_group("pod-baseline");
     group.bench_function("floor: scan", |b| {
         b.iter(|| serde_json::from_str::<IgnoredAny>(std::hint::black_box(REVIEW)).map(|_| ()))
@@ -21,7 +21,7 @@ fn benches(c: &mut Criterion) {
         })
     });
     group.bench_function("validate (configured once)", |b| {
-        b.iter(|| palisade::api::validate(Ok(&engine), std::hint::black_box(REVIEW.as_bytes())))
+        b.iter(|| configured.validate(std::hint::black_box(REVIEW.as_bytes())))
     });
     group.bench_function("configure", |b| {
         b.iter(|| palisade::api::configure(std::hint::black_box(BUNDLE.as_bytes())))

@@ -1,49 +1,399 @@
-//! The `&[u8]`/`&str` level every entrypoint goes through, so behaviour cannot drift between the C ABI, Kubewarden,
-//! the browser and the harness.
+//! The one level every entrypoint goes through — bytes and `&str` in, JSON text out, with typed values in between — so
+//! behaviour cannot drift between the C ABI, Kubewarden, the browser and the harness (docs/architecture.md, "The api
+//! level"). Each adapter in [`crate::abi`] decodes its host's payload, calls this module, and encodes the answer.
+//!
+//! - [`Configured`]: what a module knows — never configured, the last bundle rejected, or a compiled [`Engine`]. It
+//!   owns the "not configured" and "rejected" wording; [`configure`] makes one from a bundle's bytes.
+//! - [`Configured::validate`] (bytes in, AdmissionReview out), [`Configured::review`] (a read request in, an
+//!   [`AdmissionResponse`] out: what Kubewarden uses), [`Configured::explain`] (the trace).
+//! - [`read_review`] and [`read_object`]: reading an input, failing with a typed [`ReadError`] (the document, what is
+//!   wrong with it, and the uid and apiVersion recovered to echo).
+
+use std::fmt;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::bundle::ConfigError;
-use crate::context::StaticContext;
+use crate::bundle::{ConfigError, MAX_BUNDLE_BYTES};
+use crate::context::{Cluster, StaticContext};
 use crate::engine::Engine;
 use crate::review::{
     ADMISSION_V1, ADMISSION_V1BETA1, AdmissionRequest, AdmissionResponse, AdmissionReviewOut,
     CarriesRequests,
 };
 
-/// Parse a bundle (JSON) and compile it.
-pub fn configure(bundle_json: &[u8]) -> Result<Engine, ConfigError> {
-    if bundle_json.len() > crate::bundle::MAX_BUNDLE_BYTES {
-        return Err(ConfigError::at_root(format!(
-            "the bundle is {} bytes, more than the {} bytes Palisade reads: split it into several policies",
-            bundle_json.len(),
-            crate::bundle::MAX_BUNDLE_BYTES
-        )));
-    }
-    let value: Value = serde_json::from_slice(bundle_json)
-        .map_err(|e| ConfigError::at_root(format!("the bundle is not valid JSON: {e}")))?;
-    Engine::new(&value)
+/// The state of a module: what `validate` decides with. Every adapter holds one (the C ABI in its instance, Kubewarden
+/// in its settings cache, the browser in its `Engine`).
+#[derive(Debug, Default)]
+pub enum Configured {
+    /// No bundle has been configured yet.
+    #[default]
+    Never,
+    /// The last bundle did not compile (or could not be read); `validate` answers 500 until a bundle compiles.
+    Rejected(ConfigError),
+    /// The last bundle compiled.
+    Ready(Engine),
 }
 
-/// The answer of `configure`: `{"valid":true}` or `{"valid":false,"message":…,"problems":[…]}`.
-pub fn configure_answer(result: &Result<Engine, ConfigError>) -> String {
-    let answer = match result {
-        Ok(engine) if engine.diagnostics().is_empty() => serde_json::json!({"valid": true}),
-        Ok(engine) => serde_json::json!({
-            "valid": true,
-            "warnings": engine.diagnostics().iter().map(ToString::to_string).collect::<Vec<_>>(),
-            "diagnostics": engine.diagnostics(),
-        }),
-        Err(e) if e.unlisted > 0 => serde_json::json!({
-            "valid": false, "message": e.to_string(), "problems": e.problems, "unlisted": e.unlisted,
-        }),
-        Err(e) => {
-            serde_json::json!({"valid": false, "message": e.to_string(), "problems": e.problems})
+/// Why `validate` has no engine before any `configure`.
+pub const NEVER_CONFIGURED: &str =
+    "no bundle has been configured (call `configure` with a bundle first)";
+
+/// Which document a bundle's bytes are, for the wording of what is wrong with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BundleDocument {
+    /// A bundle given to `configure` (C ABI, browser, harness).
+    Bundle,
+    /// A Kubewarden policy's settings: absent, empty or `null` settings are the empty bundle, as policy-sdk-rust reads
+    /// a policy without settings.
+    KubewardenSettings,
+}
+
+impl BundleDocument {
+    fn too_large(self, len: usize) -> String {
+        match self {
+            Self::Bundle => format!(
+                "the bundle is {len} bytes, more than the {MAX_BUNDLE_BYTES} bytes Palisade reads: split it into several policies"
+            ),
+            Self::KubewardenSettings => format!(
+                "the settings are {len} bytes, more than the {MAX_BUNDLE_BYTES} bytes Palisade reads: split them into several policies"
+            ),
         }
+    }
+
+    fn not_json(self, e: &serde_json::Error) -> String {
+        match self {
+            Self::Bundle => format!("the bundle is not valid JSON: {e}"),
+            Self::KubewardenSettings => format!("the settings are not valid JSON: {e}"),
+        }
+    }
+}
+
+/// Read a bundle's bytes into a value: refused past [`MAX_BUNDLE_BYTES`] before anything is parsed, then JSON. Every
+/// adapter's bundle (and every Kubewarden settings, in `validate` as in `validate_settings`) goes through this limit.
+pub fn read_bundle(bytes: &[u8], document: BundleDocument) -> Result<Value, ConfigError> {
+    if bytes.len() > MAX_BUNDLE_BYTES {
+        return Err(ConfigError::at_root(document.too_large(bytes.len())));
+    }
+    match document {
+        BundleDocument::Bundle => {
+            serde_json::from_slice(bytes).map_err(|e| ConfigError::at_root(document.not_json(&e)))
+        }
+        BundleDocument::KubewardenSettings => {
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                return Ok(Value::Object(serde_json::Map::new()));
+            }
+            match serde_json::from_slice::<Value>(bytes) {
+                Ok(Value::Null) => Ok(Value::Object(serde_json::Map::new())),
+                Ok(value) => Ok(value),
+                Err(e) => Err(ConfigError::at_root(document.not_json(&e))),
+            }
+        }
+    }
+}
+
+/// Parse a bundle (JSON) and compile it: [`Configured::Ready`] or [`Configured::Rejected`].
+pub fn configure(bundle_json: &[u8]) -> Configured {
+    read_bundle(bundle_json, BundleDocument::Bundle)
+        .map_or_else(Configured::Rejected, |bundle| configure_value(&bundle))
+}
+
+/// Compile a bundle already read ([`read_bundle`]).
+pub fn configure_value(bundle: &Value) -> Configured {
+    match Engine::new(bundle) {
+        Ok(engine) => Configured::Ready(engine),
+        Err(e) => Configured::Rejected(e),
+    }
+}
+
+impl Configured {
+    /// `configure` on a module: compile `bundle_json` ([`configure`]), replace this state with the outcome whatever
+    /// it is (a rejected bundle replaces a good one too), and return `configure`'s answer ([`Configured::answer`]).
+    pub fn configure(&mut self, bundle_json: &[u8]) -> String {
+        *self = configure(bundle_json);
+        self.answer()
+    }
+
+    /// The compiled engine, when the last bundle compiled.
+    pub fn engine(&self) -> Option<&Engine> {
+        match self {
+            Self::Ready(engine) => Some(engine),
+            Self::Never | Self::Rejected(_) => None,
+        }
+    }
+
+    /// Why the last bundle was rejected, when it was.
+    pub fn rejection(&self) -> Option<&ConfigError> {
+        match self {
+            Self::Rejected(e) => Some(e),
+            Self::Never | Self::Ready(_) => None,
+        }
+    }
+
+    /// Why there is no engine (`None` when there is one): what follows `palisade is not configured: `.
+    pub fn why_not_configured(&self) -> Option<String> {
+        match self {
+            Self::Ready(_) => None,
+            Self::Never => Some(NEVER_CONFIGURED.to_owned()),
+            Self::Rejected(e) => Some(format!("the last bundle was rejected: {e}")),
+        }
+    }
+
+    /// The answer of `configure`: `{"valid":true}`, `{"valid":true,"warnings":[…]}` or
+    /// `{"valid":false,"message":…,"problems":[…]}` (with `unlisted` when problems were left out).
+    pub fn answer(&self) -> String {
+        let answer = match self {
+            Self::Ready(engine) if engine.diagnostics().is_empty() => {
+                serde_json::json!({"valid": true})
+            }
+            Self::Ready(engine) => serde_json::json!({
+                "valid": true,
+                "warnings": engine.diagnostics().iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "diagnostics": engine.diagnostics(),
+            }),
+            Self::Rejected(e) if e.unlisted > 0 => serde_json::json!({
+                "valid": false, "message": e.to_string(), "problems": e.problems, "unlisted": e.unlisted,
+            }),
+            Self::Rejected(e) => {
+                serde_json::json!({"valid": false, "message": e.to_string(), "problems": e.problems})
+            }
+            Self::Never => serde_json::json!({"valid": false, "message": NEVER_CONFIGURED}),
+        };
+        answer.to_string()
+    }
+
+    /// Decide one read request: the engine's answer, or 500 `palisade is not configured: …` without one.
+    pub fn review(&self, request: &AdmissionRequest, cluster: &dyn Cluster) -> AdmissionResponse {
+        match self {
+            Self::Ready(engine) => engine.review(request, cluster),
+            Self::Never | Self::Rejected(_) => AdmissionResponse::deny(
+                &request.uid,
+                500,
+                "InternalError",
+                format!(
+                    "palisade is not configured: {}",
+                    self.why_not_configured().unwrap_or_default()
+                ),
+            ),
+        }
+    }
+
+    /// `validate`: one AdmissionReview (or `{"review":…,"context":…}`) in, the AdmissionReview answer out, in the
+    /// input's apiVersion. An unreadable input is 400 ([`ReadError::answer`]), whatever the state.
+    pub fn validate(&self, input: &[u8]) -> String {
+        match read_review(input) {
+            Ok(ReviewInput {
+                api_version,
+                request,
+                context,
+            }) => AdmissionReviewOut::new(&api_version, self.review(&request, &context)).to_json(),
+            Err(e) => e.answer(),
+        }
+    }
+
+    /// `explain`: decide one input as [`Configured::validate`] does and say how: every ValidatingAdmissionPolicy and
+    /// binding with whether it matched and why not, the params chosen, every expression's value or error and CEL cost,
+    /// the CertificateRequestPolicy decision, and the verdict (`verdict`: exactly what `validate` answers). JSON
+    /// ([`crate::explain::Trace`]). An unreadable input gets `error` and the 400 verdict; without an engine the answer
+    /// is `{"error": …}` (with the rejected bundle's `problems`).
+    pub fn explain(&self, input: &[u8]) -> String {
+        let engine = match self {
+            Self::Ready(engine) => engine,
+            Self::Rejected(e) => {
+                return serde_json::json!({
+                    "error": format!("the bundle was rejected: {e}"),
+                    "problems": e.problems,
+                })
+                .to_string();
+            }
+            Self::Never => {
+                return serde_json::json!({
+                    "error": format!("palisade is not configured: {NEVER_CONFIGURED}"),
+                })
+                .to_string();
+            }
+        };
+        let trace = match read_review(input) {
+            Ok(ReviewInput {
+                api_version,
+                request,
+                context,
+            }) => {
+                let (response, mut trace) = engine.explain(&request, &context);
+                trace.verdict =
+                    answer_value(&AdmissionReviewOut::new(&api_version, response).to_json());
+                trace
+            }
+            Err(e) => crate::explain::Trace {
+                verdict: answer_value(&e.answer()),
+                error: Some(e.to_string()),
+                ..crate::explain::Trace::default()
+            },
+        };
+        serde_json::to_string(&trace).unwrap_or_else(|e| {
+            serde_json::json!({"error": format!("the trace cannot be written: {e}")}).to_string()
+        })
+    }
+}
+
+/// The AdmissionReview answer as a JSON value, for the trace.
+fn answer_value(answer: &str) -> Value {
+    serde_json::from_str(answer).unwrap_or_else(|_| Value::String(answer.to_owned()))
+}
+
+/// The input of `validate`, read: the AdmissionReview's apiVersion, its request (normalized), and the context.
+#[derive(Debug)]
+pub struct ReviewInput {
+    pub api_version: String,
+    pub request: AdmissionRequest,
+    pub context: StaticContext,
+}
+
+/// An input that could not be read: which document, what is wrong with it, and what of it could still be recovered to
+/// answer well-formed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadError {
+    /// The document as messages name it, e.g. "the AdmissionReview", "the validation request".
+    pub document: &'static str,
+    pub fault: ReadFault,
+    /// The apiVersion to answer in (one Palisade speaks, else v1) and the uid to echo, recovered from the input
+    /// whatever else is wrong with it ([`crate::review::identity`]).
+    pub api_version: String,
+    pub uid: String,
+}
+
+/// What is wrong with an unreadable input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadFault {
+    /// The bytes are not UTF-8 (the decoder's message).
+    NotUtf8(String),
+    /// The text is not JSON (the parser's message).
+    NotJson(String),
+    /// The JSON is not an object but this type.
+    NotObject(&'static str),
+    /// A field has the wrong type or value, or a required field is missing: the field path and the reader's message.
+    WrongField { path: String, message: String },
+    /// The reader failed without saying where (not expected; kept so that every input is answered).
+    Unreadable,
+    /// An AdmissionReview apiVersion Palisade does not speak.
+    UnsupportedApiVersion(String),
+    /// A `kind` other than `AdmissionReview`.
+    WrongKind(String),
+    /// No `request` in the AdmissionReview (said of the AdmissionReview whatever document carried it).
+    NoRequest,
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = self.document;
+        match &self.fault {
+            ReadFault::NotUtf8(e) => write!(f, "{what} is not valid UTF-8: {e}"),
+            ReadFault::NotJson(e) => write!(f, "{what} is not valid JSON: {e}"),
+            ReadFault::NotObject(kind) => write!(f, "{what} must be a JSON object, not {kind}"),
+            ReadFault::WrongField { path, message } => {
+                write!(f, "{what} has a wrong field: {path}: {message}")
+            }
+            ReadFault::Unreadable => write!(f, "{what} cannot be read"),
+            ReadFault::UnsupportedApiVersion(v) => write!(
+                f,
+                "unsupported AdmissionReview apiVersion `{v}`: expected `{ADMISSION_V1}` or `{ADMISSION_V1BETA1}`"
+            ),
+            ReadFault::WrongKind(kind) => {
+                write!(f, "expected kind `AdmissionReview`, not `{kind}`")
+            }
+            ReadFault::NoRequest => f.write_str("the AdmissionReview has no `request`"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// The name of the AdmissionReview in messages.
+pub const ADMISSION_REVIEW: &str = "the AdmissionReview";
+
+impl ReadError {
+    /// The error for `fault` in `input`, with the identity recovered from `input`.
+    pub fn new(document: &'static str, fault: ReadFault, input: &[u8]) -> Self {
+        let found = crate::review::identity(input);
+        Self {
+            document,
+            fault,
+            api_version: found
+                .api_version
+                .filter(|v| v == ADMISSION_V1 || v == ADMISSION_V1BETA1)
+                .unwrap_or_else(|| ADMISSION_V1.to_owned()),
+            uid: found.uid.unwrap_or_default(),
+        }
+    }
+
+    /// The same fault, said of another document (e.g. a field of the AdmissionReview's `request` carried in
+    /// Kubewarden's validation request is the AdmissionReview's field).
+    #[must_use]
+    pub fn of(self, document: &'static str) -> Self {
+        Self { document, ..self }
+    }
+
+    /// The answer to an unreadable input: 400 `BadRequest` with the message, echoing the recovered uid.
+    pub fn response(&self) -> AdmissionResponse {
+        AdmissionResponse::deny(&self.uid, 400, "BadRequest", self.to_string())
+    }
+
+    /// [`ReadError::response`] as an AdmissionReview in the recovered apiVersion.
+    pub fn answer(&self) -> String {
+        AdmissionReviewOut::new(&self.api_version, self.response()).to_json()
+    }
+}
+
+/// Read a JSON object document (`document` names it in messages, e.g. [`ADMISSION_REVIEW`]) into `T`. The fast path
+/// reads without tracking field paths; only a failing input is read again to say what is wrong and where.
+pub fn read_object<T: DeserializeOwned + CarriesRequests>(
+    input: &[u8],
+    document: &'static str,
+) -> Result<T, ReadError> {
+    let fail = |fault| Err(ReadError::new(document, fault, input));
+    let text = match std::str::from_utf8(input) {
+        Ok(text) => text,
+        Err(e) => return fail(ReadFault::NotUtf8(e.to_string())),
     };
-    answer.to_string()
+    if !text.trim_start().starts_with('{') {
+        return fail(match serde_json::from_str::<Value>(text) {
+            Ok(other) => ReadFault::NotObject(crate::bundle::type_name(&other)),
+            Err(e) => ReadFault::NotJson(e.to_string()),
+        });
+    }
+    match serde_json::from_str(text) {
+        Ok(parsed) => return Ok(parsed),
+        // an object nested deeper than serde_json reads: read as deep as kube-apiserver sends
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            return crate::review::read_with_deep_objects(
+                text,
+                &e,
+                |shallow| read_object::<T>(shallow, document),
+                |message| ReadError::new(document, ReadFault::NotJson(message), input),
+            );
+        }
+        Err(_) => {}
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    fail(match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Err(e) => {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            if inner.is_syntax() || inner.is_eof() || path == "." {
+                ReadFault::NotJson(inner.to_string())
+            } else {
+                ReadFault::WrongField {
+                    path,
+                    message: inner.to_string(),
+                }
+            }
+        }
+        Ok(_) => match de.end() {
+            Err(e) => ReadFault::NotJson(e.to_string()),
+            Ok(()) => ReadFault::Unreadable,
+        },
+    })
 }
 
 /// Input of `validate`: a bare AdmissionReview, or `{"review": AdmissionReview, "context": …}`. One pass over the bytes.
@@ -68,57 +418,10 @@ impl CarriesRequests for Input {
     }
 }
 
-/// A review that could not be read: why, and what we could still recover of it to answer well-formed.
-struct Unreadable {
-    message: String,
-}
-
-/// Read a JSON object document (`what` names it in messages, e.g. "the AdmissionReview") into `T`. The fast path reads
-/// without tracking field paths; only a failing input is read again to say what is wrong and where.
-pub(crate) fn read_object<T: DeserializeOwned + CarriesRequests>(
-    input: &[u8],
-    what: &str,
-) -> Result<T, String> {
-    let text = std::str::from_utf8(input).map_err(|e| format!("{what} is not valid UTF-8: {e}"))?;
-    if !text.trim_start().starts_with('{') {
-        return Err(match serde_json::from_str::<Value>(text) {
-            Ok(other) => format!(
-                "{what} must be a JSON object, not {}",
-                crate::bundle::type_name(&other)
-            ),
-            Err(e) => format!("{what} is not valid JSON: {e}"),
-        });
-    }
-    match serde_json::from_str(text) {
-        Ok(parsed) => return Ok(parsed),
-        // an object nested deeper than serde_json reads: read as deep as kube-apiserver sends
-        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
-            return crate::review::read_with_deep_objects(text, what, &e);
-        }
-        Err(_) => {}
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    match serde_path_to_error::deserialize::<_, T>(&mut de) {
-        Err(e) => {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            if inner.is_syntax() || inner.is_eof() || path == "." {
-                Err(format!("{what} is not valid JSON: {inner}"))
-            } else {
-                Err(format!("{what} has a wrong field: {path}: {inner}"))
-            }
-        }
-        Ok(_) => match de.end() {
-            Err(e) => Err(format!("{what} is not valid JSON: {e}")),
-            Ok(()) => Err(format!("{what} cannot be read")),
-        },
-    }
-}
-
-/// Read the input of `validate` into (apiVersion, request, context).
-fn read_input(input: &[u8]) -> Result<(String, AdmissionRequest, StaticContext), Unreadable> {
-    let parsed: Input =
-        read_object(input, "the AdmissionReview").map_err(|message| Unreadable { message })?;
+/// Read the input of `validate`: an AdmissionReview in a version Palisade speaks, with a request, and its context.
+pub fn read_review(input: &[u8]) -> Result<ReviewInput, ReadError> {
+    let parsed: Input = read_object(input, ADMISSION_REVIEW)?;
+    let fail = |fault| Err(ReadError::new(ADMISSION_REVIEW, fault, input));
     let (review, context) = match parsed.review {
         Some(review) => (*review, parsed.context),
         None => {
@@ -137,135 +440,31 @@ fn read_input(input: &[u8]) -> Result<(String, AdmissionRequest, StaticContext),
         .api_version
         .unwrap_or_else(|| ADMISSION_V1.to_owned());
     if api_version != ADMISSION_V1 && api_version != ADMISSION_V1BETA1 {
-        return Err(Unreadable {
-            message: format!(
-                "unsupported AdmissionReview apiVersion `{api_version}`: expected `{ADMISSION_V1}` or `{ADMISSION_V1BETA1}`"
-            ),
-        });
+        return fail(ReadFault::UnsupportedApiVersion(api_version));
     }
-    if let Some(kind) = review.kind.as_deref().filter(|k| *k != "AdmissionReview") {
-        return Err(Unreadable {
-            message: format!("expected kind `AdmissionReview`, not `{kind}`"),
-        });
+    if let Some(kind) = review.kind.filter(|k| k != "AdmissionReview") {
+        return fail(ReadFault::WrongKind(kind));
     }
     let Some(request) = review.request else {
-        return Err(Unreadable {
-            message: NO_REQUEST.to_owned(),
-        });
+        return fail(ReadFault::NoRequest);
     };
-    Ok((
+    Ok(ReviewInput {
         api_version,
-        request.normalized(),
-        context.unwrap_or_default(),
-    ))
-}
-
-/// The answer to an AdmissionReview without a request.
-pub(crate) const NO_REQUEST: &str = "the AdmissionReview has no `request`";
-
-/// What an unreadable input's answer echoes: its apiVersion (when it is one Palisade speaks) and its uid, whenever
-/// they are present as strings, whatever else is wrong ([`crate::review::identity`]).
-fn recover_identity(input: &[u8]) -> (String, String) {
-    let found = crate::review::identity(input);
-    let api_version = found
-        .api_version
-        .filter(|v| v == ADMISSION_V1 || v == ADMISSION_V1BETA1)
-        .unwrap_or_else(|| ADMISSION_V1.to_owned());
-    (api_version, found.uid.unwrap_or_default())
-}
-
-/// `validate`: decide one AdmissionReview with a configured engine, or explain why there is none.
-/// `engine` is `Err(reason)` when no bundle is configured.
-pub fn validate(engine: Result<&Engine, &str>, input: &[u8]) -> String {
-    let (api_version, request, context) = match read_input(input) {
-        Ok(parts) => parts,
-        Err(Unreadable { message }) => {
-            let (api_version, uid) = recover_identity(input);
-            return AdmissionReviewOut::new(
-                &api_version,
-                AdmissionResponse::deny(&uid, 400, "BadRequest", message),
-            )
-            .to_json();
-        }
-    };
-    let response = match engine {
-        Ok(engine) => engine.review(&request, &context),
-        Err(reason) => AdmissionResponse::deny(
-            &request.uid,
-            500,
-            "InternalError",
-            format!("palisade is not configured: {reason}"),
-        ),
-    };
-    AdmissionReviewOut::new(&api_version, response).to_json()
-}
-
-/// `explain`: decide one input as [`validate`] does and say how: every ValidatingAdmissionPolicy and binding with
-/// whether it matched and why not, the params chosen, every expression's value or error and CEL cost, the
-/// CertificateRequestPolicy decision, and the verdict (`verdict`: exactly what `validate` answers). JSON
-/// ([`crate::explain::Trace`]). An unreadable input gets `error` and the 400 verdict.
-pub fn explain(engine: &Engine, input: &[u8]) -> String {
-    let trace = match read_input(input) {
-        Ok((api_version, request, context)) => {
-            let (response, mut trace) = engine.explain(&request, &context);
-            trace.verdict =
-                answer_value(&AdmissionReviewOut::new(&api_version, response).to_json());
-            trace
-        }
-        Err(Unreadable { message }) => {
-            let (api_version, uid) = recover_identity(input);
-            let verdict = AdmissionReviewOut::new(
-                &api_version,
-                AdmissionResponse::deny(&uid, 400, "BadRequest", message.clone()),
-            )
-            .to_json();
-            crate::explain::Trace {
-                error: Some(message),
-                verdict: answer_value(&verdict),
-                ..crate::explain::Trace::default()
-            }
-        }
-    };
-    serde_json::to_string(&trace).unwrap_or_else(|e| {
-        serde_json::json!({"error": format!("the trace cannot be written: {e}")}).to_string()
+        request: request.normalized(),
+        context: context.unwrap_or_default(),
     })
 }
 
-/// The AdmissionReview answer as a JSON value, for the trace.
-fn answer_value(answer: &str) -> Value {
-    serde_json::from_str(answer).unwrap_or_else(|_| Value::String(answer.to_owned()))
-}
-
-/// [`explain`] with a bundle: configure then explain in one call (the native path of `palisade eval --explain` and of
-/// case files' `expect.matched`). A bundle that does not compile is `{"error": …, "problems": […]}`.
+/// Configure then explain in one call (the native path of `palisade eval --explain` and of case files'
+/// `expect.matched`). A bundle that does not compile is `{"error": …, "problems": […]}`.
 pub fn explain_json(bundle_json: &str, input_json: &str) -> String {
-    match configure(bundle_json.as_bytes()) {
-        Ok(engine) => explain(&engine, input_json.as_bytes()),
-        Err(e) => serde_json::json!({
-            "error": format!("the bundle was rejected: {e}"),
-            "problems": e.problems,
-        })
-        .to_string(),
-    }
+    configure(bundle_json.as_bytes()).explain(input_json.as_bytes())
 }
-
-/// Why `validate` has no engine before any `configure`.
-pub const NEVER_CONFIGURED: &str =
-    "no bundle has been configured (call `configure` with a bundle first)";
 
 /// Configure then validate in one call: what the C ABI answers for `configure(bundle)` then `validate(input)`.
 /// Used to check that the library and the built `.wasm` agree.
 pub fn review_json(bundle_json: &str, input_json: &str) -> String {
-    let engine = configure(bundle_json.as_bytes());
-    let reason = engine
-        .as_ref()
-        .err()
-        .map(|e| format!("the last bundle was rejected: {e}"));
-    match (&engine, reason) {
-        (Ok(engine), _) => validate(Ok(engine), input_json.as_bytes()),
-        (Err(_), Some(reason)) => validate(Err(&reason), input_json.as_bytes()),
-        (Err(_), None) => validate(Err(NEVER_CONFIGURED), input_json.as_bytes()),
-    }
+    configure(bundle_json.as_bytes()).validate(input_json.as_bytes())
 }
 
 #[cfg(test)]
@@ -276,8 +475,9 @@ mod tests {
     const REQUEST: &str = r#""kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},"operation":"CREATE","userInfo":{"username":"alice"}"#;
 
     fn answer(bundle: &str, input: &[u8]) -> Value {
-        let engine = configure(bundle.as_bytes()).unwrap();
-        serde_json::from_str(&validate(Ok(&engine), input)).unwrap()
+        let configured = configure(bundle.as_bytes());
+        assert!(configured.engine().is_some(), "{}", configured.answer());
+        serde_json::from_str(&configured.validate(input)).unwrap()
     }
 
     #[test]
@@ -449,15 +649,169 @@ mod tests {
 
     #[test]
     fn configure_answer_lists_problems() {
-        let answer: Value = serde_json::from_str(&configure_answer(&configure(
-            br#"{"policies":[{"kind":"X"},{}]}"#,
-        )))
-        .unwrap();
+        let answer: Value =
+            serde_json::from_str(&configure(br#"{"policies":[{"kind":"X"},{}]}"#).answer())
+                .unwrap();
         assert_eq!(answer["valid"], false);
         assert_eq!(answer["problems"].as_array().unwrap().len(), 2);
         assert_eq!(
-            serde_json::from_str::<Value>(&configure_answer(&configure(b"{}"))).unwrap(),
+            serde_json::from_str::<Value>(&configure(b"{}").answer()).unwrap(),
             serde_json::json!({"valid": true})
+        );
+    }
+
+    /// A policy denying every Pod named `deny-me`, for the state tests.
+    fn denying_bundle(name: &str) -> String {
+        serde_json::json!({"policies": [
+            {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+             "metadata": {"name": "p"},
+             "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                        "operations": ["CREATE"], "resources": ["pods"]}]},
+                      "validations": [{"expression": format!("object.metadata.name != '{name}'")}]}},
+            {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+             "metadata": {"name": "b"}, "spec": {"policyName": "p", "validationActions": ["Deny"]}}]})
+        .to_string()
+    }
+
+    fn pod_named(name: &str) -> String {
+        format!(
+            r#"{{"request":{{"uid":"s1",{REQUEST},"object":{{"metadata":{{"name":"{name}"}}}}}}}}"#
+        )
+    }
+
+    fn decide(state: &Configured, input: &str) -> Value {
+        serde_json::from_str::<Value>(&state.validate(input.as_bytes())).unwrap()["response"]
+            .clone()
+    }
+
+    #[test]
+    fn never_configured_answers_500_and_still_400_for_unreadable_input() {
+        let state = Configured::default();
+        assert!(matches!(state, Configured::Never));
+        let response = decide(&state, &pod_named("a"));
+        assert_eq!(response["allowed"], false);
+        assert_eq!(response["uid"], "s1");
+        assert_eq!(response["status"]["code"], 500);
+        assert_eq!(response["status"]["reason"], "InternalError");
+        assert_eq!(
+            response["status"]["message"],
+            format!("palisade is not configured: {NEVER_CONFIGURED}")
+        );
+        assert_eq!(decide(&state, "{oops")["status"]["code"], 400);
+        let answer: Value = serde_json::from_str(&state.answer()).unwrap();
+        assert_eq!(answer["valid"], false);
+        let trace: Value = serde_json::from_str(&state.explain(pod_named("a").as_bytes())).unwrap();
+        assert!(
+            trace["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("palisade is not configured: ")
+        );
+    }
+
+    #[test]
+    fn rejected_then_validate_answers_500_with_every_problem() {
+        let state = configure(br#"{"policies":[{"kind":"X"},{}]}"#);
+        let rejection = state.rejection().unwrap().to_string();
+        assert!(
+            rejection.starts_with("the bundle has 2 problems: "),
+            "{rejection}"
+        );
+        let response = decide(&state, &pod_named("a"));
+        assert_eq!(response["status"]["code"], 500);
+        assert_eq!(
+            response["status"]["message"],
+            format!("palisade is not configured: the last bundle was rejected: {rejection}")
+        );
+        assert_eq!(
+            state.why_not_configured().unwrap(),
+            format!("the last bundle was rejected: {rejection}")
+        );
+        let trace: Value = serde_json::from_str(&state.explain(pod_named("a").as_bytes())).unwrap();
+        assert_eq!(trace["problems"].as_array().unwrap().len(), 2);
+        // A bundle that is not JSON at all is rejected the same way.
+        let state = configure(b"policies: []");
+        assert!(
+            decide(&state, &pod_named("a"))["status"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("the bundle is not valid JSON")
+        );
+    }
+
+    #[test]
+    fn reconfigure_replaces_the_state() {
+        let mut state = Configured::default();
+        let answer: Value = serde_json::from_str(&state.configure(b"[1]")).unwrap();
+        assert_eq!(answer["valid"], false);
+        assert!(matches!(state, Configured::Rejected(_)));
+        assert_eq!(decide(&state, &pod_named("x"))["status"]["code"], 500);
+        assert_eq!(
+            state.configure(denying_bundle("x").as_bytes()),
+            r#"{"valid":true}"#
+        );
+        assert_eq!(decide(&state, &pod_named("x"))["allowed"], false);
+        assert_eq!(decide(&state, &pod_named("x"))["status"]["code"], 422);
+        assert_eq!(decide(&state, &pod_named("y"))["allowed"], true);
+        state.configure(denying_bundle("y").as_bytes());
+        assert_eq!(decide(&state, &pod_named("x"))["allowed"], true);
+        assert_eq!(decide(&state, &pod_named("y"))["allowed"], false);
+        // A rejected bundle replaces a good one too: nothing of the old bundle decides any more.
+        state.configure(br#"{"policies":[{}]}"#);
+        assert_eq!(decide(&state, &pod_named("y"))["status"]["code"], 500);
+    }
+
+    #[test]
+    fn bundles_past_the_limit_are_refused_before_reading() {
+        let big = vec![b' '; MAX_BUNDLE_BYTES + 1];
+        for document in [BundleDocument::Bundle, BundleDocument::KubewardenSettings] {
+            let e = read_bundle(&big, document).unwrap_err();
+            assert!(e.to_string().contains("bytes Palisade reads"), "{e}");
+        }
+        let state = configure(&big);
+        assert!(state.rejection().unwrap().to_string().contains(&format!(
+            "the bundle is {} bytes, more than the {MAX_BUNDLE_BYTES} bytes",
+            MAX_BUNDLE_BYTES + 1
+        )));
+        assert_eq!(
+            read_bundle(b" null ", BundleDocument::KubewardenSettings).unwrap(),
+            serde_json::json!({})
+        );
+        assert_eq!(
+            read_bundle(b"", BundleDocument::KubewardenSettings).unwrap(),
+            serde_json::json!({})
+        );
+        assert!(read_bundle(b"", BundleDocument::Bundle).is_err());
+    }
+
+    #[test]
+    fn read_errors_are_typed_and_carry_the_identity() {
+        let e = read_review(
+            br#"{"apiVersion":"admission.k8s.io/v1beta1","request":{"uid":"t","operation":5}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.document, ADMISSION_REVIEW);
+        assert!(
+            matches!(&e.fault, ReadFault::WrongField { path, .. } if path == "request.operation"),
+            "{e:?}"
+        );
+        assert_eq!(
+            (e.api_version.as_str(), e.uid.as_str()),
+            (ADMISSION_V1BETA1, "t")
+        );
+        let response = e.response();
+        assert_eq!(response.uid, "t");
+        assert_eq!(response.status.as_ref().unwrap().code, Some(400));
+        let e = read_review(br#"{"kind":"Pod"}"#).unwrap_err();
+        assert_eq!(e.fault, ReadFault::WrongKind("Pod".into()));
+        let e = read_object::<Value>(b"[]", "the validation request").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the validation request must be a JSON object, not a list"
+        );
+        assert_eq!(
+            e.of(ADMISSION_REVIEW).to_string(),
+            "the AdmissionReview must be a JSON object, not a list"
         );
     }
 }

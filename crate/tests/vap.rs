@@ -172,8 +172,8 @@ fn bundle_errors_name_the_field() {
         policy("p", json!({"validations": [{"expression": "'not a bool'"}, {"expression": "object.spec.(" }]})),
         binding("b", "missing", &["Deny", "Warn"], json!({})),
     ]});
-    let engine = palisade::api::configure(bundle.to_string().as_bytes());
-    let err = engine.unwrap_err().to_string();
+    let configured = palisade::api::configure(bundle.to_string().as_bytes());
+    let err = configured.rejection().unwrap().to_string();
     assert!(
         err.contains("policies[0].spec.validations[0].expression: compilation error"),
         "{err}"
@@ -193,10 +193,9 @@ fn bundle_errors_name_the_field() {
 #[test]
 fn configure_answer_diagnostics() {
     let broken = json!({"policies": [policy("p", json!({"validations": [{"expression": "true &&\n  object.x <=* 3"}]}))]});
-    let answer: Value = serde_json::from_str(&palisade::api::configure_answer(
-        &palisade::api::configure(broken.to_string().as_bytes()),
-    ))
-    .unwrap();
+    let answer: Value =
+        serde_json::from_str(&palisade::api::configure(broken.to_string().as_bytes()).answer())
+            .unwrap();
     assert_eq!(answer["valid"], false);
     let problem = &answer["problems"][0];
     assert_eq!(problem["severity"], "error");
@@ -213,10 +212,9 @@ fn configure_answer_diagnostics() {
 
     let unbound =
         json!({"policies": [policy("p", json!({"validations": [{"expression": "true"}]}))]});
-    let answer: Value = serde_json::from_str(&palisade::api::configure_answer(
-        &palisade::api::configure(unbound.to_string().as_bytes()),
-    ))
-    .unwrap();
+    let answer: Value =
+        serde_json::from_str(&palisade::api::configure(unbound.to_string().as_bytes()).answer())
+            .unwrap();
     assert_eq!(answer["valid"], true);
     assert_eq!(
         answer["warnings"],

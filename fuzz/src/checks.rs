@@ -92,18 +92,18 @@ pub fn check_answer(input: &[u8], answer: &str) -> Value {
 }
 
 /// The answer of `configure` must be JSON with a bool `valid`, true exactly when the bundle compiled.
-pub fn check_configure_answer(result: &Result<palisade::Engine, palisade::ConfigError>) {
-    let answer = palisade::api::configure_answer(result);
+pub fn check_configure_answer(configured: &palisade::api::Configured) {
+    let answer = configured.answer();
     let parsed: Value = match serde_json::from_str(&answer) {
         Ok(v) => v,
         Err(e) => unreachable!("the configure answer is not JSON ({e}): {answer}"),
     };
     assert_eq!(
         parsed.get("valid").and_then(Value::as_bool),
-        Some(result.is_ok()),
+        Some(configured.engine().is_some()),
         "{answer}"
     );
-    if result.is_err() {
+    if configured.engine().is_none() {
         assert!(
             parsed.get("message").is_some_and(Value::is_string),
             "{answer}"
@@ -112,13 +112,13 @@ pub fn check_configure_answer(result: &Result<palisade::Engine, palisade::Config
 }
 
 /// A configured engine decides [`FIXED_REVIEW`] with a well-formed answer.
-fn check_engine_answers(engine: &palisade::Engine) {
-    let answer = palisade::api::validate(Ok(engine), FIXED_REVIEW.as_bytes());
+fn check_engine_answers(engine: palisade::Engine) {
+    let answer = palisade::api::Configured::Ready(engine).validate(FIXED_REVIEW.as_bytes());
     check_answer(FIXED_REVIEW.as_bytes(), &answer);
 }
 
 thread_local! {
-    static EMPTY_ENGINE: RefCell<Option<palisade::Engine>> = const { RefCell::new(None) };
+    static EMPTY_ENGINE: RefCell<Option<palisade::api::Configured>> = const { RefCell::new(None) };
 }
 
 /// `review_reader`: arbitrary bytes through `validate` with the empty bundle `{}`.
@@ -127,12 +127,12 @@ pub fn check_review_reader(data: &[u8]) {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
             match palisade::api::configure(b"{}") {
-                Ok(engine) => *slot = Some(engine),
-                Err(e) => unreachable!("the empty bundle must compile: {e}"),
+                ready @ palisade::api::Configured::Ready(_) => *slot = Some(ready),
+                other => unreachable!("the empty bundle must compile: {}", other.answer()),
             }
         }
-        if let Some(engine) = slot.as_ref() {
-            let answer = palisade::api::validate(Ok(engine), data);
+        if let Some(configured) = slot.as_ref() {
+            let answer = configured.validate(data);
             check_answer(data, &answer);
         }
     });
@@ -166,9 +166,9 @@ fn check_deep_reader(data: &[u8]) {
 
 /// `bundle_json`: arbitrary bytes through `configure`; a bundle that compiles then decides [`FIXED_REVIEW`].
 pub fn check_bundle_json(data: &[u8]) {
-    let result = palisade::api::configure(data);
-    check_configure_answer(&result);
-    if let Ok(engine) = &result {
+    let configured = palisade::api::configure(data);
+    check_configure_answer(&configured);
+    if let palisade::api::Configured::Ready(engine) = configured {
         check_engine_answers(engine);
     }
 }
@@ -182,9 +182,9 @@ pub fn check_bundle_yaml(data: &[u8]) {
         return;
     };
     let bundle = palisade_harness::documents::bundle_from_documents(docs);
-    let result = palisade::Engine::new(&bundle);
-    check_configure_answer(&result);
-    if let Ok(engine) = &result {
+    let configured = palisade::api::configure_value(&bundle);
+    check_configure_answer(&configured);
+    if let palisade::api::Configured::Ready(engine) = configured {
         check_engine_answers(engine);
     }
 }

@@ -44,7 +44,7 @@ pub struct Expect {
     pub skipped: Option<bool>,
     pub bundle_error: Option<bool>,
     /// The bindings that matched, as `<policy>/<binding>`, in evaluation order: checked natively through
-    /// `palisade::api::explain` (the explain trace's `matched`).
+    /// `palisade::api::Configured::explain` (the explain trace's `matched`).
     pub matched: Option<Vec<String>>,
 }
 

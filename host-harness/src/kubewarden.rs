@@ -25,8 +25,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use palisade::{AccessQuery, Cluster, StaticContext};
-use serde::Deserialize;
+use palisade::kubewarden::{
+    BINDING, CALLBACK_FAILURE_PREFIX, CAN_I, CanIRequest, GET_RESOURCE, GetResourceRequest,
+    KUBERNETES, PROTOCOL_VERSION, SettingsValidationResponse, SubjectAccessReviewStatus, VALIDATE,
+    VALIDATE_SETTINGS, ValidationRequest, ValidationResponse,
+};
+use palisade::{Cluster, StaticContext};
 use serde_json::{Map, Value, json};
 use wasmtime_provider::{
     EpochDeadlines, ResourceLimits, WasmtimeEngineProviderBuilder, WasmtimeEngineProviderPre,
@@ -117,38 +121,6 @@ struct HostState {
     calls: std::sync::Mutex<Vec<String>>,
 }
 
-/// policy-sdk-rust's `GetResourceRequest` (unknown fields, e.g. `field_masks`, ignored as policy-server does).
-#[derive(Deserialize)]
-struct GetResourceRequest {
-    api_version: String,
-    kind: String,
-    name: String,
-    namespace: Option<String>,
-}
-
-/// policy-sdk-rust's `CanIRequest`.
-#[derive(Deserialize)]
-struct CanIRequest {
-    subject_access_review: SubjectAccessReview,
-}
-
-#[derive(Deserialize)]
-struct SubjectAccessReview {
-    groups: Option<Vec<String>>,
-    resource_attributes: ResourceAttributes,
-    user: String,
-}
-
-#[derive(Deserialize)]
-struct ResourceAttributes {
-    group: Option<String>,
-    name: Option<String>,
-    namespace: Option<String>,
-    resource: String,
-    subresource: Option<String>,
-    verb: String,
-}
-
 /// The host callback: policy-evaluator's `host_callback` for the capabilities a case's context can answer, with
 /// policy-server's wording for refusals.
 fn answer(
@@ -158,7 +130,7 @@ fn answer(
     operation: &str,
     payload: &[u8],
 ) -> Result<Vec<u8>, String> {
-    if binding != "kubewarden" {
+    if binding != BINDING {
         return Err(format!("unknown binding: {binding}"));
     }
     if namespace != "tracing" {
@@ -171,8 +143,8 @@ fn answer(
     }
     match (namespace, operation) {
         ("tracing", "log") => Ok(Vec::new()),
-        ("kubernetes", "get_resource") => get_resource(state, payload),
-        ("kubernetes", "can_i") => can_i(state, payload),
+        (KUBERNETES, GET_RESOURCE) => get_resource(state, payload),
+        (KUBERNETES, CAN_I) => can_i(state, payload),
         ("kubernetes", "list_resources_by_namespace" | "list_resources_all")
         | (
             "oci",
@@ -224,10 +196,9 @@ fn get_resource(state: &HostState, payload: &[u8]) -> Result<Vec<u8>, String> {
 
 /// An error of a capability's handler as policy-evaluator's callback runtime hands it to the guest
 /// (`crates/policy-evaluator/src/runtimes/callback.rs`); refusals by the capability allow-list stay bare.
-/// The guest reads it back with `palisade::abi::kubewarden::CALLBACK_FAILURE_PREFIX` (behind the guest-only
-/// `kubewarden` feature, so not linked here).
+/// The guest reads it back with the same [`CALLBACK_FAILURE_PREFIX`].
 fn callback_failure(error: String) -> String {
-    format!("Callback evaluation failure: {error}")
+    format!("{CALLBACK_FAILURE_PREFIX}{error}")
 }
 
 fn can_i(state: &HostState, payload: &[u8]) -> Result<Vec<u8>, String> {
@@ -238,22 +209,14 @@ fn can_i(state: &HostState, payload: &[u8]) -> Result<Vec<u8>, String> {
             .replay(&replay::Request::can_i(&payload))
             .map_err(callback_failure);
     }
-    let review = request.subject_access_review;
-    let attributes = review.resource_attributes;
-    let query = AccessQuery {
-        user: review.user,
-        groups: review.groups.unwrap_or_default(),
-        verb: attributes.verb,
-        api_group: attributes.group.unwrap_or_default(),
-        resource: attributes.resource,
-        subresource: attributes.subresource.unwrap_or_default(),
-        namespace: attributes.namespace.unwrap_or_default(),
-        name: attributes.name.unwrap_or_default(),
-        ..AccessQuery::default()
-    };
+    let query = request.into_query();
     let allowed = state.context.authorize(&query).map_err(callback_failure)?;
     // A SubjectAccessReviewStatus, as policy-server answers.
-    Ok(json!({ "allowed": allowed }).to_string().into_bytes())
+    serde_json::to_vec(&SubjectAccessReviewStatus {
+        allowed,
+        ..SubjectAccessReviewStatus::default()
+    })
+    .map_err(|e| e.to_string())
 }
 
 /// `palisade-kubewarden.wasm` (or any waPC guest) compiled once, run on a fresh instance per request.
@@ -339,28 +302,21 @@ fn bad_output(call: &str, reason: impl Into<String>) -> HostError {
 /// `{"request": review.request, "settings": bundle}`, the payload policy-server sends to `validate`.
 pub fn validation_payload(bundle: &Value, review: &Value) -> Result<Vec<u8>, HostError> {
     let request = review.get("request").unwrap_or(&Value::Null);
-    serde_json::to_vec(&json!({ "request": request, "settings": bundle }))
-        .map_err(|e| HostError::Host(format!("cannot encode the validation request: {e}")))
+    serde_json::to_vec(&ValidationRequest {
+        request,
+        settings: bundle,
+    })
+    .map_err(|e| HostError::Host(format!("cannot encode the validation request: {e}")))
 }
 
 /// A ValidationResponse as the AdmissionReview policy-server answers (policy-evaluator
 /// `AdmissionResponse::from_policy_validation_response`): same apiVersion as the review, `request.uid` echoed.
 pub fn admission_review(review: &Value, validation_response: &[u8]) -> Result<Value, HostError> {
-    let response: Value = serde_json::from_slice(validation_response)
-        .map_err(|e| bad_output("validate", format!("not a ValidationResponse: {e}")))?;
-    let accepted = response
-        .get("accepted")
-        .and_then(Value::as_bool)
-        .ok_or_else(|| {
-            bad_output(
-                "validate",
-                "the ValidationResponse has no boolean `accepted`",
-            )
-        })?;
-    let present = |key: &str| response.get(key).filter(|v| !v.is_null());
-    if present("mutated_object").is_some() {
+    let response: ValidationResponse = serde_json::from_slice(validation_response)
+        .map_err(|e| bad_output(VALIDATE, format!("not a ValidationResponse: {e}")))?;
+    if response.mutated_object.is_some() {
         return Err(bad_output(
-            "validate",
+            VALIDATE,
             "the ValidationResponse mutates the object, but Palisade never mutates",
         ));
     }
@@ -370,48 +326,22 @@ pub fn admission_review(review: &Value, validation_response: &[u8]) -> Result<Va
         .and_then(Value::as_str)
         .unwrap_or_default();
     out.insert("uid".into(), json!(uid));
-    out.insert("allowed".into(), json!(accepted));
-    let message = present("message");
-    let code = present("code");
-    if message.is_some_and(|m| !m.is_string()) || code.is_some_and(|c| !c.is_u64()) {
-        return Err(bad_output(
-            "validate",
-            "the ValidationResponse's `message` or `code` has the wrong type",
-        ));
-    }
-    if message.is_some() || code.is_some() {
+    out.insert("allowed".into(), json!(response.accepted));
+    if response.message.is_some() || response.code.is_some() {
         let mut status = Map::new();
-        if let Some(message) = message {
-            status.insert("message".into(), message.clone());
+        if let Some(message) = response.message {
+            status.insert("message".into(), json!(message));
         }
-        if let Some(code) = code {
-            status.insert("code".into(), code.clone());
+        if let Some(code) = response.code {
+            status.insert("code".into(), json!(code));
         }
         out.insert("status".into(), Value::Object(status));
     }
-    if let Some(annotations) = present("audit_annotations") {
-        if !annotations
-            .as_object()
-            .is_some_and(|m| m.values().all(Value::is_string))
-        {
-            return Err(bad_output(
-                "validate",
-                "the ValidationResponse's `audit_annotations` is not a string map",
-            ));
-        }
-        out.insert("auditAnnotations".into(), annotations.clone());
+    if let Some(annotations) = response.audit_annotations {
+        out.insert("auditAnnotations".into(), json!(annotations));
     }
-    if let Some(warnings) = present("warnings") {
-        if !warnings
-            .as_array()
-            .is_some_and(|w| w.iter().all(Value::is_string))
-        {
-            return Err(bad_output(
-                "validate",
-                "the ValidationResponse's `warnings` is not a list of strings",
-            ));
-        }
-        out.insert("warnings".into(), warnings.clone());
+    if let Some(warnings) = response.warnings {
+        out.insert("warnings".into(), json!(warnings));
     }
     let api_version = review
         .get("apiVersion")
@@ -425,26 +355,13 @@ pub fn admission_review(review: &Value, validation_response: &[u8]) -> Result<Va
 
 /// A `validate_settings` answer: `Ok(None)` valid, `Ok(Some(message))` invalid.
 fn settings_answer(bytes: &[u8]) -> Result<Option<String>, HostError> {
-    let answer: Value = serde_json::from_slice(bytes).map_err(|e| {
+    let answer: SettingsValidationResponse = serde_json::from_slice(bytes).map_err(|e| {
         bad_output(
-            "validate_settings",
+            VALIDATE_SETTINGS,
             format!("not a SettingsValidationResponse: {e}"),
         )
     })?;
-    match answer.get("valid").and_then(Value::as_bool) {
-        Some(true) => Ok(None),
-        Some(false) => Ok(Some(
-            answer
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-        )),
-        None => Err(bad_output(
-            "validate_settings",
-            "the SettingsValidationResponse has no boolean `valid`",
-        )),
-    }
+    Ok((!answer.valid).then(|| answer.message.unwrap_or_default()))
 }
 
 impl KubewardenBackend {
@@ -470,10 +387,10 @@ impl KubewardenBackend {
         }
         let version = backend
             .instantiate(None, DEFAULT_DEADLINE)?
-            .call("protocol_version", &[])?;
+            .call(PROTOCOL_VERSION, &[])?;
         if serde_json::from_slice::<Value>(&version).ok() != Some(json!("v1")) {
             return Err(bad_output(
-                "protocol_version",
+                PROTOCOL_VERSION,
                 format!(
                     "expected `\"v1\"`, got `{}`",
                     String::from_utf8_lossy(&version)
@@ -626,8 +543,7 @@ impl KubewardenBackend {
         context: Option<&Value>,
         deadline: Duration,
     ) -> Result<Vec<u8>, HostError> {
-        self.instantiate(context, deadline)?
-            .call("validate", payload)
+        self.instantiate(context, deadline)?.call(VALIDATE, payload)
     }
 }
 
@@ -665,14 +581,14 @@ impl Backend for KubewardenBackend {
         deadline: Duration,
     ) -> Result<Value, HostError> {
         let instance = self.instantiate(context, deadline)?;
-        settings_answer(&instance.call("validate_settings", &settings_bytes(bundle)?)?)?;
-        let answer = instance.call("validate", &validation_payload(bundle, review)?)?;
+        settings_answer(&instance.call(VALIDATE_SETTINGS, &settings_bytes(bundle)?)?)?;
+        let answer = instance.call(VALIDATE, &validation_payload(bundle, review)?)?;
         admission_review(review, &answer)
     }
 
     fn check(&self, bundle: &Value) -> Result<Option<String>, HostError> {
         let instance = self.instantiate(None, DEFAULT_DEADLINE)?;
-        settings_answer(&instance.call("validate_settings", &settings_bytes(bundle)?)?)
+        settings_answer(&instance.call(VALIDATE_SETTINGS, &settings_bytes(bundle)?)?)
     }
 }
 
@@ -826,9 +742,9 @@ mod tests {
         );
     }
 
-    /// The prefix the guest (crate/src/abi/kubewarden.rs `NAMESPACE_NOT_FOUND_PREFIX`) reads as "not found".
+    /// The prefix the guest reads as "not found".
     fn palisade_kubewarden_not_found_prefix() -> &'static str {
-        "Cannot find v1/Namespace named "
+        palisade::kubewarden::NAMESPACE_NOT_FOUND_PREFIX
     }
 
     #[test]
@@ -1113,6 +1029,65 @@ mod tests {
             out["response"]["status"]["message"],
             "the AdmissionReview has no `request`"
         );
+    }
+
+    /// Settings past the bundle limit (`palisade::bundle::MAX_BUNDLE_BYTES`) are refused through the real module in
+    /// `validate_settings` and in `validate` alike, with the same problem, as the C ABI refuses such a bundle; the
+    /// instance is not left with them.
+    #[test]
+    fn the_shipped_module_refuses_over_large_settings_on_both_paths() {
+        let backend = shipped_backend();
+        let limit = palisade::bundle::MAX_BUNDLE_BYTES;
+        let big = json!({"policies": [], "params": [{"data": "x".repeat(limit)}]});
+        let size = settings_bytes(&big).unwrap().len();
+        let message = backend.check(&big).unwrap().unwrap();
+        assert_eq!(
+            message,
+            format!(
+                "the bundle has 1 problem: : the settings are {size} bytes, more than the {limit} bytes \
+                 Palisade reads: split them into several policies"
+            )
+        );
+        let review: Value = serde_json::from_str(POD_REVIEW).unwrap();
+        // policy-server's request path: `validate` alone, with the settings, on a fresh instance.
+        let answer = backend
+            .validate_fresh(
+                &validation_payload(&big, &review).unwrap(),
+                None,
+                DEFAULT_DEADLINE,
+            )
+            .unwrap();
+        let out = admission_review(&review, &answer).unwrap();
+        assert_eq!(out["response"]["allowed"], false, "{out}");
+        assert_eq!(out["response"]["status"]["code"], 500);
+        assert_eq!(
+            out["response"]["status"]["message"],
+            format!("palisade is not configured: the last bundle was rejected: {message}")
+        );
+        // The C ABI module refuses the same bundle with the same code.
+        let c_abi =
+            crate::host::CAbiBackend::load(&crate::artifacts::artifact(crate::artifacts::C_ABI))
+                .unwrap();
+        let same = c_abi
+            .evaluate(&big, &review, None, DEFAULT_DEADLINE)
+            .unwrap();
+        assert_eq!(same["response"]["status"]["code"], 500);
+        assert!(
+            c_abi
+                .check(&big)
+                .unwrap()
+                .unwrap()
+                .contains(&format!("more than the {limit} bytes"))
+        );
+        // One instance: the refused settings are not kept, good settings after them decide.
+        let instance = backend.instantiate(None, DEFAULT_DEADLINE).unwrap();
+        for (bundle, allowed) in [(&big, false), (&json!({}), true), (&big, false)] {
+            let answer = instance
+                .call(VALIDATE, &validation_payload(bundle, &review).unwrap())
+                .unwrap();
+            let out = admission_review(&review, &answer).unwrap();
+            assert_eq!(out["response"]["allowed"], allowed, "{out}");
+        }
     }
 
     /// Both artifacts answer the same for what the C ABI's hostile and foundation inputs look like through waPC.

@@ -182,7 +182,7 @@ fn main() {
             continue;
         };
         let bundle = bundle_bytes(&case.bundle).unwrap();
-        let compiles = palisade::api::configure(&bundle).is_ok();
+        let compiles = palisade::api::configure(&bundle).engine().is_some();
         trials.push(Trial::test(format!("native::{relative}"), move || {
             native_agrees(&case)
         }));

@@ -1,4 +1,4 @@
-//! `palisade eval --explain`: the trace computed natively (`palisade::api::explain`), with the module's answer as its
+//! `palisade eval --explain`: the trace computed natively (`palisade::api::Configured::explain`), with the module's answer as its
 //! verdict — the same answer `palisade eval` prints without it.
 #![allow(
     clippy::unwrap_used,

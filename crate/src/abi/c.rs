@@ -9,17 +9,11 @@
 
 use std::cell::RefCell;
 
-use crate::api;
-use crate::engine::Engine;
-
-enum State {
-    Unconfigured,
-    Rejected(String),
-    Ready(Engine),
-}
+use crate::api::Configured;
 
 thread_local! {
-    static STATE: RefCell<State> = const { RefCell::new(State::Unconfigured) };
+    /// What this instance decides with: [`Configured::Never`] until the first `configure`, then the last bundle's.
+    static STATE: RefCell<Configured> = const { RefCell::new(Configured::Never) };
 }
 
 /// Hand a buffer to the host; the host frees it with `palisade_free(ptr, len)`.
@@ -72,14 +66,7 @@ pub unsafe extern "C" fn palisade_free(ptr: i32, len: i32) {
 pub unsafe extern "C" fn configure(ptr: i32, len: i32) -> i64 {
     // SAFETY: forwarded from the host's contract.
     let bytes = unsafe { input(ptr, len) };
-    let result = api::configure(bytes);
-    let answer = api::configure_answer(&result);
-    STATE.with(|state| {
-        *state.borrow_mut() = match result {
-            Ok(engine) => State::Ready(engine),
-            Err(e) => State::Rejected(format!("the last bundle was rejected: {e}")),
-        };
-    });
+    let answer = STATE.with(|state| state.borrow_mut().configure(bytes));
     leak(answer.into_bytes())
 }
 
@@ -91,10 +78,6 @@ pub unsafe extern "C" fn configure(ptr: i32, len: i32) -> i64 {
 pub unsafe extern "C" fn validate(ptr: i32, len: i32) -> i64 {
     // SAFETY: forwarded from the host's contract.
     let bytes = unsafe { input(ptr, len) };
-    let answer = STATE.with(|state| match &*state.borrow() {
-        State::Ready(engine) => api::validate(Ok(engine), bytes),
-        State::Rejected(reason) => api::validate(Err(reason), bytes),
-        State::Unconfigured => api::validate(Err(api::NEVER_CONFIGURED), bytes),
-    });
+    let answer = STATE.with(|state| state.borrow().validate(bytes));
     leak(answer.into_bytes())
 }

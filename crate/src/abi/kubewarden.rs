@@ -1,4 +1,5 @@
-//! The Kubewarden waPC guest (`palisade-kubewarden.wasm`, docs/architecture.md, "Kubewarden").
+//! The Kubewarden waPC guest (`palisade-kubewarden.wasm`, docs/architecture.md, "Kubewarden"): decode → call →
+//! encode over [`crate::api`], with the wire types of [`crate::kubewarden`] (shared with the harness's waPC host).
 //!
 //! Three waPC operations, with the payloads of kubewarden/policy-sdk-rust:
 //!
@@ -9,38 +10,31 @@
 //! | `protocol_version` | nothing | `"v1"` |
 //!
 //! None of them answers a waPC error: a payload that cannot be read is a rejecting ValidationResponse with code 400
-//! (or `valid: false`), so policy-server always gets a well-formed answer.
+//! (or `valid: false`), so policy-server always gets a well-formed answer. Settings are read and compiled by
+//! [`crate::api`] (the bundle size limit included) in `validate` as in `validate_settings`; settings that do not
+//! compile make `validate` answer what the C ABI answers after a rejected `configure` (500 `palisade is not
+//! configured: …`).
 //!
 //! Cluster state comes from Kubewarden's host capabilities (binding `kubewarden`, namespace `kubernetes`):
 //! `get_resource` for v1 Namespace objects and `can_i` for SubjectAccessReviews. They are asked lazily, at most once
 //! per request and key, through [`HostCluster`]. Everything but the waPC glue is plain Rust over the [`Host`] trait,
-//! so it is tested natively; the glue (`wapc_init`, `wapc_guest::host_call`) exists only on wasm32.
+//! so it is tested natively (by `cargo test -p palisade`, feature or not); the glue (`wapc_init`,
+//! `wapc_guest::host_call`) exists only on wasm32 with the feature.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Value, json};
 
+use crate::api::{self, ADMISSION_REVIEW, BundleDocument, Configured, ReadError, ReadFault};
 use crate::context::{AccessQuery, Cluster, ContextError};
-use crate::engine::Engine;
-use crate::review::{AdmissionRequest, AdmissionResponse};
-
-/// The waPC binding of Kubewarden's host capabilities.
-pub const BINDING: &str = "kubewarden";
-/// The host-capability namespace of the Kubernetes operations.
-pub const KUBERNETES: &str = "kubernetes";
-/// `kubernetes/get_resource`: one object by apiVersion, kind, name (and namespace).
-pub const GET_RESOURCE: &str = "get_resource";
-/// `kubernetes/can_i`: a SubjectAccessReview.
-pub const CAN_I: &str = "can_i";
-/// How policy-server words a `get_resource` for an object that does not exist (policy-evaluator's kubernetes
-/// client): `Cannot find v1/Namespace named 'x' inside of namespace 'None'`. That answer means "no such namespace".
-pub const NAMESPACE_NOT_FOUND_PREFIX: &str = "Cannot find v1/Namespace named ";
-/// How policy-evaluator hands the guest an error of a host capability's handler
-/// (`crates/policy-evaluator/src/runtimes/callback.rs`): `Callback evaluation failure: <error>`.
-pub const CALLBACK_FAILURE_PREFIX: &str = "Callback evaluation failure: ";
+pub use crate::kubewarden::{
+    BINDING, CALLBACK_FAILURE_PREFIX, CAN_I, CanIRequest, GET_RESOURCE, GetResourceRequest,
+    KUBERNETES, NAMESPACE_NOT_FOUND_PREFIX, SettingsValidationResponse, SubjectAccessReviewStatus,
+    ValidationRequest, ValidationResponse,
+};
+use crate::review::AdmissionRequest;
 
 /// A host error as a user may read it: a Rust backtrace that a host running with `RUST_BACKTRACE=1` appends to
 /// anyhow's debug text (`\n\nStack backtrace:`) is cut off; it has no place in an admission message.
@@ -58,68 +52,6 @@ fn is_namespace_not_found(message: &str) -> bool {
         .starts_with(NAMESPACE_NOT_FOUND_PREFIX)
 }
 
-/// policy-sdk-rust's `ValidationResponse`, field for field; absent values serialize as `null` as the SDK's do.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ValidationResponse {
-    pub accepted: bool,
-    pub message: Option<String>,
-    pub code: Option<u16>,
-    pub mutated_object: Option<Value>,
-    pub audit_annotations: Option<BTreeMap<String, String>>,
-    pub warnings: Option<Vec<String>>,
-}
-
-impl ValidationResponse {
-    /// A rejection with a code and a message, nothing else.
-    pub fn reject(code: u16, message: impl Into<String>) -> Self {
-        Self {
-            accepted: false,
-            message: Some(message.into()),
-            code: Some(code),
-            ..Self::default()
-        }
-    }
-
-    /// Palisade's AdmissionResponse as a ValidationResponse: `allowed` → `accepted`, `status.message`/`status.code`
-    /// → `message`/`code`, warnings and audit annotations as they are (empty ones left out). `status.reason` and
-    /// `status.details` have no place in a ValidationResponse.
-    pub fn from_admission_response(response: AdmissionResponse) -> Self {
-        let (message, code) = match response.status {
-            Some(status) => (
-                (!status.message.is_empty()).then_some(status.message),
-                status.code,
-            ),
-            None => (None, None),
-        };
-        Self {
-            accepted: response.allowed,
-            message,
-            code,
-            mutated_object: None,
-            audit_annotations: (!response.audit_annotations.is_empty())
-                .then_some(response.audit_annotations),
-            warnings: (!response.warnings.is_empty()).then_some(response.warnings),
-        }
-    }
-
-    /// The JSON bytes policy-server reads.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        serde_json::to_vec(self).unwrap_or_else(|e| {
-            // A ValidationResponse always serializes; answer well-formed even if it did not.
-            let fallback =
-                ValidationResponse::reject(500, format!("cannot encode the response: {e}"));
-            serde_json::to_vec(&fallback).unwrap_or_default()
-        })
-    }
-}
-
-/// policy-sdk-rust's `SettingsValidationResponse`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SettingsValidationResponse {
-    pub valid: bool,
-    pub message: Option<String>,
-}
-
 /// The waPC host as the guest sees it: one host call in the `kubewarden` binding. `Err` carries the host's message.
 pub trait Host {
     fn call(&self, namespace: &str, operation: &str, payload: &[u8]) -> Result<Vec<u8>, String>;
@@ -129,36 +61,34 @@ pub trait Host {
 pub fn validate(payload: &[u8], host: &dyn Host) -> ValidationResponse {
     let (request, settings) = match read_validation_request(payload) {
         Ok(parts) => parts,
-        Err(message) => return ValidationResponse::reject(400, message),
+        Err(e) => return ValidationResponse::from_admission_response(e.response()),
     };
     let raw = settings.as_deref().map_or("", RawValue::get);
-    let parse = || {
-        Ok(or_empty_bundle(
-            settings
-                .as_deref()
-                .map(|s| serde_json::from_str::<Value>(s.get()))
-                .transpose()
-                .map_err(|e| format!("the settings are not valid JSON: {e}"))?,
-        ))
-    };
-    with_engine(raw.as_bytes(), parse, |compiled| match compiled {
-        Ok(engine) => {
-            let cluster = HostCluster::new(host);
-            ValidationResponse::from_admission_response(engine.review(&request, &cluster))
-        }
-        Err(e) => ValidationResponse::reject(
-            500,
-            format!("palisade is not configured: the last bundle was rejected: {e}"),
-        ),
+    with_settings(raw.as_bytes(), |configured| {
+        ValidationResponse::from_admission_response(
+            configured.review(&request, &HostCluster::new(host)),
+        )
     })
-    .unwrap_or_else(|message| ValidationResponse::reject(400, message))
+}
+
+/// `validate_settings`: compile the bundle; every problem is listed in `message`. Never a waPC error.
+pub fn validate_settings(payload: &[u8]) -> SettingsValidationResponse {
+    with_settings(payload, |configured| SettingsValidationResponse {
+        valid: configured.engine().is_some(),
+        message: configured.rejection().map(ToString::to_string),
+    })
+}
+
+/// `protocol_version`: what policy-sdk-rust's `protocol_version_guest` answers, the JSON string `"v1"`.
+pub fn protocol_version() -> Vec<u8> {
+    crate::kubewarden::PROTOCOL_V1.to_vec()
 }
 
 /// The settings this instance compiled last: their bytes as they last arrived, their value, what they compiled to.
 struct Compiled {
     raw: Vec<u8>,
     settings: Value,
-    engine: Result<Engine, String>,
+    configured: Configured,
 }
 
 thread_local! {
@@ -166,112 +96,56 @@ thread_local! {
     static LAST_ENGINE: RefCell<Option<Compiled>> = const { RefCell::new(None) };
 }
 
-/// Run `f` on the engine the settings compile to. The settings come with every call (policy-server sends them to
-/// `validate_settings` and with every `validate`), so the common case — the same settings again, in a reused instance
-/// or a baked module — is answered by comparing their bytes with the last ones, without parsing them. Settings whose
-/// bytes differ are parsed (`parse`) and compared as values before anything is compiled again.
-fn with_engine<R>(
-    raw: &[u8],
-    parse: impl FnOnce() -> Result<Value, String>,
-    f: impl FnOnce(&Result<Engine, String>) -> R,
-) -> Result<R, String> {
+/// Run `f` on what the settings configure ([`api::read_bundle`] then [`api::configure_value`]). The settings come with
+/// every call (policy-server sends them to `validate_settings` and with every `validate`), so the common case — the
+/// same settings again, in a reused instance or a baked module — is answered by comparing their bytes with the last
+/// ones, without parsing them. Settings whose bytes differ are read and compared as values before anything is
+/// compiled again. Settings that cannot be read (too large, not JSON) are rejected and not kept.
+fn with_settings<R>(raw: &[u8], f: impl FnOnce(&Configured) -> R) -> R {
     LAST_ENGINE.with(|last| {
         let mut last = last.borrow_mut();
         if let Some(known) = last.as_ref().filter(|c| c.raw == raw) {
-            return Ok(f(&known.engine));
+            return f(&known.configured);
         }
-        let settings = parse()?;
+        let settings = match api::read_bundle(raw, BundleDocument::KubewardenSettings) {
+            Ok(settings) => settings,
+            Err(e) => return f(&Configured::Rejected(e)),
+        };
         if let Some(known) = last.as_mut().filter(|c| c.settings == settings) {
             known.raw = raw.to_vec();
-            return Ok(f(&known.engine));
+            return f(&known.configured);
         }
-        let engine = Engine::new(&settings).map_err(|e| e.to_string());
-        let answer = f(&engine);
+        let configured = api::configure_value(&settings);
+        let answer = f(&configured);
         *last = Some(Compiled {
             raw: raw.to_vec(),
             settings,
-            engine,
+            configured,
         });
-        Ok(answer)
+        answer
     })
 }
 
-/// `validate_settings`: compile the bundle; every problem is listed in `message`. Never a waPC error.
-pub fn validate_settings(payload: &[u8]) -> SettingsValidationResponse {
-    let verdict = with_engine(
-        payload,
-        || read_settings(payload),
-        |compiled| compiled.as_ref().err().cloned(),
-    )
-    .unwrap_or_else(Some);
-    SettingsValidationResponse {
-        valid: verdict.is_none(),
-        message: verdict,
-    }
-}
-
-/// `protocol_version`: what policy-sdk-rust's `protocol_version_guest` answers, the JSON string `"v1"`.
-pub fn protocol_version() -> Vec<u8> {
-    b"\"v1\"".to_vec()
-}
-
-/// Absent or `null` settings (a policy without settings) are the empty bundle.
-fn or_empty_bundle(settings: Option<Value>) -> Value {
-    match settings {
-        None | Some(Value::Null) => json!({}),
-        Some(other) => other,
-    }
-}
-
-fn read_settings(payload: &[u8]) -> Result<Value, String> {
-    if payload.len() > crate::bundle::MAX_BUNDLE_BYTES {
-        return Err(crate::bundle::ConfigError::at_root(format!(
-            "the settings are {} bytes, more than the {} bytes Palisade reads: split them into several policies",
-            payload.len(),
-            crate::bundle::MAX_BUNDLE_BYTES
-        ))
-        .to_string());
-    }
-    if payload.iter().all(u8::is_ascii_whitespace) {
-        return Ok(json!({}));
-    }
-    serde_json::from_slice::<Option<Value>>(payload)
-        .map(or_empty_bundle)
-        .map_err(|e| format!("the settings are not valid JSON: {e}"))
-}
+/// The name of policy-server's payload in messages.
+const VALIDATION_REQUEST: &str = "the validation request";
 
 /// policy-server's payload. It sends the AdmissionRequest with Kubernetes' camelCase names; hosts that build the payload
 /// with policy-sdk-rust's `KubernetesAdmissionRequest` send snake_case names and empty objects for absent fields. Both
-/// read the same ([`AdmissionRequest`]'s aliases and [`AdmissionRequest::normalized`]).
-#[derive(Deserialize)]
-struct ValidationRequest {
-    request: Option<AdmissionRequest>,
-    /// Kept as text: the same settings arrive with every call and are recognised by their bytes.
-    settings: Option<Box<RawValue>>,
-}
-
-impl crate::review::CarriesRequests for ValidationRequest {
-    const REQUESTS: &'static [&'static [&'static str]] = &[&["request"]];
-
-    fn request_mut(&mut self, _at: usize) -> Option<&mut AdmissionRequest> {
-        self.request.as_mut()
-    }
-}
-
+/// read the same ([`AdmissionRequest`]'s aliases and [`AdmissionRequest::normalized`]). The settings are kept as text:
+/// the same settings arrive with every call and are recognised by their bytes.
 fn read_validation_request(
     payload: &[u8],
-) -> Result<(AdmissionRequest, Option<Box<RawValue>>), String> {
-    // `request` is the AdmissionReview's request, so field paths and wording are those the C ABI gives.
-    let parsed: ValidationRequest = crate::api::read_object(payload, "the validation request")
-        .map_err(|e| {
-            e.replace(
-                "the validation request has a wrong field",
-                "the AdmissionReview has a wrong field",
-            )
+) -> Result<(AdmissionRequest, Option<Box<RawValue>>), ReadError> {
+    let parsed: ValidationRequest<Option<AdmissionRequest>, Option<Box<RawValue>>> =
+        api::read_object(payload, VALIDATION_REQUEST).map_err(|e| match e.fault {
+            // Only `request` has fields to get wrong, and it is the AdmissionReview's request: its faults are worded
+            // as the C ABI words them.
+            ReadFault::WrongField { .. } => e.of(ADMISSION_REVIEW),
+            _ => e,
         })?;
     let request = parsed
         .request
-        .ok_or_else(|| crate::api::NO_REQUEST.to_owned())?;
+        .ok_or_else(|| ReadError::new(ADMISSION_REVIEW, ReadFault::NoRequest, payload))?;
     Ok((request.normalized(), parsed.settings))
 }
 
@@ -293,21 +167,20 @@ impl<'h> HostCluster<'h> {
     }
 
     /// One `kubernetes/<operation>` host call; a failure is the host's message without a backtrace.
-    fn ask(&self, operation: &str, request: &Value) -> Result<Vec<u8>, ContextError> {
+    fn ask(
+        &self,
+        operation: &str,
+        request: &impl serde::Serialize,
+    ) -> Result<Vec<u8>, ContextError> {
+        let payload = serde_json::to_vec(request)
+            .map_err(|e| format!("cannot encode the `kubernetes/{operation}` request: {e}"))?;
         self.host
-            .call(KUBERNETES, operation, request.to_string().as_bytes())
+            .call(KUBERNETES, operation, &payload)
             .map_err(|e| host_message(&e))
     }
 
     fn get_namespace(&self, name: &str) -> Result<Option<Value>, ContextError> {
-        let request = json!({
-            "api_version": "v1",
-            "kind": "Namespace",
-            "name": name,
-            "namespace": null,
-            "disable_cache": false,
-        });
-        match self.ask(GET_RESOURCE, &request) {
+        match self.ask(GET_RESOURCE, &GetResourceRequest::namespace(name)) {
             Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
                 Ok(object @ Value::Object(_)) => Ok(Some(object)),
                 Ok(other) => Err(format!(
@@ -331,46 +204,17 @@ impl<'h> HostCluster<'h> {
                     .to_owned(),
             );
         }
-        let request = can_i_request(query);
-        let bytes = self.ask(CAN_I, &request)?;
+        let bytes = self.ask(CAN_I, &CanIRequest::from_query(query))?;
         let status: Value = serde_json::from_slice(&bytes)
             .map_err(|e| format!("`kubernetes/can_i` answered invalid JSON: {e}"))?;
-        status
-            .get("allowed")
-            .and_then(Value::as_bool)
-            .ok_or_else(|| {
-                "`kubernetes/can_i` answered a SubjectAccessReviewStatus without `allowed`"
-                    .to_owned()
+        serde_json::from_value::<SubjectAccessReviewStatus>(status)
+            .map(|status| status.allowed)
+            .map_err(|e| {
+                format!(
+                    "`kubernetes/can_i` answered a SubjectAccessReviewStatus without `allowed`: {e}"
+                )
             })
     }
-}
-
-/// The `can_i` payload policy-sdk-rust sends: `{"subject_access_review": {groups, resource_attributes, user},
-/// "disable_cache": false}`. Empty optional attributes are left out (`null`), as the SDK's `Option`s are.
-pub fn can_i_request(query: &AccessQuery) -> Value {
-    let opt = |s: &str| {
-        if s.is_empty() {
-            Value::Null
-        } else {
-            Value::String(s.to_owned())
-        }
-    };
-    json!({
-        "subject_access_review": {
-            "groups": if query.groups.is_empty() { Value::Null } else { json!(query.groups) },
-            "resource_attributes": {
-                "group": opt(&query.api_group),
-                "name": opt(&query.name),
-                "namespace": opt(&query.namespace),
-                "resource": query.resource,
-                "subresource": opt(&query.subresource),
-                "verb": query.verb,
-                "version": null,
-            },
-            "user": query.user,
-        },
-        "disable_cache": false,
-    })
 }
 
 impl Cluster for HostCluster<'_> {
@@ -398,7 +242,7 @@ impl Cluster for HostCluster<'_> {
 }
 
 /// The waPC glue: registered operations and the host call.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "kubewarden"))]
 mod guest {
     use wapc_guest::CallResult;
 
@@ -448,7 +292,10 @@ mod guest {
 mod tests {
     use std::cell::Cell;
 
+    use serde_json::json;
+
     use super::*;
+    use crate::review::AdmissionResponse;
 
     /// A host that answers from a closure and counts its calls.
     struct FakeHost<F: Fn(&str, &str, &Value) -> Result<Value, String>> {
@@ -496,7 +343,7 @@ mod tests {
     }
 
     const POD_CREATE: &str = r#"{"uid":"u1","operation":"CREATE","kind":{"group":"","version":"v1","kind":"Pod"},
-        "resource":{"group":"","version":"v1","resource":"pods"},"namespace":"team-a","object":{"metadata":{"name":"p"}}}"#;
+        "resource":{"group":"","version":"v1","resource":"pods"},"namespace":"team-a","userInfo":{"username":"alice"},"object":{"metadata":{"name":"p"}}}"#;
 
     // upstream: kubewarden/policy-sdk-rust src/lib.rs test_accept_request (the JSON an accepting response carries)
     #[test]
@@ -549,7 +396,7 @@ mod tests {
                 "the AdmissionReview has a wrong field: request.operation: ",
             ),
             (
-                br#"{"request":{"uid":"x"},"settings":{}} trailing"#,
+                format!(r#"{{"request":{POD_CREATE},"settings":{{}}}} trailing"#).as_bytes(),
                 "not valid JSON",
             ),
         ] {
@@ -570,6 +417,7 @@ mod tests {
         let camel: Value = serde_json::from_str(POD_CREATE).unwrap();
         let mut sdk = camel.clone();
         let map = sdk.as_object_mut().unwrap();
+        map.remove("userInfo");
         map.insert(
             "user_info".into(),
             json!({"username": "alice", "groups": ["devs"]}),
@@ -593,11 +441,11 @@ mod tests {
         assert_eq!(request.user_info.groups, ["devs"]);
         assert_eq!(
             (
-                request.request_kind,
-                request.request_resource,
-                request.request_sub_resource
+                &request.request_kind,
+                &request.request_resource,
+                &request.request_sub_resource
             ),
-            (None, None, None)
+            (&None, &None, &None)
         );
         assert_eq!(request.options, None);
         let mut kubernetes = camel;
@@ -607,7 +455,7 @@ mod tests {
         let payload = json!({"request": kubernetes, "settings": {}}).to_string();
         let (request, _) = read_validation_request(payload.as_bytes()).unwrap();
         assert_eq!(request.user_info.username, "alice");
-        assert_eq!(request.request_kind.unwrap().version, "v1beta1");
+        assert_eq!(request.request_kind.as_ref().unwrap().version, "v1beta1");
         assert_eq!(request.uid, "u1");
         assert_eq!(request.object.as_ref().unwrap()["metadata"]["name"], "p");
     }
@@ -670,16 +518,45 @@ mod tests {
     fn settings_that_are_not_json_are_invalid_not_an_error() {
         let answer = validate_settings(b"policies: []");
         assert!(!answer.valid);
+        let message = answer.message.unwrap();
         assert!(
-            answer
-                .message
-                .unwrap()
-                .starts_with("the settings are not valid JSON: ")
+            message.starts_with("the bundle has 1 problem: : the settings are not valid JSON: "),
+            "{message}"
         );
         assert_eq!(
             serde_json::to_value(validate_settings(b"{}")).unwrap(),
             json!({"valid": true, "message": null})
         );
+    }
+
+    /// Settings past `MAX_BUNDLE_BYTES` are refused in `validate` as in `validate_settings`, before they are parsed, and
+    /// are not kept: the next call with good settings compiles them.
+    #[test]
+    fn settings_past_the_bundle_limit_are_refused_on_both_paths() {
+        let limit = crate::bundle::MAX_BUNDLE_BYTES;
+        // A valid JSON bundle, padded with whitespace inside the object past the limit.
+        let big = format!("{{{}}}", " ".repeat(limit));
+        let answer = validate_settings(big.as_bytes());
+        assert!(!answer.valid);
+        let message = answer.message.unwrap();
+        assert!(
+            message.contains(&format!(
+                "the settings are {} bytes, more than the {limit} bytes Palisade reads",
+                limit + 2
+            )),
+            "{message}"
+        );
+        let payload = format!(r#"{{"request":{POD_CREATE},"settings":{big}}}"#);
+        let response = validate(payload.as_bytes(), &no_host());
+        assert!(!response.accepted);
+        assert_eq!(response.code, Some(500));
+        assert_eq!(
+            response.message.unwrap(),
+            format!("palisade is not configured: the last bundle was rejected: {message}")
+        );
+        let good = format!(r#"{{"request":{POD_CREATE},"settings":{{}}}}"#);
+        assert!(validate(good.as_bytes(), &no_host()).accepted);
+        assert!(!validate(payload.as_bytes(), &no_host()).accepted);
     }
 
     // upstream: kubewarden/policy-sdk-rust src/metadata.rs protocol_version_try_from_known_version (`"v1"`)

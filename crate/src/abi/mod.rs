@@ -1,8 +1,10 @@
-//! Entrypoints: each a thin adapter over [`crate::api`], behind its own cargo feature.
+//! Entrypoints: each a thin adapter over [`crate::api`], behind its own cargo feature. The Kubewarden adapter is plain
+//! Rust but for its waPC glue, so it is also compiled for the crate's own tests (`cargo test -p palisade`), without
+//! `wapc-guest`.
 
 #[cfg(feature = "c-abi")]
 pub mod c;
-#[cfg(feature = "kubewarden")]
+#[cfg(any(feature = "kubewarden", test))]
 pub mod kubewarden;
 #[cfg(feature = "web")]
 pub mod web;

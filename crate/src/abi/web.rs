@@ -13,12 +13,12 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::api;
+use crate::api::{self, Configured};
 
-/// A compiled bundle.
+/// A compiled bundle: always [`Configured::Ready`] (the constructor throws otherwise).
 #[wasm_bindgen]
 pub struct Engine {
-    inner: crate::engine::Engine,
+    inner: Configured,
 }
 
 #[wasm_bindgen]
@@ -26,26 +26,27 @@ impl Engine {
     /// Compile a bundle (JSON); throws `configure`'s answer when it does not compile.
     #[wasm_bindgen(constructor)]
     pub fn new(bundle_json: &str) -> Result<Engine, JsError> {
-        let result = api::configure(bundle_json.as_bytes());
-        match result {
-            Ok(inner) => Ok(Engine { inner }),
-            Err(_) => Err(JsError::new(&api::configure_answer(&result))),
+        let inner = api::configure(bundle_json.as_bytes());
+        match inner {
+            Configured::Ready(_) => Ok(Engine { inner }),
+            Configured::Never | Configured::Rejected(_) => Err(JsError::new(&inner.answer())),
         }
     }
 
     /// Decide one input; the AdmissionReview answer (JSON).
     pub fn validate(&self, input_json: &str) -> String {
-        api::validate(Ok(&self.inner), input_json.as_bytes())
+        self.inner.validate(input_json.as_bytes())
     }
 
     /// Decide one input and say how (JSON).
     pub fn explain(&self, input_json: &str) -> String {
-        api::explain(&self.inner, input_json.as_bytes())
+        self.inner.explain(input_json.as_bytes())
     }
 
     /// Warnings about the bundle (JSON list of `{document, path, message, help}`).
     pub fn diagnostics(&self) -> String {
-        serde_json::to_string(self.inner.diagnostics()).unwrap_or_else(|_| "[]".to_owned())
+        let diagnostics = self.inner.engine().map_or(&[][..], |e| e.diagnostics());
+        serde_json::to_string(diagnostics).unwrap_or_else(|_| "[]".to_owned())
     }
 }
 

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -144,23 +143,37 @@ impl AdmissionRequest {
 /// A document that carries AdmissionRequests (an AdmissionReview, `{"review":…,"context":…}`, Kubewarden's
 /// ValidationRequest): where they sit, so that their `object` and `oldObject` can be read at any depth kube-apiserver
 /// sends ([`read_with_deep_objects`]).
-pub(crate) trait CarriesRequests {
+pub trait CarriesRequests {
     /// The field paths, from the document root, of the requests.
     const REQUESTS: &'static [&'static [&'static str]];
     /// The request at `REQUESTS[at]`, once read.
     fn request_mut(&mut self, at: usize) -> Option<&mut AdmissionRequest>;
 }
 
+/// Any JSON object, read as a document that carries no request.
+impl CarriesRequests for Value {
+    const REQUESTS: &'static [&'static [&'static str]] = &[];
+
+    fn request_mut(&mut self, _at: usize) -> Option<&mut AdmissionRequest> {
+        None
+    }
+}
+
 /// Read a document whose request objects nest deeper than serde_json reads (its recursion limit stopped the fast
 /// path with `shallow_error`): the whole text is read by [`deep::parse`], the objects are set aside, the rest is read
-/// into `T` as usual and the objects are put back. Anything else nested that deep is still refused with
-/// `shallow_error`: kube-apiserver's own fields never are.
-pub(crate) fn read_with_deep_objects<T: DeserializeOwned + CarriesRequests>(
+/// by `read_shallow` as usual (so its errors are worded and positioned as any input's) and the objects are put back.
+/// Anything else nested that deep is still refused with `shallow_error`: kube-apiserver's own fields never are.
+/// `refuse` words a refusal (the reason the text is not JSON Palisade reads).
+pub(crate) fn read_with_deep_objects<T: CarriesRequests, E>(
     text: &str,
-    what: &str,
     shallow_error: &serde_json::Error,
-) -> Result<T, String> {
-    let mut tree = deep::parse(text).map_err(|e| format!("{what} is not valid JSON: {e}"))?;
+    read_shallow: impl FnOnce(&[u8]) -> Result<T, E>,
+    refuse: impl FnOnce(String) -> E,
+) -> Result<T, E> {
+    let mut tree = match deep::parse(text) {
+        Ok(tree) => tree,
+        Err(e) => return Err(refuse(e)),
+    };
     let mut set_aside = Vec::new();
     for (at, path) in T::REQUESTS.iter().enumerate() {
         let mut request = Some(&mut tree);
@@ -175,41 +188,35 @@ pub(crate) fn read_with_deep_objects<T: DeserializeOwned + CarriesRequests>(
             }
         }
     }
-    let release_all = |set_aside: Vec<(usize, &str, Value)>| {
-        for (_, _, object) in set_aside {
-            deep::release(object);
-        }
-    };
-    if let Some((at, key, _)) = set_aside
+    let too_deep = set_aside
         .iter()
         .find(|(_, _, object)| deep::depth(object) > deep::MAX_DEPTH)
-    {
-        let path = T::REQUESTS
-            .get(*at)
-            .map(|p| p.join("."))
-            .unwrap_or_default();
-        let message = format!(
-            "{what} is not valid JSON: `{path}.{key}` nests deeper than {} levels, the most kube-apiserver accepts",
-            deep::MAX_DEPTH
-        );
-        deep::release(tree);
-        release_all(set_aside);
-        return Err(message);
-    }
-    if deep::depth(&tree) > deep::SERDE_DEPTH {
-        deep::release(tree);
-        release_all(set_aside);
-        return Err(format!("{what} is not valid JSON: {shallow_error}"));
-    }
-    let mut parsed: T = match serde_path_to_error::deserialize(tree) {
+        .map(|(at, key, _)| {
+            let path = T::REQUESTS
+                .get(*at)
+                .map(|p| p.join("."))
+                .unwrap_or_default();
+            format!(
+                "`{path}.{key}` nests deeper than {} levels, the most kube-apiserver accepts",
+                deep::MAX_DEPTH
+            )
+        })
+        .or_else(|| (deep::depth(&tree) > deep::SERDE_DEPTH).then(|| shallow_error.to_string()));
+    let shallow = match too_deep {
+        Some(reason) => Err(reason),
+        None => Ok(tree.to_string()),
+    };
+    deep::release(tree);
+    let parsed = shallow
+        .map_err(refuse)
+        .and_then(|shallow| read_shallow(shallow.as_bytes()));
+    let mut parsed = match parsed {
         Ok(parsed) => parsed,
         Err(e) => {
-            release_all(set_aside);
-            let path = e.path().to_string();
-            return Err(format!(
-                "{what} has a wrong field: {path}: {}",
-                e.into_inner()
-            ));
+            for (_, _, object) in set_aside {
+                deep::release(object);
+            }
+            return Err(e);
         }
     };
     for (at, key, object) in set_aside {

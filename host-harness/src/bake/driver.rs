@@ -271,7 +271,7 @@ mod wapc {
         let guest_call = instance
             .get_typed_func::<(i32, i32), i32>(&mut store, "__guest_call")
             .map_err(wasm_err)?;
-        let operation = b"validate_settings".to_vec();
+        let operation = palisade::kubewarden::VALIDATE_SETTINGS.as_bytes().to_vec();
         let (op_len, len) = (
             i32::try_from(operation.len()).map_err(|_| err("operation name too long"))?,
             i32::try_from(bundle_json.len()).map_err(|_| err("settings too large"))?,
@@ -288,13 +288,11 @@ mod wapc {
             let why = store.data().error.clone().unwrap_or_default();
             return Err(err(format!("validate_settings failed: {why}")));
         }
-        let answer: serde_json::Value = serde_json::from_slice(&store.data().response)
-            .map_err(|e| err(format!("validate_settings answered garbage: {e}")))?;
-        if answer.get("valid").and_then(serde_json::Value::as_bool) != Some(true) {
-            let message = answer
-                .get("message")
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or("invalid settings");
+        let answer: palisade::kubewarden::SettingsValidationResponse =
+            serde_json::from_slice(&store.data().response)
+                .map_err(|e| err(format!("validate_settings answered garbage: {e}")))?;
+        if !answer.valid {
+            let message = answer.message.as_deref().unwrap_or("invalid settings");
             return Err(err(format!("the bundle does not compile: {message}")));
         }
         let mut globals = Vec::with_capacity(layout.mutable_globals.len());
