@@ -61,7 +61,7 @@ struct Unreadable {
 }
 
 /// Read a JSON object document (`what` names it in messages, e.g. "the AdmissionReview") into `T`. The fast path reads
-/// without tracking field paths; only a failing input is read again to say what is wrong and where.
+/// without tracking field paths; for a failing input, where serde_json stopped gives the field path.
 pub(crate) fn read_object<T: DeserializeOwned>(input: &[u8], what: &str) -> Result<T, String> {
     let text = std::str::from_utf8(input).map_err(|e| format!("{what} is not valid UTF-8: {e}"))?;
     if !text.trim_start().starts_with('{') {
@@ -73,24 +73,21 @@ pub(crate) fn read_object<T: DeserializeOwned>(input: &[u8], what: &str) -> Resu
             Err(e) => format!("{what} is not valid JSON: {e}"),
         });
     }
-    if let Ok(parsed) = serde_json::from_str(text) {
-        return Ok(parsed);
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    match serde_path_to_error::deserialize::<_, T>(&mut de) {
-        Err(e) => {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            if inner.is_syntax() || inner.is_eof() || path == "." {
-                Err(format!("{what} is not valid JSON: {inner}"))
-            } else {
-                Err(format!("{what} has a wrong field: {path}: {inner}"))
-            }
-        }
-        Ok(_) => match de.end() {
-            Err(e) => Err(format!("{what} is not valid JSON: {e}")),
-            Ok(()) => Err(format!("{what} cannot be read")),
-        },
+    let e = match serde_json::from_str(text) {
+        Ok(parsed) => return Ok(parsed),
+        Err(e) => e,
+    };
+    // the field path, from where serde_json stopped (crate::jsonpath: no second, path-tracking parse)
+    let path = if e.is_data() {
+        let offset = crate::jsonpath::offset_of(text, e.line(), e.column());
+        crate::jsonpath::path_at(text, offset, e.to_string().starts_with("unknown field"))
+    } else {
+        ".".to_owned()
+    };
+    if path == "." {
+        Err(format!("{what} is not valid JSON: {e}"))
+    } else {
+        Err(format!("{what} has a wrong field: {path}: {e}"))
     }
 }
 
