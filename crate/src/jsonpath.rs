@@ -126,10 +126,10 @@ fn string_end(bytes: &[u8], open: usize) -> usize {
 
 /// The text of a JSON string literal (quotes included), its escapes decoded.
 fn unquote(literal: &str) -> String {
-    if literal.contains('\\') {
-        if let Ok(s) = serde_json::from_str::<String>(literal) {
-            return s;
-        }
+    if literal.contains('\\')
+        && let Ok(s) = serde_json::from_str::<String>(literal)
+    {
+        return s;
     }
     literal
         .strip_prefix('"')
