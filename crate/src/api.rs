@@ -362,37 +362,33 @@ pub fn read_object<T: DeserializeOwned + CarriesRequests>(
             Err(e) => ReadFault::NotJson(e.to_string()),
         });
     }
-    match serde_json::from_str(text) {
+    let e = match serde_json::from_str(text) {
         Ok(parsed) => return Ok(parsed),
-        // an object nested deeper than serde_json reads: read as deep as kube-apiserver sends
-        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
-            return crate::review::read_with_deep_objects(
-                text,
-                &e,
-                |shallow| read_object::<T>(shallow, document),
-                |message| ReadError::new(document, ReadFault::NotJson(message), input),
-            );
-        }
-        Err(_) => {}
+        Err(e) => e,
+    };
+    // an object nested deeper than serde_json reads: read as deep as kube-apiserver sends
+    if e.to_string().starts_with("recursion limit exceeded") {
+        return crate::review::read_with_deep_objects(
+            text,
+            &e,
+            |shallow| read_object::<T>(shallow, document),
+            |message| ReadError::new(document, ReadFault::NotJson(message), input),
+        );
     }
-    let mut de = serde_json::Deserializer::from_str(text);
-    fail(match serde_path_to_error::deserialize::<_, T>(&mut de) {
-        Err(e) => {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            if inner.is_syntax() || inner.is_eof() || path == "." {
-                ReadFault::NotJson(inner.to_string())
-            } else {
-                ReadFault::WrongField {
-                    path,
-                    message: inner.to_string(),
-                }
-            }
+    // the field path, from where serde_json stopped (crate::jsonpath: no second, path-tracking parse)
+    let path = if e.is_data() {
+        let offset = crate::jsonpath::offset_of(text, e.line(), e.column());
+        crate::jsonpath::path_at(text, offset, e.to_string().starts_with("unknown field"))
+    } else {
+        ".".to_owned()
+    };
+    fail(if path == "." {
+        ReadFault::NotJson(e.to_string())
+    } else {
+        ReadFault::WrongField {
+            path,
+            message: e.to_string(),
         }
-        Ok(_) => match de.end() {
-            Err(e) => ReadFault::NotJson(e.to_string()),
-            Ok(()) => ReadFault::Unreadable,
-        },
     })
 }
 

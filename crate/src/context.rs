@@ -135,9 +135,15 @@ pub fn namespace_labels(namespace: &Value) -> BTreeMap<String, String> {
         .pointer("/metadata/labels")
         .and_then(Value::as_object)
         .map(|m| {
-            m.iter()
-                .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())))
-                .collect()
+            // inserted one by one: `collect()` into a BTreeMap sorts, and each sort is a copy of driftsort in the
+            // wasm modules (crates/cel-kubernetes/src/sort.rs)
+            let mut labels = BTreeMap::new();
+            for (k, v) in m {
+                if let Some(s) = v.as_str() {
+                    labels.insert(k.clone(), s.to_owned());
+                }
+            }
+            labels
         })
         .unwrap_or_default()
 }

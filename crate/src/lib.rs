@@ -7,6 +7,7 @@ pub mod context;
 mod document;
 pub mod engine;
 pub mod explain;
+mod jsonpath;
 pub mod kubewarden;
 pub mod review;
 pub mod scaffold;

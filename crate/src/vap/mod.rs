@@ -217,7 +217,7 @@ impl Policies {
             (0..self.policies.len()).collect()
         } else {
             let mut candidates: Vec<usize> = self.index.candidates(&attributes).copied().collect();
-            candidates.sort_unstable();
+            palisade_cel_kubernetes::sort::sort(&mut candidates);
             candidates.dedup();
             candidates
         };

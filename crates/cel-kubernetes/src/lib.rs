@@ -11,6 +11,7 @@
 //! | [`lists`], [`sets`], [`regex`] | `lists.go`, cel-go `ext/sets.go`, `regex.go` |
 //! | [`authz`] | `authz.go` |
 //! | [`errors`] | `k8s.io/apimachinery/pkg/util/errors` (aggregated errors) |
+//! | [`sort`] | (none: a stable sort whose code the wasm modules hold once) |
 //! | [`goquote`] | Go `strconv.Quote` and `encoding/json` strings, as upstream messages render values |
 //!
 //! Nothing here panics on any input, and nothing grows without bound.
@@ -46,4 +47,5 @@ pub mod quantity;
 pub mod regex;
 pub mod semver;
 pub mod sets;
+pub mod sort;
 pub mod url;

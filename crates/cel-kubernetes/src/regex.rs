@@ -10,9 +10,11 @@
 //! for any other the cause after `error parsing regexp: ` is the `regex` crate's text.
 //! `find`/`findAll` put upstream's `Illegal regex: ` in front ([`RegexError::illegal`]).
 //!
-//! This crate asks `regex` only for `std` and `unicode-perl`; `(?i)` and `\p{…}` need the
-//! `unicode-case` / `unicode-gencat` features, which the product gets through `cel-core`
-//! (it enables `regex`'s defaults). Built alone, such patterns fail to compile.
+//! Every Perl class (`\d`, `\w`, `\s`, `\b` and their negations, in or out of a class) is
+//! rewritten to its ASCII form here, so `regex` needs no Unicode Perl tables: this crate asks it
+//! for `std` and `unicode-case` only (Go's `(?i)` folds Unicode simply, as `unicode.SimpleFold`).
+//! `\p{…}` classes need `regex`'s `unicode-gencat` / `unicode-script` features, which the
+//! product leaves off (about 100 KB of tables): such a pattern is rejected as not compiling.
 
 pub use regex::Regex;
 
@@ -209,6 +211,10 @@ fn translate(pattern: &str) -> Result<String, RegexError> {
                 (true, 'd') => out.push_str("0-9"),
                 (true, 'w') => out.push_str("0-9A-Za-z_"),
                 (true, 's') => out.push_str("\\t\\n\\f\\r "),
+                // Go's negated Perl classes inside a class are ASCII too: a nested class
+                (true, 'D') => out.push_str("[^0-9]"),
+                (true, 'W') => out.push_str("[^0-9A-Za-z_]"),
+                (true, 'S') => out.push_str("[^\\t\\n\\f\\r ]"),
                 (_, e) => {
                     out.push('\\');
                     out.push(e);
@@ -399,6 +405,19 @@ mod tests {
         assert_eq!(find(&re("a{x}"), "a{x}"), "a{x}");
         assert_eq!(find(&re("a{,2}"), "a{,2}"), "a{,2}");
         assert_eq!(find(&re("a{2,}"), "aaa"), "aaa");
+    }
+
+    // upstream: Go src/regexp/syntax/perl_groups.go: `\D`, `\W`, `\S` are the complements of the
+    // ASCII classes, also inside a bracketed class; (?i) folds Unicode (unicode.SimpleFold)
+    #[test]
+    fn re2_negated_perl_classes_in_a_class() {
+        assert_eq!(find(&re(r"[\D]+"), "12١٢x3"), "١٢x");
+        assert_eq!(find(&re(r"[a\W]+"), "_aé-b"), "aé-");
+        assert_eq!(find(&re(r"[^\W]+"), "é_a1é"), "_a1");
+        assert_eq!(find(&re(r"[\S]+"), "\u{b}a b"), "\u{b}a");
+        assert_eq!(find(&re(r"[\d\s]+"), "x1 2y"), "1 2");
+        assert_eq!(find(&re("(?i)k"), "\u{212a}"), "\u{212a}");
+        assert_eq!(find(&re("(?i)straße"), "STRASSE Straẞe"), "Straẞe");
     }
 
     fn err(p: &str) -> String {

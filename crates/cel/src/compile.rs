@@ -172,7 +172,7 @@ pub(crate) fn compile(
             }
             if flavor == Flavor::CertificateRequest || issues.len() > checked.errors.len() {
                 // cel-go prints its issues ordered by location
-                issues.sort_by_key(|(offset, _)| *offset);
+                palisade_cel_kubernetes::sort::sort_by_key(&mut issues, |(offset, _)| *offset);
             }
             let msgs: Vec<String> = issues
                 .iter()
@@ -1205,7 +1205,7 @@ fn optional_syntax(root: &SpannedExpr, source: &str) -> Vec<(usize, &'static str
         }
         stack.extend(children(e));
     }
-    out.sort_by_key(|(offset, _)| *offset);
+    palisade_cel_kubernetes::sort::sort_by_key(&mut out, |(offset, _)| *offset);
     out
 }
 
@@ -1292,7 +1292,7 @@ fn message_ranges(root: &SpannedExpr, types: &HashMap<i64, CelType>, source: &st
         }
         stack.extend(children(e));
     }
-    out.sort_by_key(|(at, _)| *at);
+    palisade_cel_kubernetes::sort::sort_by_key(&mut out, |(at, _)| *at);
     out.into_iter()
         .map(|(at, m)| format_issue(source, at, &m))
         .collect()

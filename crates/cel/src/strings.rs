@@ -365,7 +365,7 @@ fn map_string(m: &Map<'_>) -> Result<String, EvalError> {
         check_len(total)?;
         parts.push(p);
     }
-    parts.sort();
+    palisade_cel_kubernetes::sort::sort(&mut parts);
     Ok(format!("{{{}}}", parts.join(", ")))
 }
 

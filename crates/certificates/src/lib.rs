@@ -175,10 +175,11 @@ impl Policies {
                 }
                 let labels = match p.namespace.as_ref().and_then(|n| n.match_labels.as_ref()) {
                     Some(l) if errs.is_empty() => {
-                        let sel: serde_json::Map<String, Value> = l
-                            .iter()
-                            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                            .collect();
+                        // inserted one by one: collecting into a map sorts, a copy of driftsort per call site
+                        let mut sel = serde_json::Map::new();
+                        for (k, v) in l {
+                            sel.insert(k.clone(), Value::String(v.clone()));
+                        }
                         let json = serde_json::json!({ "matchLabels": sel });
                         match palisade_matching::LabelSelector::parse(
                             &json,
@@ -216,7 +217,9 @@ impl Policies {
         if !all.is_empty() {
             return Err(all);
         }
-        policies.sort_by(|a, b| a.policy.name.cmp(&b.policy.name));
+        palisade_cel_kubernetes::sort::sort_by(&mut policies, |a, b| {
+            a.policy.name.cmp(&b.policy.name)
+        });
         Ok(Policies { policies, settings })
     }
 
@@ -360,7 +363,7 @@ impl Policies {
             }
             messages.push((p.policy.name.clone(), msgs.join(", ")));
         }
-        messages.sort_by(|a, b| a.0.cmp(&b.0));
+        palisade_cel_kubernetes::sort::sort_by(&mut messages, |a, b| a.0.cmp(&b.0));
         let parts: Vec<String> = messages
             .iter()
             .map(|(n, m)| format!("[{n}: {m}]"))

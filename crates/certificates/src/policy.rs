@@ -414,7 +414,7 @@ pub(crate) fn read(doc: &Value, errs: &mut Vec<FieldErr>) -> Option<Policy> {
         let p = spec_path.child("plugins");
         if let Some(o) = r.object(v, &p) {
             plugins = o.keys().cloned().collect();
-            plugins.sort();
+            palisade_cel_kubernetes::sort::sort(&mut plugins);
         }
     }
     let sel_path = spec_path.child("selector");
