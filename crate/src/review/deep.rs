@@ -10,6 +10,8 @@
 //! Scalars are read by serde_json itself (one string or number token at a time), so numbers, escapes, surrogates and
 //! control characters are accepted and refused exactly as on the fast path.
 
+use super::cursor::Cursor;
+
 use serde_json::{Map, Number, Value};
 
 /// The deepest object Go's `encoding/json` scanner, and so kube-apiserver, accepts: 10,000 nested lists and maps.
@@ -33,10 +35,7 @@ enum Frame {
 /// Parse one JSON document of any depth up to [`MAX_DEPTH`] + [`ENVELOPE_DEPTH`]. Errors read as serde_json's
 /// (`… at line L column C`).
 pub fn parse(text: &str) -> Result<Value, String> {
-    let mut r = Reader {
-        bytes: text.as_bytes(),
-        at: 0,
-    };
+    let mut r = Cursor::new(text.as_bytes());
     let mut stack: Vec<Frame> = Vec::new();
     'value: loop {
         // read one value: a scalar, or open a container and go on with its first element
@@ -133,32 +132,7 @@ pub fn release(value: Value) {
     }
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn peek(&mut self) -> Option<u8> {
-        while let Some(b) = self.bytes.get(self.at) {
-            if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-                self.at += 1;
-            } else {
-                return Some(*b);
-            }
-        }
-        None
-    }
-
-    fn eat(&mut self, byte: u8) -> bool {
-        if self.peek() == Some(byte) {
-            self.at += 1;
-            true
-        } else {
-            false
-        }
-    }
-
+impl Cursor<'_> {
     /// An object key and its colon.
     fn key(&mut self) -> Result<String, String> {
         match self.peek() {

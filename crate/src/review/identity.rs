@@ -6,6 +6,8 @@
 //! recursion: numbers out of range, nesting deeper than the full reader allows, unknown fields and wrong types elsewhere
 //! do not stop it. Only the object structure on the way to `apiVersion` and `request.uid` has to be well-formed.
 
+use super::cursor::Cursor;
+
 /// The identity of a review: its `apiVersion` and `request.uid`, when present as strings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Identity {
@@ -18,10 +20,7 @@ pub struct Identity {
 pub fn identity(input: &[u8]) -> Identity {
     let mut outer = Identity::default();
     let mut review = None;
-    let mut s = Scanner {
-        bytes: input,
-        at: 0,
-    };
+    let mut s = Cursor::new(input);
     s.object(&mut |s, key| match key.as_str() {
         "apiVersion" => {
             outer.api_version = s.string_value();
@@ -52,32 +51,7 @@ pub fn identity(input: &[u8]) -> Identity {
     review.unwrap_or(outer)
 }
 
-struct Scanner<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Scanner<'_> {
-    fn peek(&mut self) -> Option<u8> {
-        while let Some(b) = self.bytes.get(self.at) {
-            if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-                self.at += 1;
-            } else {
-                return Some(*b);
-            }
-        }
-        None
-    }
-
-    fn eat(&mut self, byte: u8) -> bool {
-        if self.peek() == Some(byte) {
-            self.at += 1;
-            true
-        } else {
-            false
-        }
-    }
-
+impl Cursor<'_> {
     /// Walk an object, calling `member` with each key while positioned at its value; `member` consumes the value and
     /// answers whether it could. False when the object is malformed (the walk stops there).
     fn object(&mut self, member: &mut dyn FnMut(&mut Self, String) -> bool) -> bool {

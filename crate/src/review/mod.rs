@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod cursor;
 pub mod deep;
 mod identity;
 pub use identity::{Identity, identity};
