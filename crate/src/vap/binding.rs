@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::policy::metadata_name;
 use crate::bundle::Problem;
 use crate::document::Fields;
+use palisade_cel_kubernetes::field::{BadValue, Error, Path};
 
 /// One of `spec.validationActions`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,12 +89,8 @@ impl Binding {
                     Ok(m) => Some(m),
                     Err(errors) => {
                         for e in errors {
-                            let path = if e.path.is_empty() {
-                                "spec.matchResources".to_owned()
-                            } else {
-                                format!("spec.matchResources.{}", e.path)
-                            };
-                            spec.problem_at(&path, e.message);
+                            let path = Path::new("spec").child("matchResources").join(&e.path);
+                            spec.problem_at(path.as_str(), e.message);
                         }
                         None
                     }
@@ -102,34 +99,32 @@ impl Binding {
         let mut actions = Vec::new();
         let raw = spec.strings("validationActions");
         for (i, a) in raw.iter().enumerate() {
-            let path = format!("spec.validationActions[{i}]");
+            let path = spec.path_of("validationActions").index(i);
             let action = match *a {
                 "Deny" => Action::Deny,
                 "Warn" => Action::Warn,
                 "Audit" => Action::Audit,
                 other => {
-                    spec.problem_at(
+                    spec.error(Error::not_supported(
                         &path,
-                        crate::document::unsupported(other, &["Audit", "Deny", "Warn"]),
-                    );
+                        other,
+                        &["Audit", "Deny", "Warn"],
+                    ));
                     continue;
                 }
             };
             if actions.contains(&action) {
-                spec.problem_at(&path, format!("Duplicate value: {a:?}"));
+                spec.error(Error::duplicate(&path, *a));
                 continue;
             }
             actions.push(action);
         }
         if actions.contains(&Action::Deny) && actions.contains(&Action::Warn) {
-            let list: Vec<String> = raw.iter().map(|a| format!("{a:?}")).collect();
-            spec.problem(
-                "validationActions",
-                format!(
-                    "Invalid value: [{}]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)",
-                    list.join(",")
-                ),
-            );
+            spec.error(Error::invalid(
+                &spec.path_of("validationActions"),
+                BadValue::strings(&raw),
+                "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)",
+            ));
         }
         if raw.is_empty() {
             spec.problem(
@@ -165,12 +160,11 @@ fn read_param_ref(doc: usize, value: &Value, problems: &mut Vec<Problem>) -> Opt
             Ok(sel) => Some(sel),
             Err(errors) => {
                 for e in errors {
-                    let path = if e.path.is_empty() {
-                        "spec.paramRef.selector".to_owned()
-                    } else {
-                        format!("spec.paramRef.selector.{}", e.path)
-                    };
-                    pr.problem_at(&path, e.message);
+                    let path = Path::new("spec")
+                        .child("paramRef")
+                        .child("selector")
+                        .join(&e.path);
+                    pr.problem_at(path.as_str(), e.message);
                 }
                 None
             }
