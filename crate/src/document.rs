@@ -58,6 +58,12 @@ impl<'a, 'p> Fields<'a, 'p> {
             .push(Problem::in_document(self.doc, &e.field, e.body()));
     }
 
+    /// Report `field.Required` at a field of this object (`detail` may be empty).
+    pub fn required(&mut self, key: &str, detail: &str) {
+        let e = field::Error::required(&self.path_of(key), detail);
+        self.error(e);
+    }
+
     /// Report a problem at a field of this object.
     pub fn problem(&mut self, key: &str, message: impl Into<String>) {
         let path = self.child(key);
@@ -93,11 +99,11 @@ impl<'a, 'p> Fields<'a, 'p> {
         match self.string(key) {
             Some(s) if !s.is_empty() => Some(s),
             Some(_) => {
-                self.problem(key, "Required value");
+                self.required(key, "");
                 None
             }
             None if self.get(key).is_none() => {
-                self.problem(key, "Required value");
+                self.required(key, "");
                 None
             }
             None => None,

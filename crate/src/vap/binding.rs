@@ -67,7 +67,7 @@ impl Binding {
         let mut root = Fields::new(doc, String::new(), value, problems);
         let name = metadata_name(&mut root);
         let Some(spec_value) = root.get("spec") else {
-            root.problem("spec", "Required value");
+            root.required("spec", "");
             return None;
         };
         let mut spec = Fields::new(doc, "spec".to_owned(), spec_value, root.problems);
@@ -127,9 +127,9 @@ impl Binding {
             ));
         }
         if raw.is_empty() {
-            spec.problem(
+            spec.required(
                 "validationActions",
-                "Required value: at least one validation action is required",
+                "at least one validation action is required",
             );
         }
 
@@ -171,27 +171,24 @@ fn read_param_ref(doc: usize, value: &Value, problems: &mut Vec<Problem>) -> Opt
         });
     let has_selector = pr.get("selector").is_some();
     if name.is_some() && has_selector {
-        pr.problem(
-            "name",
-            "Forbidden: name and selector are mutually exclusive",
-        );
-        pr.problem(
-            "selector",
-            "Forbidden: name and selector are mutually exclusive",
-        );
+        pr.error(Error::forbidden(
+            &pr.path_of("name"),
+            "name and selector are mutually exclusive",
+        ));
+        pr.error(Error::forbidden(
+            &pr.path_of("selector"),
+            "name and selector are mutually exclusive",
+        ));
     }
     if name.is_none() && !has_selector {
-        let path = pr.path.clone();
-        pr.problem_at(
-            &path,
-            "Required value: one of name or selector must be specified",
-        );
+        let e = Error::required(&pr.path(), "one of name or selector must be specified");
+        pr.error(e);
     }
     let not_found = match pr.string("parameterNotFoundAction") {
         Some("Allow") => Some(NotFound::Allow),
         Some("Deny") => Some(NotFound::Deny),
         None | Some("") => {
-            pr.problem("parameterNotFoundAction", "Required value");
+            pr.required("parameterNotFoundAction", "");
             None
         }
         Some(other) => {

@@ -95,7 +95,7 @@ impl Policy {
         let name = metadata_name(&mut root);
         let spec_value = root.get("spec");
         let Some(spec_value) = spec_value else {
-            root.problem("spec", "Required value");
+            root.required("spec", "");
             return None;
         };
         let mut spec = Fields::new(doc, "spec".to_owned(), spec_value, root.problems);
@@ -128,7 +128,7 @@ impl Policy {
 
         let match_constraints = match spec.get("matchConstraints") {
             None => {
-                spec.problem("matchConstraints", "Required value");
+                spec.required("matchConstraints", "");
                 None
             }
             Some(mc) => match MatchResources::parse_policy_constraints(mc, "") {
@@ -159,7 +159,7 @@ impl Policy {
             let name = var.string("name").unwrap_or("");
             let expression = var.string("expression").unwrap_or("");
             if name.trim().is_empty() {
-                var.problem("name", "Required value: name is not specified");
+                var.required("name", "name is not specified");
             } else if !is_cel_identifier(name) {
                 var.error(Error::invalid(
                     &var.path_of("name"),
@@ -168,7 +168,7 @@ impl Policy {
                 ));
             }
             if expression.trim().is_empty() {
-                var.problem("expression", "Required value: expression is not specified");
+                var.required("expression", "expression is not specified");
             }
             variable_sources.push((name, expression));
         }
@@ -197,13 +197,13 @@ impl Policy {
         let validation_values = spec.list("validations");
         let annotation_values = spec.list("auditAnnotations");
         if validation_values.is_empty() && annotation_values.is_empty() {
-            spec.problem(
+            spec.required(
                 "validations",
-                "Required value: validations or auditAnnotations must contain at least one item",
+                "validations or auditAnnotations must contain at least one item",
             );
-            spec.problem(
+            spec.required(
                 "auditAnnotations",
-                "Required value: validations or auditAnnotations must contain at least one item",
+                "validations or auditAnnotations must contain at least one item",
             );
         }
         let mut validations = Vec::new();
@@ -216,7 +216,7 @@ impl Policy {
             let message_expression = val.string("messageExpression");
             let reason = val.enumeration("reason", &REASONS);
             let program = if expression.trim().is_empty() {
-                val.problem("expression", "Required value: expression is not specified");
+                val.required("expression", "expression is not specified");
                 None
             } else {
                 compile(
@@ -294,16 +294,11 @@ impl Policy {
             keys.push(key);
             let value_expression = ann.string("valueExpression").unwrap_or("").trim();
             if value_expression.is_empty() {
-                ann.problem(
-                    "valueExpression",
-                    "Required value: valueExpression is not specified",
-                );
+                ann.required("valueExpression", "valueExpression is not specified");
             } else if value_expression.len() > MAX_VALUE_EXPRESSION_LEN {
-                ann.problem(
+                ann.required(
                     "valueExpression",
-                    format!(
-                        "Required value: must not exceed {MAX_VALUE_EXPRESSION_LEN} bytes in length"
-                    ),
+                    &format!("must not exceed {MAX_VALUE_EXPRESSION_LEN} bytes in length"),
                 );
             } else if let Some(program) = compile(
                 &mut ann,
@@ -358,7 +353,7 @@ fn read_match_conditions(spec: &mut Fields<'_, '_>, env: &Env) -> Vec<(String, P
         let name = mc.string("name").unwrap_or("");
         let expression = mc.string("expression").unwrap_or("").trim();
         if name.is_empty() {
-            mc.problem("name", "Required value");
+            mc.required("name", "");
         } else {
             for e in is_qualified_name(name) {
                 mc.error(Error::invalid(&path.child("name"), name, e));
@@ -369,7 +364,7 @@ fn read_match_conditions(spec: &mut Fields<'_, '_>, env: &Env) -> Vec<(String, P
             names.push(name);
         }
         if expression.is_empty() {
-            mc.problem("expression", "Required value");
+            mc.required("expression", "");
         } else if let Some(program) = compile(
             &mut mc,
             env,
@@ -386,10 +381,7 @@ fn read_match_conditions(spec: &mut Fields<'_, '_>, env: &Env) -> Vec<(String, P
 /// `metadata.name`, required.
 pub(crate) fn metadata_name(root: &mut Fields<'_, '_>) -> Option<String> {
     let Some(meta) = root.get("metadata") else {
-        root.problem(
-            "metadata.name",
-            "Required value: name or generateName is required",
-        );
+        root.required("metadata.name", "name or generateName is required");
         return None;
     };
     let mut meta = Fields::new(root.doc, "metadata".to_owned(), meta, root.problems);
@@ -402,7 +394,7 @@ pub(crate) fn metadata_name(root: &mut Fields<'_, '_>) -> Option<String> {
             Some(n.to_owned())
         }
         _ => {
-            meta.problem("name", "Required value: name or generateName is required");
+            meta.required("name", "name or generateName is required");
             None
         }
     }

@@ -1,5 +1,6 @@
-//! Field errors worded as the API server's `field.Error` (k8s.io/apimachinery/pkg/util/validation/field),
-//! and the small JSON-reading helpers every parser in this crate uses.
+//! Field errors with paths relative to what a parser was given: the rendering (paths, `field.Error`'s
+//! words, Go quoting) is `palisade_cel_kubernetes::field`'s; this module adapts it to the relative
+//! [`FieldError`] the parsers return, and holds the small JSON-reading helpers they use.
 
 use palisade_cel_kubernetes::field::{self, Path};
 use serde_json::Value;
