@@ -396,7 +396,13 @@ fn read_certificate_settings(
             }
             ("unmatched", other) => problems.push(Diagnostic::at(
                 path,
-                format!("Unsupported value: {other}: supported values: \"Allow\", \"Deny\""),
+                palisade_cel_kubernetes::field::Error::not_supported(
+                    &palisade_cel_kubernetes::field::Path::new("certificateRequests")
+                        .child("unmatched"),
+                    palisade_cel_kubernetes::field::BadValue::from_json(other),
+                    &["Allow", "Deny"],
+                )
+                .body(),
             )),
             ("requireUsePermission", Value::Bool(b)) => settings.require_use_permission = *b,
             ("requireUsePermission", other) => {
@@ -635,5 +641,11 @@ mod tests {
         let v = json!({"certificateRequests": {"unmatched": "Maybe"}});
         read(&v, &mut problems);
         assert_eq!(problems.len(), 1);
+        // the apiserver's NotSupported wording, the bad value Go-quoted
+        assert_eq!(problems[0].path, "certificateRequests.unmatched");
+        assert_eq!(
+            problems[0].message,
+            r#"Unsupported value: "Maybe": supported values: "Allow", "Deny""#
+        );
     }
 }

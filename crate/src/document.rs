@@ -1,5 +1,6 @@
 //! Reading upstream documents field by field, collecting every problem with its path.
 
+use palisade_cel_kubernetes::field::{self, Path};
 use serde_json::{Map, Value};
 
 use crate::bundle::{Diagnostic, type_name};
@@ -41,13 +42,31 @@ impl<'a, 'p> Fields<'a, 'p> {
         }
     }
 
+    /// The path of this object inside its document.
+    pub fn path(&self) -> Path {
+        Path::from_rendered(self.path.as_str())
+    }
+
     /// The path of a field of this object.
+    pub fn path_of(&self, key: &str) -> Path {
+        self.path().child(key)
+    }
+
+    /// The path of a field of this object, rendered.
     pub fn child(&self, key: &str) -> String {
-        if self.path.is_empty() {
-            key.to_owned()
-        } else {
-            format!("{}.{key}", self.path)
-        }
+        self.path_of(key).into()
+    }
+
+    /// Report a `field.Error` (its path inside the document).
+    pub fn error(&mut self, e: field::Error) {
+        self.problems
+            .push(Diagnostic::in_document(self.doc, &e.field, e.body()));
+    }
+
+    /// Report `field.Required` at a field of this object (`detail` may be empty).
+    pub fn required(&mut self, key: &str, detail: &str) {
+        let e = field::Error::required(&self.path_of(key), detail);
+        self.error(e);
     }
 
     /// Report a problem at a field of this object.
@@ -85,11 +104,11 @@ impl<'a, 'p> Fields<'a, 'p> {
         match self.string(key) {
             Some(s) if !s.is_empty() => Some(s),
             Some(_) => {
-                self.problem(key, "Required value");
+                self.required(key, "");
                 None
             }
             None if self.get(key).is_none() => {
-                self.problem(key, "Required value");
+                self.required(key, "");
                 None
             }
             None => None,
@@ -117,8 +136,11 @@ impl<'a, 'p> Fields<'a, 'p> {
             match item.as_str() {
                 Some(s) => out.push(s),
                 None => {
-                    let path = format!("{}[{i}]", self.child(key));
-                    self.problem_at(&path, format!("must be a string, not {}", type_name(item)));
+                    let path = self.path_of(key).index(i);
+                    self.problem_at(
+                        path.as_str(),
+                        format!("must be a string, not {}", type_name(item)),
+                    );
                 }
             }
         }
@@ -152,11 +174,7 @@ impl<'a, 'p> Fields<'a, 'p> {
     }
 }
 
-/// The apiserver's wording for a value outside an enum.
+/// The apiserver's wording for a value outside an enum (`field.NotSupported`'s body).
 pub fn unsupported(value: &str, allowed: &[&str]) -> String {
-    let list: Vec<String> = allowed.iter().map(|a| format!("{a:?}")).collect();
-    format!(
-        "Unsupported value: {value:?}: supported values: {}",
-        list.join(", ")
-    )
+    field::Error::not_supported(&Path::root(), value, allowed).body()
 }

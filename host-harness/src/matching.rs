@@ -6,6 +6,8 @@
 use std::collections::BTreeMap;
 
 use palisade_cel::{Activation, Budget, Env, Expect, Program, Value as CelValue};
+use palisade_cel_kubernetes::field::{self, Path};
+use palisade_cel_kubernetes::goquote::quote;
 use palisade_matching::{Attributes, FailurePolicy, MatchError, NamespaceLookup, Webhook};
 use serde_json::Value;
 
@@ -97,7 +99,18 @@ impl Conditions {
         for (i, c) in hook.match_conditions.iter().enumerate() {
             match env.compile(&c.expression, Expect::Bool) {
                 Ok(p) => compiled.push((c.name.clone(), p)),
-                Err(e) => problems.push(format!("{path}.matchConditions[{i}].expression: Invalid value: {:?}: compilation failed: {e}", c.expression)),
+                Err(e) => {
+                    let at = Path::from_rendered(path)
+                        .child("matchConditions")
+                        .index(i)
+                        .child("expression");
+                    let err = field::Error::invalid(
+                        &at,
+                        c.expression.as_str(),
+                        format!("compilation failed: {e}"),
+                    );
+                    problems.push(err.to_string());
+                }
             }
         }
         if problems.is_empty() {
@@ -172,7 +185,10 @@ pub fn should_call(
                 let message = if attributes.name.is_empty() {
                     format!("{group_resource} is forbidden: {e}")
                 } else {
-                    format!("{group_resource} \"{}\" is forbidden: {e}", attributes.name)
+                    format!(
+                        "{group_resource} {} is forbidden: {e}",
+                        quote(attributes.name)
+                    )
                 };
                 Decision::Reject {
                     code: 403,

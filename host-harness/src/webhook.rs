@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use anyhow::{Result, anyhow, bail};
+use palisade_cel_kubernetes::goquote::quote;
 use serde_json::{Map, Value, json};
 
 use palisade_matching::{
@@ -178,7 +179,7 @@ fn dispatch_inner(
                 }
             }
             Err(CallingError(reason)) => {
-                let error = format!("failed calling webhook \"{}\": {reason}", hook.name);
+                let error = format!("failed calling webhook {}: {reason}", quote(&hook.name));
                 if hook.failure_policy == FailurePolicy::Ignore {
                     failed_open.insert(
                         format!("{FAILED_OPEN_PREFIX}round_0_index_{index}"),

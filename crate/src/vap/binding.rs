@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::policy::metadata_name;
 use crate::bundle::Diagnostic;
 use crate::document::Fields;
+use palisade_cel_kubernetes::field::{BadValue, Error, Path};
 
 /// One of `spec.validationActions`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +67,7 @@ impl Binding {
         let mut root = Fields::new(doc, String::new(), value, problems);
         let name = metadata_name(&mut root);
         let Some(spec_value) = root.get("spec") else {
-            root.problem("spec", "Required value");
+            root.required("spec", "");
             return None;
         };
         let mut spec = Fields::new(doc, "spec".to_owned(), spec_value, root.problems);
@@ -88,12 +89,8 @@ impl Binding {
                     Ok(m) => Some(m),
                     Err(errors) => {
                         for e in errors {
-                            let path = if e.path.is_empty() {
-                                "spec.matchResources".to_owned()
-                            } else {
-                                format!("spec.matchResources.{}", e.path)
-                            };
-                            spec.problem_at(&path, e.message);
+                            let path = Path::new("spec").child("matchResources").join(&e.path);
+                            spec.problem_at(path.as_str(), e.message);
                         }
                         None
                     }
@@ -102,39 +99,37 @@ impl Binding {
         let mut actions = Vec::new();
         let raw = spec.strings("validationActions");
         for (i, a) in raw.iter().enumerate() {
-            let path = format!("spec.validationActions[{i}]");
+            let path = spec.path_of("validationActions").index(i);
             let action = match *a {
                 "Deny" => Action::Deny,
                 "Warn" => Action::Warn,
                 "Audit" => Action::Audit,
                 other => {
-                    spec.problem_at(
+                    spec.error(Error::not_supported(
                         &path,
-                        crate::document::unsupported(other, &["Audit", "Deny", "Warn"]),
-                    );
+                        other,
+                        &["Audit", "Deny", "Warn"],
+                    ));
                     continue;
                 }
             };
             if actions.contains(&action) {
-                spec.problem_at(&path, format!("Duplicate value: {a:?}"));
+                spec.error(Error::duplicate(&path, *a));
                 continue;
             }
             actions.push(action);
         }
         if actions.contains(&Action::Deny) && actions.contains(&Action::Warn) {
-            let list: Vec<String> = raw.iter().map(|a| format!("{a:?}")).collect();
-            spec.problem(
-                "validationActions",
-                format!(
-                    "Invalid value: [{}]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)",
-                    list.join(",")
-                ),
-            );
+            spec.error(Error::invalid(
+                &spec.path_of("validationActions"),
+                BadValue::strings(&raw),
+                "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)",
+            ));
         }
         if raw.is_empty() {
-            spec.problem(
+            spec.required(
                 "validationActions",
-                "Required value: at least one validation action is required",
+                "at least one validation action is required",
             );
         }
 
@@ -165,39 +160,35 @@ fn read_param_ref(doc: usize, value: &Value, problems: &mut Vec<Diagnostic>) -> 
             Ok(sel) => Some(sel),
             Err(errors) => {
                 for e in errors {
-                    let path = if e.path.is_empty() {
-                        "spec.paramRef.selector".to_owned()
-                    } else {
-                        format!("spec.paramRef.selector.{}", e.path)
-                    };
-                    pr.problem_at(&path, e.message);
+                    let path = Path::new("spec")
+                        .child("paramRef")
+                        .child("selector")
+                        .join(&e.path);
+                    pr.problem_at(path.as_str(), e.message);
                 }
                 None
             }
         });
     let has_selector = pr.get("selector").is_some();
     if name.is_some() && has_selector {
-        pr.problem(
-            "name",
-            "Forbidden: name and selector are mutually exclusive",
-        );
-        pr.problem(
-            "selector",
-            "Forbidden: name and selector are mutually exclusive",
-        );
+        pr.error(Error::forbidden(
+            &pr.path_of("name"),
+            "name and selector are mutually exclusive",
+        ));
+        pr.error(Error::forbidden(
+            &pr.path_of("selector"),
+            "name and selector are mutually exclusive",
+        ));
     }
     if name.is_none() && !has_selector {
-        let path = pr.path.clone();
-        pr.problem_at(
-            &path,
-            "Required value: one of name or selector must be specified",
-        );
+        let e = Error::required(&pr.path(), "one of name or selector must be specified");
+        pr.error(e);
     }
     let not_found = match pr.string("parameterNotFoundAction") {
         Some("Allow") => Some(NotFound::Allow),
         Some("Deny") => Some(NotFound::Deny),
         None | Some("") => {
-            pr.problem("parameterNotFoundAction", "Required value");
+            pr.required("parameterNotFoundAction", "");
             None
         }
         Some(other) => {

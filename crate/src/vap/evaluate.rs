@@ -4,6 +4,7 @@
 use std::cell::OnceCell;
 
 use palisade_cel::{Activation, Budget, EvalError, Value as CelValue};
+use palisade_cel_kubernetes::goquote::quote;
 use serde_json::{Value, json};
 
 use super::policy::{FailurePolicy, Policy, Validation};
@@ -67,7 +68,7 @@ impl<'r> RequestScope<'r> {
         }
         match self.stored_namespace()? {
             Some(ns) => Ok(Some(ns)),
-            None => Err(format!("namespace \"{name}\" not found")),
+            None => Err(format!("namespace {} not found", quote(name))),
         }
     }
 

@@ -89,8 +89,9 @@ impl Policies {
                         doc,
                         "metadata.name",
                         format!(
-                            "Duplicate value: {:?}: policies[{}] is a ValidatingAdmissionPolicy of the same name",
-                            policy.name, first.doc
+                            "{}: policies[{}] is a ValidatingAdmissionPolicy of the same name",
+                            duplicate_name(&policy.name),
+                            first.doc
                         ),
                     ));
                 } else {
@@ -108,8 +109,8 @@ impl Policies {
                     doc,
                     "metadata.name",
                     format!(
-                        "Duplicate value: {:?}: policies[{first}] is a binding of the same name",
-                        binding.name
+                        "{}: policies[{first}] is a binding of the same name",
+                        duplicate_name(&binding.name)
                     ),
                 ));
                 continue;
@@ -524,4 +525,13 @@ pub(crate) fn attributes(request: &AdmissionRequest) -> Attributes<'_> {
         object: request.object(),
         old_object: request.old_object(),
     }
+}
+
+/// `field.Duplicate(metadata.name, name)`'s message: the name Go-quoted.
+fn duplicate_name(name: &str) -> String {
+    palisade_cel_kubernetes::field::Error::duplicate(
+        &palisade_cel_kubernetes::field::Path::root(),
+        name,
+    )
+    .body()
 }

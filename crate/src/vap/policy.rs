@@ -2,6 +2,8 @@
 //! (kubernetes/kubernetes `pkg/apis/admissionregistration/validation`: `validateValidatingAdmissionPolicySpec`).
 
 use palisade_cel::{AdmissionVars, Env, Expect, Program, Variables};
+use palisade_cel_kubernetes::field::{BadValue, Error, Path};
+use palisade_cel_kubernetes::validation::{is_qualified_name, name_is_dns_subdomain};
 use palisade_matching::MatchResources;
 use serde_json::Value;
 
@@ -95,7 +97,7 @@ impl Policy {
         let name = metadata_name(&mut root);
         let spec_value = root.get("spec");
         let Some(spec_value) = spec_value else {
-            root.problem("spec", "Required value");
+            root.required("spec", "");
             return None;
         };
         let mut spec = Fields::new(doc, "spec".to_owned(), spec_value, root.problems);
@@ -128,15 +130,15 @@ impl Policy {
 
         let match_constraints = match spec.get("matchConstraints") {
             None => {
-                spec.problem("matchConstraints", "Required value");
+                spec.required("matchConstraints", "");
                 None
             }
             Some(mc) => match MatchResources::parse_policy_constraints(mc, "") {
                 Ok(m) => Some(m),
                 Err(errors) => {
                     for e in errors {
-                        let path = join("spec.matchConstraints", &e.path);
-                        spec.problem_at(&path, e.message);
+                        let path = Path::new("spec").child("matchConstraints").join(&e.path);
+                        spec.problem_at(path.as_str(), e.message);
                     }
                     None
                 }
@@ -153,31 +155,33 @@ impl Policy {
 
         let mut variable_sources: Vec<(&str, &str)> = Vec::new();
         for (i, v) in spec.list("variables").iter().enumerate() {
-            let path = format!("spec.variables[{i}]");
-            let mut var = Fields::new(doc, path.clone(), v, spec.problems);
+            let path = Path::new("spec").child("variables").index(i);
+            let mut var = Fields::new(doc, path.into(), v, spec.problems);
             var.deny_unknown(&["name", "expression"]);
             let name = var.string("name").unwrap_or("");
             let expression = var.string("expression").unwrap_or("");
             if name.trim().is_empty() {
-                var.problem("name", "Required value: name is not specified");
+                var.required("name", "name is not specified");
             } else if !is_cel_identifier(name) {
-                var.problem(
-                    "name",
-                    format!("Invalid value: {name:?}: name is not a valid CEL identifier"),
-                );
+                var.error(Error::invalid(
+                    &var.path_of("name"),
+                    name,
+                    "name is not a valid CEL identifier",
+                ));
             }
             if expression.trim().is_empty() {
-                var.problem("expression", "Required value: expression is not specified");
+                var.required("expression", "expression is not specified");
             }
             variable_sources.push((name, expression));
         }
         let variables = match Variables::compile(env, &variable_sources) {
             Ok(v) => Some(v),
             Err((i, e)) => {
-                spec.problem_at(
-                    &format!("spec.variables[{i}].expression"),
-                    format!("compilation error: {e}"),
-                );
+                let path = Path::new("spec")
+                    .child("variables")
+                    .index(i)
+                    .child("expression");
+                spec.problem_at(path.as_str(), format!("compilation error: {e}"));
                 None
             }
         };
@@ -195,48 +199,49 @@ impl Policy {
         let validation_values = spec.list("validations");
         let annotation_values = spec.list("auditAnnotations");
         if validation_values.is_empty() && annotation_values.is_empty() {
-            spec.problem(
+            spec.required(
                 "validations",
-                "Required value: validations or auditAnnotations must contain at least one item",
+                "validations or auditAnnotations must contain at least one item",
             );
-            spec.problem(
+            spec.required(
                 "auditAnnotations",
-                "Required value: validations or auditAnnotations must contain at least one item",
+                "validations or auditAnnotations must contain at least one item",
             );
         }
         let mut validations = Vec::new();
         for (i, v) in validation_values.iter().enumerate() {
-            let path = format!("spec.validations[{i}]");
-            let mut val = Fields::new(doc, path.clone(), v, spec.problems);
+            let path = Path::new("spec").child("validations").index(i);
+            let mut val = Fields::new(doc, path.to_string(), v, spec.problems);
             val.deny_unknown(&["expression", "message", "reason", "messageExpression"]);
             let expression = val.string("expression").unwrap_or("");
             let message = val.string("message");
             let message_expression = val.string("messageExpression");
             let reason = val.enumeration("reason", &REASONS);
             let program = if expression.trim().is_empty() {
-                val.problem("expression", "Required value: expression is not specified");
+                val.required("expression", "expression is not specified");
                 None
             } else {
                 compile(
                     &mut val,
                     env,
-                    &format!("{path}.expression"),
+                    path.child("expression").as_str(),
                     expression,
                     Expect::Bool,
                 )
             };
             let message_program = match message_expression {
                 Some(m) if m.trim().is_empty() && !m.is_empty() => {
-                    val.problem(
-                        "messageExpression",
-                        format!("Invalid value: {m:?}: must be non-empty if specified"),
-                    );
+                    val.error(Error::invalid(
+                        &path.child("messageExpression"),
+                        m,
+                        "must be non-empty if specified",
+                    ));
                     None
                 }
                 Some(m) if !m.is_empty() => compile(
                     &mut val,
                     &message_env,
-                    &format!("{path}.messageExpression"),
+                    path.child("messageExpression").as_str(),
                     m,
                     Expect::String,
                 ),
@@ -244,15 +249,17 @@ impl Policy {
             };
             if let Some(m) = message {
                 if !m.is_empty() && m.trim().is_empty() {
-                    val.problem(
-                        "message",
-                        format!("Invalid value: {m:?}: message must be non-empty if specified"),
-                    );
+                    val.error(Error::invalid(
+                        &path.child("message"),
+                        m,
+                        "message must be non-empty if specified",
+                    ));
                 } else if m.trim().contains(['\n', '\r']) {
-                    val.problem(
-                        "message",
-                        format!("Invalid value: {m:?}: message must not contain line breaks"),
-                    );
+                    val.error(Error::invalid(
+                        &path.child("message"),
+                        m,
+                        "message must not contain line breaks",
+                    ));
                 }
             }
             if let Some(expression) = program {
@@ -267,42 +274,38 @@ impl Policy {
 
         let mut audit_annotations = Vec::new();
         if annotation_values.len() > MAX_AUDIT_ANNOTATIONS {
-            spec.problem(
-                "auditAnnotations",
-                format!("Invalid value: must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations"),
-            );
+            spec.error(Error::invalid(
+                &spec.path_of("auditAnnotations"),
+                BadValue::Json(Value::Array(annotation_values.to_vec())),
+                format!("must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations"),
+            ));
         }
         let mut keys: Vec<&str> = Vec::new();
         for (i, a) in annotation_values.iter().enumerate() {
-            let path = format!("spec.auditAnnotations[{i}]");
-            let mut ann = Fields::new(doc, path.clone(), a, spec.problems);
+            let path = Path::new("spec").child("auditAnnotations").index(i);
+            let mut ann = Fields::new(doc, path.to_string(), a, spec.problems);
             ann.deny_unknown(&["key", "valueExpression"]);
             let key = ann.string("key").unwrap_or("");
             let qualified = format!("{}/{key}", name.as_deref().unwrap_or(""));
-            for e in qualified_name_errors(&qualified) {
-                ann.problem("key", format!("Invalid value: {qualified:?}: {e}"));
+            for e in is_qualified_name(&qualified) {
+                ann.error(Error::invalid(&path.child("key"), qualified.as_str(), e));
             }
             if keys.contains(&key) {
-                ann.problem("key", format!("Duplicate value: {key:?}"));
+                ann.error(Error::duplicate(&path.child("key"), key));
             }
             keys.push(key);
             let value_expression = ann.string("valueExpression").unwrap_or("").trim();
             if value_expression.is_empty() {
-                ann.problem(
-                    "valueExpression",
-                    "Required value: valueExpression is not specified",
-                );
+                ann.required("valueExpression", "valueExpression is not specified");
             } else if value_expression.len() > MAX_VALUE_EXPRESSION_LEN {
-                ann.problem(
+                ann.required(
                     "valueExpression",
-                    format!(
-                        "Required value: must not exceed {MAX_VALUE_EXPRESSION_LEN} bytes in length"
-                    ),
+                    &format!("must not exceed {MAX_VALUE_EXPRESSION_LEN} bytes in length"),
                 );
             } else if let Some(program) = compile(
                 &mut ann,
                 env,
-                &format!("{path}.valueExpression"),
+                path.child("valueExpression").as_str(),
                 value_expression,
                 Expect::StringOrNull,
             ) {
@@ -336,39 +339,38 @@ fn read_match_conditions(spec: &mut Fields<'_, '_>, env: &Env) -> Vec<(String, P
     let doc = spec.doc;
     let items = spec.list("matchConditions");
     if items.len() > MAX_MATCH_CONDITIONS {
-        spec.problem(
-            "matchConditions",
-            format!(
-                "Too many: {}: must have at most {MAX_MATCH_CONDITIONS} items",
-                items.len()
-            ),
-        );
+        let actual = i64::try_from(items.len()).unwrap_or(i64::MAX);
+        spec.error(Error::too_many(
+            &spec.path_of("matchConditions"),
+            actual,
+            MAX_MATCH_CONDITIONS as i64,
+        ));
     }
     let mut out: Vec<(String, Program)> = Vec::new();
     let mut names: Vec<&str> = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let path = format!("spec.matchConditions[{i}]");
-        let mut mc = Fields::new(doc, path.clone(), item, spec.problems);
+        let path = Path::new("spec").child("matchConditions").index(i);
+        let mut mc = Fields::new(doc, path.to_string(), item, spec.problems);
         mc.deny_unknown(&["name", "expression"]);
         let name = mc.string("name").unwrap_or("");
         let expression = mc.string("expression").unwrap_or("").trim();
         if name.is_empty() {
-            mc.problem("name", "Required value");
+            mc.required("name", "");
         } else {
-            for e in qualified_name_errors(name) {
-                mc.problem("name", format!("Invalid value: {name:?}: {e}"));
+            for e in is_qualified_name(name) {
+                mc.error(Error::invalid(&path.child("name"), name, e));
             }
             if names.contains(&name) {
-                mc.problem("name", format!("Duplicate value: {name:?}"));
+                mc.error(Error::duplicate(&path.child("name"), name));
             }
             names.push(name);
         }
         if expression.is_empty() {
-            mc.problem("expression", "Required value");
+            mc.required("expression", "");
         } else if let Some(program) = compile(
             &mut mc,
             env,
-            &format!("{path}.expression"),
+            path.child("expression").as_str(),
             expression,
             Expect::Bool,
         ) {
@@ -381,35 +383,22 @@ fn read_match_conditions(spec: &mut Fields<'_, '_>, env: &Env) -> Vec<(String, P
 /// `metadata.name`, required.
 pub(crate) fn metadata_name(root: &mut Fields<'_, '_>) -> Option<String> {
     let Some(meta) = root.get("metadata") else {
-        root.problem(
-            "metadata.name",
-            "Required value: name or generateName is required",
-        );
+        root.required("metadata.name", "name or generateName is required");
         return None;
     };
     let mut meta = Fields::new(root.doc, "metadata".to_owned(), meta, root.problems);
     let name = meta.string("name");
     match name {
         Some(n) if !n.is_empty() => {
-            for e in dns1123_subdomain_errors(n) {
-                meta.problem("name", format!("Invalid value: {n:?}: {e}"));
+            for e in name_is_dns_subdomain(n, false) {
+                meta.error(Error::invalid(&meta.path_of("name"), n, e));
             }
             Some(n.to_owned())
         }
         _ => {
-            meta.problem("name", "Required value: name or generateName is required");
+            meta.required("name", "name or generateName is required");
             None
         }
-    }
-}
-
-fn join(prefix: &str, path: &str) -> String {
-    if path.is_empty() {
-        prefix.to_owned()
-    } else if path.starts_with('[') {
-        format!("{prefix}{path}")
-    } else {
-        format!("{prefix}.{path}")
     }
 }
 
@@ -446,67 +435,6 @@ fn is_cel_identifier(s: &str) -> bool {
     first_ok && chars.all(|c| c == '_' || c.is_ascii_alphanumeric()) && !RESERVED.contains(&s)
 }
 
-/// apimachinery `IsDNS1123Subdomain`.
-fn dns1123_subdomain_errors(s: &str) -> Vec<String> {
-    let mut errors = Vec::new();
-    if s.len() > 253 {
-        errors.push("must be no more than 253 characters".to_owned());
-    }
-    let label_ok = |l: &str| {
-        !l.is_empty()
-            && l.chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-            && !l.starts_with('-')
-            && !l.ends_with('-')
-    };
-    if !s.split('.').all(label_ok) {
-        errors.push(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_owned(),
-        );
-    }
-    errors
-}
-
-/// apimachinery `IsQualifiedName`.
-fn qualified_name_errors(s: &str) -> Vec<String> {
-    let mut errors = Vec::new();
-    let (prefix, name) = match s.split_once('/') {
-        Some((p, n)) if !n.contains('/') => (Some(p), n),
-        Some(_) => {
-            errors.push("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')".to_owned());
-            return errors;
-        }
-        None => (None, s),
-    };
-    if let Some(p) = prefix {
-        if p.is_empty() {
-            errors.push("prefix part must be non-empty".to_owned());
-        } else {
-            errors.extend(
-                dns1123_subdomain_errors(p)
-                    .into_iter()
-                    .map(|e| format!("prefix part {e}")),
-            );
-        }
-    }
-    if name.is_empty() {
-        errors.push("name part must be non-empty".to_owned());
-    } else {
-        if name.len() > 63 {
-            errors.push("name part must be no more than 63 characters".to_owned());
-        }
-        let ok = name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-            && name.starts_with(|c: char| c.is_ascii_alphanumeric())
-            && name.ends_with(|c: char| c.is_ascii_alphanumeric());
-        if !ok {
-            errors.push("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')".to_owned());
-        }
-    }
-    errors
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -516,9 +444,5 @@ mod tests {
         assert!(is_cel_identifier("foo_1"));
         assert!(!is_cel_identifier("1foo"));
         assert!(!is_cel_identifier("in"));
-        assert!(qualified_name_errors("my-policy.example.com/key").is_empty());
-        assert!(!qualified_name_errors("policy/-bad").is_empty());
-        assert!(dns1123_subdomain_errors("a.b-c").is_empty());
-        assert!(!dns1123_subdomain_errors("Upper").is_empty());
     }
 }

@@ -15,7 +15,7 @@
 //! | `.check(verb)` | [`PathCheck::check`] / [`ResourceCheck::check`] |
 //! | `d.allowed()`, `d.reason()`, `d.errored()`, `d.error()` | [`Decision`] methods |
 
-use crate::format::{is_dns1123_label, is_dns1123_subdomain};
+use crate::validation::{is_dns1123_label, is_dns1123_subdomain};
 
 /// Errors raised while building a check, worded as upstream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]

@@ -5,9 +5,13 @@
 //! is [`Format::validate`], which returns the error strings as apimachinery words them (an
 //! empty list is CEL's `optional.none()`).
 //!
-//! The validators themselves are public too, named after their apimachinery counterparts.
+//! The name validators are apimachinery's, in [`crate::validation`].
 
 use crate::url::parse_request_uri;
+use crate::validation::{
+    is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_qualified_name,
+    is_valid_label_value, mask_trailing_dash,
+};
 
 /// One of the named formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -154,193 +158,6 @@ fn check(ok: bool, msg: &str) -> Vec<String> {
     } else {
         vec![msg.to_string()]
     }
-}
-
-/// apimachinery `maskTrailingDash`: a generateName prefix may end with `-`.
-fn mask_trailing_dash(name: &str) -> String {
-    if name.len() > 1 && name.ends_with('-') {
-        let cut = name.len() - 2;
-        match name.get(..cut) {
-            Some(head) => format!("{head}a"),
-            // the byte before the dash is part of a multi-byte character
-            None => name.to_string(),
-        }
-    } else {
-        name.to_string()
-    }
-}
-
-const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const DNS1123_LABEL_ERR: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT: &str =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-const DNS1123_SUBDOMAIN_ERR: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const DNS1035_LABEL_FMT: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const DNS1035_LABEL_ERR: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const LABEL_KEY_ERR: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-const LABEL_VALUE_ERR: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-
-/// apimachinery `RegexError`.
-fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
-    if examples.is_empty() {
-        return format!("{msg} (regex used for validation is '{fmt}')");
-    }
-    let mut out = format!("{msg} (e.g. ");
-    for (i, e) in examples.iter().enumerate() {
-        if i > 0 {
-            out.push_str(" or ");
-        }
-        out.push_str(&format!("'{e}', "));
-    }
-    out.push_str(&format!("regex used for validation is '{fmt}')"));
-    out
-}
-
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?` (first-character class given).
-fn matches_label(s: &str, first: fn(u8) -> bool) -> bool {
-    let b = s.as_bytes();
-    let alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-    match (b.first(), b.last()) {
-        (Some(&f), Some(&l)) => first(f) && alnum(l) && b.iter().all(|&c| alnum(c) || c == b'-'),
-        _ => false,
-    }
-}
-
-fn dns1123_label_match(s: &str) -> bool {
-    matches_label(s, |c| c.is_ascii_lowercase() || c.is_ascii_digit())
-}
-
-fn dns1123_subdomain_match(s: &str) -> bool {
-    s.split('.').all(dns1123_label_match)
-}
-
-fn label_key_match(s: &str) -> bool {
-    let b = s.as_bytes();
-    match (b.first(), b.last()) {
-        (Some(f), Some(l)) => {
-            f.is_ascii_alphanumeric()
-                && l.is_ascii_alphanumeric()
-                && b.iter()
-                    .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-        }
-        _ => false,
-    }
-}
-
-/// apimachinery `validation.IsDNS1123Label`.
-pub fn is_dns1123_label(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push("must be no more than 63 characters".to_string());
-    }
-    if !dns1123_label_match(value) {
-        if dns1123_subdomain_match(value) {
-            errs.push("must not contain dots".to_string());
-        } else {
-            errs.push(regex_error(
-                DNS1123_LABEL_ERR,
-                DNS1123_LABEL_FMT,
-                &["my-name", "123-abc"],
-            ));
-        }
-    }
-    errs
-}
-
-/// apimachinery `validation.IsDNS1123Subdomain`.
-pub fn is_dns1123_subdomain(value: &str) -> Vec<String> {
-    subdomain_errors(value, "characters")
-}
-
-fn subdomain_errors(value: &str, unit: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 253 {
-        errs.push(format!("must be no more than 253 {unit}"));
-    }
-    if !dns1123_subdomain_match(value) {
-        errs.push(regex_error(
-            DNS1123_SUBDOMAIN_ERR,
-            DNS1123_SUBDOMAIN_FMT,
-            &["example.com"],
-        ));
-    }
-    errs
-}
-
-/// apimachinery `validation.IsDNS1035Label`.
-pub fn is_dns1035_label(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push("must be no more than 63 characters".to_string());
-    }
-    if !matches_label(value, |c| c.is_ascii_lowercase()) {
-        errs.push(regex_error(
-            DNS1035_LABEL_ERR,
-            DNS1035_LABEL_FMT,
-            &["my-name", "abc-123"],
-        ));
-    }
-    errs
-}
-
-/// apimachinery `validation.IsQualifiedName` (`content.IsLabelKey`).
-pub fn is_qualified_name(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    let parts: Vec<&str> = value.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_string());
-            } else {
-                for msg in subdomain_errors(prefix, "bytes") {
-                    errs.push(format!("prefix part {msg}"));
-                }
-            }
-            *name
-        }
-        _ => {
-            errs.push(format!(
-                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                regex_error(LABEL_KEY_ERR, LABEL_KEY_FMT, &["MyName", "my.name", "123-abc"])
-            ));
-            return errs;
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".to_string());
-    } else if name.len() > 63 {
-        errs.push("name part must be no more than 63 bytes".to_string());
-    }
-    if !label_key_match(name) {
-        errs.push(format!(
-            "name part {}",
-            regex_error(
-                LABEL_KEY_ERR,
-                LABEL_KEY_FMT,
-                &["MyName", "my.name", "123-abc"]
-            )
-        ));
-    }
-    errs
-}
-
-/// apimachinery `validation.IsValidLabelValue` (`content.IsLabelValue`).
-pub fn is_valid_label_value(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push("must be no more than 63 bytes".to_string());
-    }
-    if !value.is_empty() && !label_key_match(value) {
-        errs.push(regex_error(
-            LABEL_VALUE_ERR,
-            LABEL_VALUE_FMT,
-            &["MyValue", "my_value", "12345"],
-        ));
-    }
-    errs
 }
 
 /// kube-openapi `strfmt.IsUUID`: 32 hex digits, optionally dashed as 8-4-4-4-12.

@@ -7,12 +7,14 @@
 //! | [`semver`] | `semverlib.go` (`github.com/blang/semver/v4`) |
 //! | [`ip`], [`cidr`] | `ip.go`, `cidr.go` (Go `net/netip`) |
 //! | [`url`] | `urls.go` (Go `net/url`) |
-//! | [`format`] | `format.go` (`k8s.io/apimachinery` validation, kube-openapi `strfmt`) |
+//! | [`format`] | `format.go` (over [`validation`], kube-openapi `strfmt`) |
 //! | [`lists`], [`sets`], [`regex`] | `lists.go`, cel-go `ext/sets.go`, `regex.go` |
 //! | [`authz`] | `authz.go` |
 //! | [`errors`] | `k8s.io/apimachinery/pkg/util/errors` (aggregated errors) |
 //! | [`sort`] | (none: a stable sort whose code the wasm modules hold once) |
 //! | [`goquote`] | Go `strconv.Quote` and `encoding/json` strings, as upstream messages render values |
+//! | [`field`] | `k8s.io/apimachinery/pkg/util/validation/field` (field paths, field errors) |
+//! | [`validation`] | `k8s.io/apimachinery/pkg/util/validation`, `pkg/api/validate/content` (name rules) |
 //!
 //! Nothing here panics on any input, and nothing grows without bound.
 //!
@@ -39,6 +41,7 @@ mod bigint;
 pub mod authz;
 pub mod cidr;
 pub mod errors;
+pub mod field;
 pub mod format;
 pub mod goquote;
 pub mod ip;
@@ -49,3 +52,4 @@ pub mod semver;
 pub mod sets;
 pub mod sort;
 pub mod url;
+pub mod validation;

@@ -93,11 +93,11 @@ pub(crate) fn split_username(username: &str) -> Result<ServiceAccount, &'static 
 }
 
 fn is_dns1123_label(s: &str) -> bool {
-    palisade_cel_kubernetes::format::is_dns1123_label(s).is_empty()
+    palisade_cel_kubernetes::validation::is_dns1123_label(s).is_empty()
 }
 
 fn is_dns1123_subdomain(s: &str) -> bool {
-    palisade_cel_kubernetes::format::is_dns1123_subdomain(s).is_empty()
+    palisade_cel_kubernetes::validation::is_dns1123_subdomain(s).is_empty()
 }
 
 /// `serviceAccount(username)`, with approver-policy's error wording.

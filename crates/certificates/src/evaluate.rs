@@ -3,12 +3,12 @@
 
 use crate::cel::CrVars;
 use crate::csr::{AttrValue, Csr, PublicKey, unmarshal_sans};
-use crate::field::{BadValue, FieldErr, Path, aggregate};
 use crate::gofmt::GoDuration;
 use crate::policy::{
     Allowed, AllowedSlice, AllowedString, NAMED_SUBJECT_OIDS, OidEntry, Policy, Rule, Subject,
 };
 use crate::wildcard;
+use palisade_cel_kubernetes::field::{BadValue, Error as FieldErr, Path, aggregate};
 
 /// The CertificateRequest fields the evaluators read.
 #[derive(Debug, Clone, Default)]
@@ -39,7 +39,7 @@ const NON_STRING: &str = "<non-string value>";
 const NON_STRING_DETAIL: &str = "subject attribute uses an unsupported ASN.1 type or string encoding; re-issue the certificate with a UTF8String or PrintableString subject";
 
 fn vals(slice: &[String]) -> BadValue {
-    BadValue::List(Some(slice.to_vec()))
+    BadValue::strings(slice)
 }
 
 struct Ctx {
@@ -52,18 +52,18 @@ impl Ctx {
         for (i, v) in rules.iter().enumerate() {
             let ip = path.index(i);
             let Some(program) = &v.program else {
-                el.push(FieldErr::internal(ip, "rule was not compiled"));
+                el.push(FieldErr::internal(&ip, "rule was not compiled"));
                 continue;
             };
             match program.validate(s, &self.cr) {
-                Err(e) => el.push(FieldErr::internal(ip, e)),
+                Err(e) => el.push(FieldErr::internal(&ip, e)),
                 Ok(true) => {}
                 Ok(false) => {
                     let detail = v
                         .message
                         .clone()
                         .unwrap_or_else(|| format!("failed rule: {}", v.rule));
-                    el.push(FieldErr::invalid(ip, BadValue::Str(s.to_owned()), detail));
+                    el.push(FieldErr::invalid(&ip, BadValue::Str(s.to_owned()), detail));
                 }
             }
         }
@@ -75,13 +75,13 @@ impl Ctx {
             if let Some(c) = crp
                 && c.required == Some(true)
             {
-                return vec![FieldErr::required(path.child("required"), "true")];
+                return vec![FieldErr::required(&path.child("required"), "true")];
             }
             return Vec::new();
         }
         let Some(c) = crp.filter(|c| c.value.is_some() || !c.validations.is_empty()) else {
             return vec![FieldErr::invalid(
-                path.clone(),
+                &path.clone(),
                 BadValue::Str(s.to_owned()),
                 "no allowed value",
             )];
@@ -91,7 +91,7 @@ impl Ctx {
             && !wildcard::matches(v, s)
         {
             el.push(FieldErr::invalid(
-                path.child("value"),
+                &path.child("value"),
                 BadValue::Str(s.to_owned()),
                 v.clone(),
             ));
@@ -112,13 +112,13 @@ impl Ctx {
             if let Some(c) = crp
                 && c.required == Some(true)
             {
-                return vec![FieldErr::required(path.child("required"), "true")];
+                return vec![FieldErr::required(&path.child("required"), "true")];
             }
             return Vec::new();
         }
         let Some(c) = crp.filter(|c| c.values.is_some() || !c.validations.is_empty()) else {
             return vec![FieldErr::invalid(
-                path.clone(),
+                &path.clone(),
                 vals(s),
                 "no allowed values",
             )];
@@ -128,7 +128,7 @@ impl Ctx {
             && !wildcard::subset(v, s)
         {
             el.push(FieldErr::invalid(
-                path.child("values"),
+                &path.child("values"),
                 vals(s),
                 v.join(", "),
             ));
@@ -156,7 +156,7 @@ impl Ctx {
                 AttrValue::Str(s) => values.push(s.clone()),
                 AttrValue::NonString => {
                     return vec![FieldErr::invalid(
-                        path.clone(),
+                        &path.clone(),
                         BadValue::Str(NON_STRING.to_owned()),
                         format!(
                             "subject attribute {oid} uses an unsupported ASN.1 type or string encoding; re-issue the certificate with a UTF8String or PrintableString subject"
@@ -187,7 +187,7 @@ impl Ctx {
             let ep = path.key(oid);
             // the last entry with an OID wins, as Go's map build does
             match entries.iter().rev().find(|e| e.oid == *oid) {
-                None => el.push(FieldErr::invalid(ep, vals(values), "no allowed values")),
+                None => el.push(FieldErr::invalid(&ep, vals(values), "no allowed values")),
                 Some(e) => el.extend(self.evaluate_slice(values, Some(&e.slice), &ep)),
             }
         }
@@ -263,12 +263,12 @@ pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request, csr: &Csr) -> Out
     if req.is_ca {
         match allowed.is_ca {
             None => el.push(FieldErr::invalid(
-                fp.child("isCA"),
+                &fp.child("isCA"),
                 BadValue::Bool(true),
                 "nil",
             )),
             Some(false) => el.push(FieldErr::invalid(
-                fp.child("isCA"),
+                &fp.child("isCA"),
                 BadValue::Bool(true),
                 "false",
             )),
@@ -279,14 +279,14 @@ pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request, csr: &Csr) -> Out
     if !req.usages.is_empty() {
         match &allowed.usages {
             None => el.push(FieldErr::invalid(
-                fp.child("usages"),
+                &fp.child("usages"),
                 vals(&req.usages),
                 "nil",
             )),
             Some(pol) => {
                 if !wildcard::subset(pol, &req.usages) {
                     el.push(FieldErr::invalid(
-                        fp.child("usages"),
+                        &fp.child("usages"),
                         vals(&req.usages),
                         pol.join(", "),
                     ));
@@ -298,28 +298,28 @@ pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request, csr: &Csr) -> Out
     let sp = fp.child("subjectAltName");
     for _ in 0..sans.directory_names {
         el.push(FieldErr::invalid(
-            sp.child("directoryName"),
+            &sp.child("directoryName"),
             BadValue::Str("directoryName".into()),
             "directoryName SAN entries are not permitted",
         ));
     }
     for _ in 0..sans.x400_addresses {
         el.push(FieldErr::invalid(
-            sp.child("x400Address"),
+            &sp.child("x400Address"),
             BadValue::Str("x400Address".into()),
             "x400Address SAN entries are not permitted",
         ));
     }
     for _ in 0..sans.edi_party_names {
         el.push(FieldErr::invalid(
-            sp.child("ediPartyName"),
+            &sp.child("ediPartyName"),
             BadValue::Str("ediPartyName".into()),
             "ediPartyName SAN entries are not permitted",
         ));
     }
     for _ in 0..sans.registered_ids {
         el.push(FieldErr::invalid(
-            sp.child("registeredID"),
+            &sp.child("registeredID"),
             BadValue::Str("registeredID".into()),
             "registeredID SAN entries are not permitted",
         ));
@@ -333,7 +333,7 @@ pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request, csr: &Csr) -> Out
     for e in &allowed.other_names {
         if e.slice.required == Some(true) && !by_oid.iter().any(|(k, _)| *k == e.oid) {
             el.push(FieldErr::required(
-                onp.key(&e.oid).child("required"),
+                &onp.key(&e.oid).child("required"),
                 "true",
             ));
         }
@@ -371,7 +371,7 @@ pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request, csr: &Csr) -> Out
             }
             if atv.value == AttrValue::NonString {
                 el.push(FieldErr::invalid(
-                    named_path(&subp, &atv.oid),
+                    &named_path(&subp, &atv.oid),
                     BadValue::Str(NON_STRING.into()),
                     NON_STRING_DETAIL,
                 ));
@@ -382,7 +382,7 @@ pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request, csr: &Csr) -> Out
         match &atv.value {
             AttrValue::NonString => {
                 el.push(FieldErr::invalid(
-                    oap.key(&atv.oid),
+                    &oap.key(&atv.oid),
                     BadValue::Str(NON_STRING.into()),
                     NON_STRING_DETAIL,
                 ));
@@ -394,7 +394,7 @@ pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request, csr: &Csr) -> Out
     for e in &sub.other_attributes {
         if e.slice.required == Some(true) && !seen.contains(&e.oid) {
             el.push(FieldErr::required(
-                oap.key(&e.oid).child("required"),
+                &oap.key(&e.oid).child("required"),
                 "true",
             ));
         }
@@ -440,7 +440,7 @@ pub(crate) fn evaluate_constraints(
         && req.duration.is_none_or(|d| max < d)
     {
         el.push(FieldErr::invalid(
-            fp.child("maxDuration"),
+            &fp.child("maxDuration"),
             BadValue::Str(requested.clone()),
             max.to_string(),
         ));
@@ -449,7 +449,7 @@ pub(crate) fn evaluate_constraints(
         && req.duration.is_none_or(|d| min > d)
     {
         el.push(FieldErr::invalid(
-            fp.child("minDuration"),
+            &fp.child("minDuration"),
             BadValue::Str(requested.clone()),
             min.to_string(),
         ));
@@ -467,7 +467,7 @@ pub(crate) fn evaluate_constraints(
             && want != alg
         {
             el.push(FieldErr::invalid(
-                kp.child("algorithm"),
+                &kp.child("algorithm"),
                 BadValue::Str(alg.to_owned()),
                 want.clone(),
             ));
@@ -476,7 +476,7 @@ pub(crate) fn evaluate_constraints(
             && max < size
         {
             el.push(FieldErr::invalid(
-                kp.child("maxSize"),
+                &kp.child("maxSize"),
                 BadValue::Str(size.to_string()),
                 max.to_string(),
             ));
@@ -485,7 +485,7 @@ pub(crate) fn evaluate_constraints(
             && min > size
         {
             el.push(FieldErr::invalid(
-                kp.child("minSize"),
+                &kp.child("minSize"),
                 BadValue::Str(size.to_string()),
                 min.to_string(),
             ));

@@ -1,10 +1,8 @@
 //! Go's renderings that approver-policy's messages contain: `strconv.Quote`, `encoding/json`
 //! strings, `time.Duration` parse/print and `net.IP.String()`.
 
-/// `strconv.Quote` and `json.Marshal` of a string: one copy, in `palisade-cel-kubernetes`.
-pub(crate) use palisade_cel_kubernetes::goquote::{
-    json_string as go_json_string, quote as go_quote,
-};
+/// `strconv.Quote`: one copy, in `palisade-cel-kubernetes`.
+pub(crate) use palisade_cel_kubernetes::goquote::quote as go_quote;
 
 /// A Go `time.Duration`: signed nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -15,7 +15,6 @@ mod cel;
 mod csr;
 mod ec;
 mod evaluate;
-mod field;
 mod gofmt;
 mod gourl;
 mod policy;
@@ -26,9 +25,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::evaluate::{Outcome, Request};
-use crate::field::FieldErr;
 use crate::gofmt::GoDuration;
 use crate::policy::Policy;
+use palisade_cel_kubernetes::field::{self, Error as FieldErr};
 
 /// What to answer when no CertificateRequestPolicy exists or none selects the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -77,7 +76,7 @@ impl std::error::Error for FieldError {}
 impl From<FieldErr> for FieldError {
     fn from(e: FieldErr) -> Self {
         FieldError {
-            path: e.path.as_str().to_owned(),
+            path: e.field.clone(),
             message: e.body(),
         }
     }
@@ -168,7 +167,7 @@ impl Policies {
                 }
                 if !p.name.is_empty() && names.insert(p.name.clone(), *idx).is_some() {
                     errs.push(FieldErr::invalid(
-                        field::Path::new("metadata.name"),
+                        &field::Path::new("metadata.name"),
                         field::BadValue::Str(p.name.clone()),
                         "a CertificateRequestPolicy with this name is already in the bundle",
                     ));
@@ -413,7 +412,10 @@ fn str_at(v: &Value, path: &str, key: &str) -> Result<String, String> {
     match v.get(key) {
         None | Some(Value::Null) => Ok(String::new()),
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(_) => Err(format!("{path}.{key}: must be a string")),
+        Some(_) => Err(format!(
+            "{}: must be a string",
+            field::Path::new(path).child(key)
+        )),
     }
 }
 
@@ -423,12 +425,18 @@ fn strings_at(v: &Value, path: &str, key: &str) -> Result<Vec<String>, String> {
         Some(Value::Array(a)) => a
             .iter()
             .map(|x| {
-                x.as_str()
-                    .map(str::to_owned)
-                    .ok_or_else(|| format!("{path}.{key}: must be a list of strings"))
+                x.as_str().map(str::to_owned).ok_or_else(|| {
+                    format!(
+                        "{}: must be a list of strings",
+                        field::Path::new(path).child(key)
+                    )
+                })
             })
             .collect(),
-        Some(_) => Err(format!("{path}.{key}: must be a list of strings")),
+        Some(_) => Err(format!(
+            "{}: must be a list of strings",
+            field::Path::new(path).child(key)
+        )),
     }
 }
 

@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::cel::Validator;
-use crate::field::{BadValue, FieldErr, Path};
 use crate::gofmt::GoDuration;
+use palisade_cel_kubernetes::field::{BadValue, Error as FieldErr, Path};
+use palisade_cel_kubernetes::validation::{is_qualified_name, is_valid_label_value};
 
 #[derive(Debug, Clone)]
 pub(crate) struct Rule {
@@ -158,7 +159,7 @@ impl Reader<'_> {
     fn wrong_type(&mut self, path: &Path, want: &str, got: &Value) {
         let t = json_type(got);
         self.errs.push(FieldErr::type_invalid(
-            path.clone(),
+            &path.clone(),
             BadValue::Str(t.to_owned()),
             format!("{} in body must be of type {want}: \"{t}\"", path.as_str()),
         ));
@@ -268,7 +269,7 @@ impl Reader<'_> {
                 continue;
             };
             let Some(rule) = self.member(o, "rule") else {
-                self.errs.push(FieldErr::required(ip.child("rule"), ""));
+                self.errs.push(FieldErr::required(&ip.child("rule"), ""));
                 continue;
             };
             let Some(rule) = self.string(rule, &ip.child("rule")) else {
@@ -347,7 +348,7 @@ impl Reader<'_> {
             let oid = match self.member(o, "oid") {
                 Some(v) => self.string(v, &ip.child("oid")),
                 None => {
-                    self.errs.push(FieldErr::required(ip.child("oid"), ""));
+                    self.errs.push(FieldErr::required(&ip.child("oid"), ""));
                     None
                 }
             };
@@ -369,7 +370,7 @@ pub(crate) fn read(doc: &Value, errs: &mut Vec<FieldErr>) -> Option<Policy> {
         && api != "policy.cert-manager.io/v1alpha1"
     {
         r.errs.push(FieldErr::not_supported(
-            Path::new("apiVersion"),
+            &Path::new("apiVersion"),
             api,
             &["policy.cert-manager.io/v1alpha1"],
         ));
@@ -383,12 +384,12 @@ pub(crate) fn read(doc: &Value, errs: &mut Vec<FieldErr>) -> Option<Policy> {
         .to_owned();
     if name.is_empty() {
         r.errs.push(FieldErr::required(
-            Path::new("metadata.name"),
+            &Path::new("metadata.name"),
             "name or generateName is required",
         ));
     }
     let Some(spec_v) = r.member(top, "spec") else {
-        r.errs.push(FieldErr::required(Path::new("spec"), ""));
+        r.errs.push(FieldErr::required(&Path::new("spec"), ""));
         return None;
     };
     let spec_path = root.child("spec");
@@ -420,7 +421,7 @@ pub(crate) fn read(doc: &Value, errs: &mut Vec<FieldErr>) -> Option<Policy> {
     let sel_path = spec_path.child("selector");
     let (issuer_ref, namespace) = match r.member(spec, "selector") {
         None => {
-            r.errs.push(FieldErr::required(sel_path, ""));
+            r.errs.push(FieldErr::required(&sel_path, ""));
             (None, None)
         }
         Some(v) => match r.object(v, &sel_path) {
@@ -447,7 +448,8 @@ fn read_allowed(r: &mut Reader<'_>, o: &serde_json::Map<String, Value>, p: &Path
             if let Some(list) = &list {
                 for (i, u) in list.iter().enumerate() {
                     if !USAGES.contains(&u.as_str()) {
-                        r.errs.push(FieldErr::not_supported(up.index(i), u, USAGES));
+                        r.errs
+                            .push(FieldErr::not_supported(&up.index(i), u, USAGES));
                     }
                 }
             }
@@ -495,7 +497,7 @@ fn read_duration(
         Ok(d) => Some(d),
         Err(e) => {
             r.errs
-                .push(FieldErr::invalid(p.child(key), BadValue::Str(s), e));
+                .push(FieldErr::invalid(&p.child(key), BadValue::Str(s), e));
             None
         }
     }
@@ -595,14 +597,14 @@ fn validate_oid(path: &Path, oid: &str) -> Option<FieldErr> {
     });
     if !canonical {
         return Some(FieldErr::invalid(
-            path.clone(),
+            &path.clone(),
             BadValue::Str(oid.to_owned()),
             "must be a valid, canonical dotted ASN.1 object identifier (e.g. \"1.3.6.1.4.1.311.20.2.3\")",
         ));
     }
     if arcs.is_some_and(|a| a.iter().any(|x| *x < 0)) {
         return Some(FieldErr::invalid(
-            path.clone(),
+            &path.clone(),
             BadValue::Str(oid.to_owned()),
             "OID arcs must be non-negative",
         ));
@@ -615,7 +617,7 @@ fn compile_rules(rules: &mut [Rule], path: &Path, errs: &mut Vec<FieldErr>) {
         match Validator::compile(&rule.rule) {
             Ok(v) => rule.program = Some(v),
             Err(e) => errs.push(FieldErr::invalid(
-                path.child("validations").index(i),
+                &path.child("validations").index(i),
                 BadValue::Str(rule.rule.clone()),
                 e,
             )),
@@ -626,7 +628,7 @@ fn compile_rules(rules: &mut [Rule], path: &Path, errs: &mut Vec<FieldErr>) {
 fn check_slice(s: &mut AllowedSlice, path: &Path, errs: &mut Vec<FieldErr>) {
     if s.required == Some(true) && s.values.is_none() && s.validations.is_empty() {
         errs.push(FieldErr::required(
-            path.child("values"),
+            &path.child("values"),
             "at least one of 'values' or 'validations' must be defined if field is 'required'",
         ));
     }
@@ -636,7 +638,7 @@ fn check_slice(s: &mut AllowedSlice, path: &Path, errs: &mut Vec<FieldErr>) {
 fn check_string(s: &mut AllowedString, path: &Path, errs: &mut Vec<FieldErr>) {
     if s.required == Some(true) && s.value.is_none() && s.validations.is_empty() {
         errs.push(FieldErr::required(
-            path.child("value"),
+            &path.child("value"),
             "at least one of 'value' or 'validations' must be defined if field is 'required'",
         ));
     }
@@ -648,11 +650,15 @@ fn check_string(s: &mut AllowedString, path: &Path, errs: &mut Vec<FieldErr>) {
 pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
     let spec = Path::new("spec");
     for name in &p.plugins {
-        errs.push(FieldErr::not_supported(spec.child("plugins"), name, &[]));
+        errs.push(FieldErr::not_supported::<&str>(
+            &spec.child("plugins"),
+            name,
+            &[],
+        ));
     }
     if p.issuer_ref.is_none() && p.namespace.is_none() {
         errs.push(FieldErr::required(
-            spec.child("selector"),
+            &spec.child("selector"),
             "one of issuerRef or namespace must be defined, hint: `{}` on either matches everything",
         ));
     }
@@ -662,10 +668,16 @@ pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
         for (k, v) in labels {
             if let Some(problem) = label_problem(k, v) {
                 errs.push(FieldErr::invalid(
-                    spec.child("selector")
+                    &spec
+                        .child("selector")
                         .child("namespace")
                         .child("matchLabels"),
-                    BadValue::Map(labels.clone()),
+                    BadValue::Json(Value::Object(
+                        labels
+                            .iter()
+                            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                            .collect(),
+                    )),
                     problem,
                 ));
                 break;
@@ -724,7 +736,7 @@ pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
                     errs.push(err);
                 } else if NAMED_SUBJECT_OIDS.contains(&e.oid.as_str()) {
                     errs.push(FieldErr::invalid(
-                        ep.child("oid"),
+                        &ep.child("oid"),
                         BadValue::Str(e.oid.clone()),
                         "this OID is covered by a dedicated allowed.commonName / allowed.subject.* field; configure it there instead of otherAttributes",
                     ));
@@ -740,7 +752,7 @@ pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
             if let Some(alg) = &k.algorithm {
                 if !ALGORITHMS.contains(&alg.as_str()) {
                     errs.push(FieldErr::not_supported(
-                        kp.child("algorithm"),
+                        &kp.child("algorithm"),
                         alg,
                         ALGORITHMS,
                     ));
@@ -748,14 +760,14 @@ pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
                 if alg == "Ed25519" {
                     if let Some(m) = k.max_size {
                         errs.push(FieldErr::invalid(
-                            kp.child("maxSize"),
+                            &kp.child("maxSize"),
                             BadValue::Int(m),
                             "maxSize cannot be defined with algorithm constraint Ed25519",
                         ));
                     }
                     if let Some(m) = k.min_size {
                         errs.push(FieldErr::invalid(
-                            kp.child("minSize"),
+                            &kp.child("minSize"),
                             BadValue::Int(m),
                             "minSize cannot be defined with algorithm constraint Ed25519",
                         ));
@@ -766,7 +778,7 @@ pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
                 && !(0..=8192).contains(&m)
             {
                 errs.push(FieldErr::invalid(
-                    kp.child("maxSize"),
+                    &kp.child("maxSize"),
                     BadValue::Int(m),
                     "must be between 0 and 8192 inclusive",
                 ));
@@ -775,7 +787,7 @@ pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
                 && !(0..=8192).contains(&m)
             {
                 errs.push(FieldErr::invalid(
-                    kp.child("minSize"),
+                    &kp.child("minSize"),
                     BadValue::Int(m),
                     "must be between 0 and 8192 inclusive",
                 ));
@@ -784,7 +796,7 @@ pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
                 && max < min
             {
                 errs.push(FieldErr::invalid(
-                    kp.child("maxSize"),
+                    &kp.child("maxSize"),
                     BadValue::Int(max),
                     "maxSize must be the same value as minSize or larger",
                 ));
@@ -794,7 +806,7 @@ pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
             && max < min
         {
             errs.push(FieldErr::invalid(
-                cp.child("maxDuration"),
+                &cp.child("maxDuration"),
                 BadValue::Str(max.to_string()),
                 "maxDuration must be the same value as minDuration or larger",
             ));
@@ -803,7 +815,7 @@ pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
             && max.0 < 0
         {
             errs.push(FieldErr::invalid(
-                cp.child("maxDuration"),
+                &cp.child("maxDuration"),
                 BadValue::Str(max.to_string()),
                 "maxDuration must be a value greater or equal to 0",
             ));
@@ -812,7 +824,7 @@ pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
             && min.0 < 0
         {
             errs.push(FieldErr::invalid(
-                cp.child("minDuration"),
+                &cp.child("minDuration"),
                 BadValue::Str(min.to_string()),
                 "minDuration must be a value greater or equal to 0",
             ));
@@ -821,88 +833,17 @@ pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
 }
 
 /// `metav1.LabelSelectorAsSelector` on matchLabels: the first key or value apimachinery's
-/// `labels.NewRequirement` rejects (keys in sorted order; Go's map order is random).
+/// `labels.NewRequirement` rejects (keys in sorted order; Go's map order is random), as its
+/// `validateLabelKey` / `validateLabelValue` word it (the messages joined with `; `).
 fn label_problem(key: &str, value: &str) -> Option<String> {
-    let key_errs = qualified_name_errors(key);
+    let key_errs = is_qualified_name(key);
     if !key_errs.is_empty() {
-        return Some(format!(
-            "key: Invalid value: {}: {}",
-            crate::gofmt::go_quote(key),
-            key_errs.join("; ")
-        ));
+        return Some(FieldErr::invalid(&Path::new("key"), key, key_errs.join("; ")).to_string());
     }
-    let mut value_errs = Vec::new();
-    if value.len() > 63 {
-        value_errs.push("must be no more than 63 characters".to_owned());
-    }
-    if !value.is_empty() && !is_qualified_name_part(value) {
-        value_errs.push("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')".to_owned());
-    }
+    let value_errs = is_valid_label_value(value);
     if !value_errs.is_empty() {
-        return Some(format!(
-            "values[0][{key}]: Invalid value: {}: {}",
-            crate::gofmt::go_quote(value),
-            value_errs.join("; ")
-        ));
+        let path = Path::new("values").index(0).key(key);
+        return Some(FieldErr::invalid(&path, value, value_errs.join("; ")).to_string());
     }
     None
-}
-
-/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`
-fn is_qualified_name_part(v: &str) -> bool {
-    let b = v.as_bytes();
-    b.first().is_some_and(u8::is_ascii_alphanumeric)
-        && b.last().is_some_and(u8::is_ascii_alphanumeric)
-        && b.iter()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-}
-
-const QUALIFIED_NAME_REGEX_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-
-/// apimachinery `validation.IsQualifiedName`.
-fn qualified_name_errors(key: &str) -> Vec<String> {
-    let parts: Vec<&str> = key.split('/').collect();
-    let mut errs = Vec::new();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_owned());
-            } else {
-                if prefix.len() > 253 {
-                    errs.push("prefix part must be no more than 253 characters".to_owned());
-                }
-                if !is_dns1123_subdomain(prefix) {
-                    errs.push("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_owned());
-                }
-            }
-            *name
-        }
-        _ => {
-            errs.push(format!("a qualified name {QUALIFIED_NAME_REGEX_MSG} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"));
-            return errs;
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".to_owned());
-    } else if name.len() > 63 {
-        errs.push("name part must be no more than 63 characters".to_owned());
-    }
-    if !is_qualified_name_part(name) {
-        errs.push(format!("name part {QUALIFIED_NAME_REGEX_MSG}"));
-    }
-    errs
-}
-
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`
-fn is_dns1123_subdomain(s: &str) -> bool {
-    s.split('.').all(|l| {
-        let b = l.as_bytes();
-        b.first()
-            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-            && b.last()
-                .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-            && b.iter()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-    })
 }

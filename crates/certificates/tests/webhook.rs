@@ -424,5 +424,20 @@ fn label_selector_key_and_value_wording() {
             r#"spec.selector.namespace.matchLabels: Invalid value: {"env":"-prod"}: values[0][env]: Invalid value: "-prod": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"#
         ]
     );
+    // apimachinery v0.36 (approver-policy v0.27's): content.IsLabelKey / IsLabelValue count bytes, and a key with
+    // two slashes is "a valid label key" (older versions said "characters" and "a qualified name")
+    let long = "v".repeat(64);
+    assert_eq!(
+        err(json!({ "env": long })),
+        vec![format!(
+            r#"spec.selector.namespace.matchLabels: Invalid value: {{"env":"{long}"}}: values[0][env]: Invalid value: "{long}": must be no more than 63 bytes"#
+        )]
+    );
+    assert_eq!(
+        err(json!({"a/b/c": "v"})),
+        vec![
+            r#"spec.selector.namespace.matchLabels: Invalid value: {"a/b/c":"v"}: key: Invalid value: "a/b/c": a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"#
+        ]
+    );
     assert!(err(json!({"example.com/env": "", "a.b/c_d": "x.y-z"})).is_empty());
 }

@@ -1,6 +1,8 @@
-//! Field errors worded as the API server's `field.Error` (k8s.io/apimachinery/pkg/util/validation/field),
-//! and the small JSON-reading helpers every parser in this crate uses.
+//! Field errors with paths relative to what a parser was given: the rendering (paths, `field.Error`'s
+//! words, Go quoting) is `palisade_cel_kubernetes::field`'s; this module adapts it to the relative
+//! [`FieldError`] the parsers return, and holds the small JSON-reading helpers they use.
 
+use palisade_cel_kubernetes::field::{self, Path};
 use serde_json::Value;
 use std::fmt;
 
@@ -25,94 +27,58 @@ impl fmt::Display for FieldError {
 
 impl std::error::Error for FieldError {}
 
-/// Joins a parent path and a child field name the way `field.Path.Child` prints it.
-pub(crate) fn child(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{path}.{name}")
+impl From<field::Error> for FieldError {
+    fn from(e: field::Error) -> Self {
+        let message = e.body();
+        FieldError {
+            path: e.field,
+            message,
+        }
     }
+}
+
+/// `field.Path.Child` over a rendered (relative) path.
+pub(crate) fn child(path: &str, name: &str) -> String {
+    Path::from_rendered(path).child(name).into()
 }
 
 /// `field.Path.Index`.
 pub(crate) fn index(path: &str, i: usize) -> String {
-    format!("{path}[{i}]")
+    Path::from_rendered(path).index(i).into()
 }
 
 /// Go's `%q` (the bad value in `Invalid value: "x"`): one copy, in `palisade-cel-kubernetes`.
 pub(crate) use palisade_cel_kubernetes::goquote::quote as go_quote;
 
-/// Renders a non-string bad value as Go's `json.Marshal` would (HTML characters escaped).
-pub(crate) fn go_json(v: &Value) -> String {
-    let s = v.to_string();
-    s.replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
-}
-
-fn bad_value(v: &Value) -> String {
-    match v {
-        Value::String(s) => go_quote(s),
-        Value::Number(n) => n.to_string(),
-        Value::Bool(b) => b.to_string(),
-        other => go_json(other),
-    }
-}
-
 pub(crate) fn required(path: String, detail: &str) -> FieldError {
-    let mut message = "Required value".to_owned();
-    if !detail.is_empty() {
-        message.push_str(": ");
-        message.push_str(detail);
-    }
-    FieldError { path, message }
+    field::Error::required(&Path::from_rendered(path), detail).into()
 }
 
 pub(crate) fn forbidden(path: String, detail: &str) -> FieldError {
-    FieldError {
-        path,
-        message: format!("Forbidden: {detail}"),
-    }
+    field::Error::forbidden(&Path::from_rendered(path), detail).into()
 }
 
+/// `field.Invalid` with a decoded JSON bad value.
 pub(crate) fn invalid(path: String, value: &Value, detail: &str) -> FieldError {
-    let mut message = format!("Invalid value: {}", bad_value(value));
-    if !detail.is_empty() {
-        message.push_str(": ");
-        message.push_str(detail);
-    }
-    FieldError { path, message }
+    field::Error::invalid(&Path::from_rendered(path), value, detail).into()
 }
 
 pub(crate) fn invalid_str(path: String, value: &str, detail: &str) -> FieldError {
-    invalid(path, &Value::String(value.to_owned()), detail)
+    field::Error::invalid(&Path::from_rendered(path), value, detail).into()
 }
 
 pub(crate) fn duplicate(path: String, value: &str) -> FieldError {
-    FieldError {
-        path,
-        message: format!("Duplicate value: {}", go_quote(value)),
-    }
+    field::Error::duplicate(&Path::from_rendered(path), value).into()
 }
 
 pub(crate) fn too_many(path: String, actual: usize, max: usize) -> FieldError {
-    FieldError {
-        path,
-        message: format!("Too many: {actual}: must have at most {max} items"),
-    }
+    let n = |v: usize| i64::try_from(v).unwrap_or(i64::MAX);
+    field::Error::too_many(&Path::from_rendered(path), n(actual), n(max)).into()
 }
 
 /// `field.NotSupported`: `supported` must already be in the API server's (sorted) order.
 pub(crate) fn not_supported(path: String, value: &str, supported: &[&str]) -> FieldError {
-    let list: Vec<String> = supported.iter().map(|s| go_quote(s)).collect();
-    FieldError {
-        path,
-        message: format!(
-            "Unsupported value: {}: supported values: {}",
-            go_quote(value),
-            list.join(", ")
-        ),
-    }
+    field::Error::not_supported(&Path::from_rendered(path), value, supported).into()
 }
 
 /// A value of the wrong JSON type (the API server would fail to decode the object; the wording is ours).

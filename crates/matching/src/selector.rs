@@ -3,7 +3,7 @@
 //! `labels.Selector.Matches` does.
 
 use crate::field::{self, FieldError};
-use palisade_cel_kubernetes::format;
+use palisade_cel_kubernetes::validation;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -83,12 +83,12 @@ impl LabelSelector {
             None => {}
             Some(Value::Object(m)) => {
                 for (k, val) in m {
-                    for msg in format::is_qualified_name(k) {
+                    for msg in validation::is_qualified_name(k) {
                         errs.push(field::invalid_str(labels_path.clone(), k, &msg));
                     }
                     match val {
                         Value::String(s) => {
-                            for msg in format::is_valid_label_value(s) {
+                            for msg in validation::is_valid_label_value(s) {
                                 errs.push(field::invalid_str(labels_path.clone(), s, &msg));
                             }
                             sel.match_labels.push((k.clone(), s.clone()));
@@ -180,11 +180,11 @@ fn parse_requirement(item: &Value, path: &str, errs: &mut Vec<FieldError>) -> Op
             "not a valid selector operator",
         )),
     }
-    for msg in format::is_qualified_name(&key) {
+    for msg in validation::is_qualified_name(&key) {
         errs.push(field::invalid_str(field::child(path, "key"), &key, &msg));
     }
     for (i, value) in values.iter().enumerate() {
-        for msg in format::is_valid_label_value(value) {
+        for msg in validation::is_valid_label_value(value) {
             errs.push(field::invalid_str(
                 field::index(&values_path, i),
                 value,

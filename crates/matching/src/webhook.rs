@@ -10,7 +10,7 @@ use crate::match_resources::{MatchPolicy, parse_match_policy, parse_selector};
 use crate::predicates::{self, MatchError, Matched};
 use crate::rules::RuleWithOperations;
 use crate::selector::LabelSelector;
-use palisade_cel_kubernetes::format;
+use palisade_cel_kubernetes::validation;
 use serde_json::Value;
 
 /// `failurePolicy`.
@@ -279,7 +279,7 @@ fn validate_fully_qualified_name(name: &str, path: &str, errs: &mut Vec<FieldErr
         errs.push(field::required(path.to_owned(), ""));
         return;
     }
-    let dns = format::is_dns1123_subdomain(name);
+    let dns = validation::is_dns1123_subdomain(name);
     if !dns.is_empty() {
         errs.push(field::invalid_str(path.to_owned(), name, &dns.join(",")));
         return;
@@ -313,7 +313,7 @@ fn validate_admission_review_versions(versions: &[String], path: &str, errs: &mu
             ));
             continue;
         }
-        for msg in format::is_dns1035_label(v) {
+        for msg in validation::is_dns1035_label(v) {
             errs.push(field::invalid_str(field::index(path, i), v, &msg));
         }
         if ACCEPTED_ADMISSION_REVIEW_VERSIONS.contains(&v.as_str()) {
@@ -362,7 +362,7 @@ fn parse_match_conditions(
         if name.is_empty() {
             errs.push(field::required(name_path.clone(), ""));
         } else {
-            for msg in format::is_qualified_name(&name) {
+            for msg in validation::is_qualified_name(&name) {
                 errs.push(field::invalid_str(name_path.clone(), &name, &msg));
             }
             if out.iter().any(|c| c.name == name) {
