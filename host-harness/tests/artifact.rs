@@ -129,7 +129,7 @@ fn the_module_validates_as_wasm() {
 /// The size budget of `palisade.wasm` after `gzip -9` (issue 12: the goal is 400 KB). The figure of December 2026
 /// is in docs/architecture.md ("Artifacts"), with what it is made of; lower this budget when the module shrinks,
 /// never raise it without saying why in the commit.
-const PALISADE_WASM_GZIP_BUDGET: u64 = 518_000;
+const PALISADE_WASM_GZIP_BUDGET: u64 = 523_000;
 
 #[test]
 fn palisade_wasm_stays_within_its_gzip_budget() {
