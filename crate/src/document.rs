@@ -178,3 +178,25 @@ impl<'a, 'p> Fields<'a, 'p> {
 pub fn unsupported(value: &str, allowed: &[&str]) -> String {
     field::Error::not_supported(&Path::root(), value, allowed).body()
 }
+
+/// `metadata.name`, required.
+pub(crate) fn metadata_name(root: &mut Fields<'_, '_>) -> Option<String> {
+    let Some(meta) = root.get("metadata") else {
+        root.required("metadata.name", "name or generateName is required");
+        return None;
+    };
+    let mut meta = Fields::new(root.doc, "metadata".to_owned(), meta, root.problems);
+    let name = meta.string("name");
+    match name {
+        Some(n) if !n.is_empty() => {
+            for e in palisade_cel_kubernetes::validation::name_is_dns_subdomain(n, false) {
+                meta.error(field::Error::invalid(&meta.path_of("name"), n, e));
+            }
+            Some(n.to_owned())
+        }
+        _ => {
+            meta.required("name", "name or generateName is required");
+            None
+        }
+    }
+}

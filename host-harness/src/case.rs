@@ -13,6 +13,8 @@ use crate::documents;
 use crate::host::DEFAULT_DEADLINE;
 use crate::webhook;
 
+pub use crate::outcome::Outcome;
+
 /// One string or a list of strings (`messageContains`).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(untagged)]
@@ -60,20 +62,6 @@ pub struct Case {
     pub expect: Expect,
     /// The `expect` block as written, for the diff.
     pub expect_raw: Value,
-}
-
-/// What running a case produced.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    /// `configure` rejected the bundle with this message.
-    BundleError(String),
-    /// The webhook configuration did not send the request to the module.
-    Skipped(String),
-    /// The AdmissionReview `response` object (from the module, or from the apiserver's own
-    /// rejection or failurePolicy when a webhook is given).
-    Response(Value),
-    /// The module could not answer and no webhook failurePolicy applies.
-    Error(String),
 }
 
 fn relative(base: &Path, p: &str) -> PathBuf {

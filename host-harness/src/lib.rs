@@ -15,6 +15,7 @@ pub mod documents;
 pub mod host;
 pub mod kubewarden;
 pub mod matching;
+pub mod outcome;
 pub mod play;
 pub mod replay;
 pub mod runner;

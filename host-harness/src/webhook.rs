@@ -24,8 +24,8 @@ use palisade_matching::{
 };
 
 use crate::backend::Backend;
-use crate::case::Outcome;
 use crate::matching;
+use crate::outcome::Outcome;
 /// Prefix of the audit annotation written when a webhook fails open.
 pub const FAILED_OPEN_PREFIX: &str = "failed-open.validating.webhook.admission.k8s.io/";
 

@@ -3,9 +3,8 @@
 use palisade_matching::{LabelSelector, MatchResources};
 use serde_json::Value;
 
-use super::policy::metadata_name;
 use crate::bundle::Diagnostic;
-use crate::document::Fields;
+use crate::document::{Fields, metadata_name};
 use palisade_cel_kubernetes::field::{BadValue, Error, Path};
 
 /// One of `spec.validationActions`.

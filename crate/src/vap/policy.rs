@@ -3,13 +3,13 @@
 
 use palisade_cel::{AdmissionVars, Env, Expect, Program, Variables};
 use palisade_cel_kubernetes::field::{BadValue, Error, Path};
-use palisade_cel_kubernetes::validation::{is_qualified_name, name_is_dns_subdomain};
+use palisade_cel_kubernetes::validation::is_qualified_name;
 use palisade_matching::MatchResources;
 use serde_json::Value;
 
 use super::binding::Binding;
 use crate::bundle::Diagnostic;
-use crate::document::Fields;
+use crate::document::{Fields, metadata_name};
 
 /// `spec.failurePolicy` (default Fail).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -378,28 +378,6 @@ fn read_match_conditions(spec: &mut Fields<'_, '_>, env: &Env) -> Vec<(String, P
         }
     }
     out
-}
-
-/// `metadata.name`, required.
-pub(crate) fn metadata_name(root: &mut Fields<'_, '_>) -> Option<String> {
-    let Some(meta) = root.get("metadata") else {
-        root.required("metadata.name", "name or generateName is required");
-        return None;
-    };
-    let mut meta = Fields::new(root.doc, "metadata".to_owned(), meta, root.problems);
-    let name = meta.string("name");
-    match name {
-        Some(n) if !n.is_empty() => {
-            for e in name_is_dns_subdomain(n, false) {
-                meta.error(Error::invalid(&meta.path_of("name"), n, e));
-            }
-            Some(n.to_owned())
-        }
-        _ => {
-            meta.required("name", "name or generateName is required");
-            None
-        }
-    }
 }
 
 /// A CEL identifier: `[_a-zA-Z][_a-zA-Z0-9]*`, not a reserved word.
