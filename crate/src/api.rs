@@ -351,6 +351,16 @@ pub fn read_object<T: DeserializeOwned + CarriesRequests>(
     input: &[u8],
     document: &'static str,
 ) -> Result<T, ReadError> {
+    read_object_from(input, document, true)
+}
+
+/// [`read_object`]; `deep` says whether a document nested deeper than serde_json reads may be read again by
+/// [`crate::review::deep`] (once: what it hands back is shallow, and read without this path).
+fn read_object_from<T: DeserializeOwned + CarriesRequests>(
+    input: &[u8],
+    document: &'static str,
+    deep: bool,
+) -> Result<T, ReadError> {
     let fail = |fault| Err(ReadError::new(document, fault, input));
     let text = match std::str::from_utf8(input) {
         Ok(text) => text,
@@ -367,11 +377,11 @@ pub fn read_object<T: DeserializeOwned + CarriesRequests>(
         Err(e) => e,
     };
     // an object nested deeper than serde_json reads: read as deep as kube-apiserver sends
-    if e.to_string().starts_with("recursion limit exceeded") {
+    if deep && e.to_string().starts_with("recursion limit exceeded") {
         return crate::review::read_with_deep_objects(
             text,
             &e,
-            |shallow| read_object::<T>(shallow, document),
+            |shallow| read_object_from::<T>(shallow, document, false),
             |message| ReadError::new(document, ReadFault::NotJson(message), input),
         );
     }
@@ -628,6 +638,31 @@ mod tests {
         assert_eq!(out["response"]["uid"], "d");
         let message = out["response"]["status"]["message"].as_str().unwrap();
         assert!(message.contains("deeper than 10000 levels"), "{message}");
+    }
+
+    /// The part of a review around a deep object may nest as deep as serde_json reads, and no deeper: at the limit
+    /// it is read, one level more is the 400 serde_json gives; never a second deep read.
+    #[test]
+    fn around_a_deep_object_serde_json_depth_holds() {
+        let deep_object = format!(r#"{{"spec":{}1{}}}"#, "[".repeat(500), "]".repeat(500));
+        for (extra, allowed) in [
+            (crate::review::deep::SERDE_DEPTH - 3, true),
+            (crate::review::deep::SERDE_DEPTH - 2, false),
+        ] {
+            // root (1) > request (2) > options (3) > `extra` nested lists
+            let input = format!(
+                r#"{{"request":{{"uid":"e",{REQUEST},"object":{deep_object},"options":{{"x":{}{}}}}}}}"#,
+                "[".repeat(extra),
+                "]".repeat(extra)
+            );
+            let out: Value = serde_json::from_str(&review_json("{}", &input)).unwrap();
+            assert_eq!(out["response"]["uid"], "e");
+            assert_eq!(out["response"]["allowed"], allowed, "{extra}: {out}");
+            if !allowed {
+                let message = out["response"]["status"]["message"].as_str().unwrap();
+                assert!(message.contains("recursion limit exceeded"), "{message}");
+            }
+        }
     }
 
     #[test]

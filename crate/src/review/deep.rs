@@ -21,8 +21,9 @@ pub const MAX_DEPTH: usize = 10_000;
 /// than its objects.
 pub const ENVELOPE_DEPTH: usize = 3;
 
-/// The deepest nesting serde_json reads (its recursion limit); deeper values take this module's path.
-pub const SERDE_DEPTH: usize = 128;
+/// The deepest nesting serde_json reads (its recursion limit of 128 stops at the 128th container); deeper values take
+/// this module's path.
+pub const SERDE_DEPTH: usize = 127;
 
 const TOO_DEEP: &str = "nesting deeper than 10000 levels, the most kube-apiserver accepts";
 
@@ -318,6 +319,13 @@ mod tests {
         let too_deep = format!("{}{text}{}", "[".repeat(4), "]".repeat(4));
         let e = parse(&too_deep).unwrap_err();
         assert!(e.contains("nesting deeper than 10000 levels"), "{e}");
+    }
+
+    #[test]
+    fn serde_depth_is_the_deepest_serde_json_reads() {
+        let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(serde_json::from_str::<Value>(&nested(SERDE_DEPTH)).is_ok());
+        assert!(serde_json::from_str::<Value>(&nested(SERDE_DEPTH + 1)).is_err());
     }
 
     #[test]
