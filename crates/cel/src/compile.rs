@@ -3,10 +3,10 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use cel_core::{CelType, CheckError, CheckErrorKind, Expr, SpannedExpr};
-use regex::Regex;
+use cel_core::{CelType, CheckError, CheckErrorKind, Expr, ReferenceInfo, SpannedExpr};
 
-use crate::eval::Compiled;
+use crate::eval::{Compiled, qualified_name};
+use crate::functions::{Call, Function, Method, Target, is_namespaced};
 use crate::value::{Const, ConstMap, ConstSet};
 use crate::{Expect, Flavor, Program, ProgramInner};
 
@@ -197,8 +197,7 @@ pub(crate) fn compile(
         (HashMap::new(), CelType::Dyn)
     };
     check_result_type(flavor, expect, &result_type)?;
-    let mut regexes = HashMap::new();
-    collect_regexes(&expr, &mut regexes)?;
+    let calls = resolve_calls(&expr, &refs)?;
     let (consts, sets) = fold_constants(&expr);
     let const_calls = has_folded_call(&expr, &consts);
     Ok(Program {
@@ -207,7 +206,7 @@ pub(crate) fn compile(
             compiled: Compiled {
                 expr,
                 refs,
-                regexes,
+                calls,
                 consts,
                 sets,
                 const_calls,
@@ -797,11 +796,14 @@ fn ast_depth(root: &SpannedExpr) -> usize {
     max
 }
 
-/// Compiles literal regex arguments of `matches`, `find`, `findAll` once.
-fn collect_regexes(
+/// Resolves every call once: the function it names (from the checker's reference, else from the
+/// callee; cel-go's planner does the same with its reference map), and the literal regex argument
+/// of `matches`, `find`, `findAll` compiled.
+fn resolve_calls(
     root: &SpannedExpr,
-    out: &mut HashMap<i64, Regex>,
-) -> Result<(), crate::CompileError> {
+    refs: &HashMap<i64, ReferenceInfo>,
+) -> Result<HashMap<i64, Call>, CompileError> {
+    let mut out = HashMap::new();
     let mut stack = vec![root];
     while let Some(e) = stack.pop() {
         if let Expr::Call { expr, args } = &e.node {
@@ -814,22 +816,47 @@ fn collect_regexes(
                 Expr::Ident(n) if n == "matches" => args.get(1),
                 _ => None,
             };
-            if let Some(SpannedExpr {
-                node: Expr::String(p),
-                ..
-            }) = pattern
-            {
-                // cel-go compiles a literal pattern when the program is built (OptimizeRegex);
-                // kube-apiserver reports its error as `program instantiation failed: …`
-                let re = palisade_cel_kubernetes::regex::compile(p).map_err(|e| {
-                    CompileError::Invalid(format!("program instantiation failed: {e}"))
-                })?;
-                out.insert(e.id, re);
-            }
+            let regex = match pattern {
+                Some(SpannedExpr {
+                    node: Expr::String(p),
+                    ..
+                }) => {
+                    // cel-go compiles a literal pattern when the program is built (OptimizeRegex);
+                    // kube-apiserver reports its error as `program instantiation failed: …`
+                    Some(palisade_cel_kubernetes::regex::compile(p).map_err(|e| {
+                        CompileError::Invalid(format!("program instantiation failed: {e}"))
+                    })?)
+                }
+                _ => None,
+            };
+            let target = call_target(expr, refs.get(&e.id));
+            out.insert(e.id, Call { target, regex });
         }
         stack.extend(children(e));
     }
-    Ok(())
+    Ok(out)
+}
+
+/// What the callee of a call names: a namespaced function (`math.abs`, when the checker resolved
+/// the selection as that name, or unchecked, unless its leftmost name is bound when evaluated), a
+/// method on the selected receiver, or a global function.
+fn call_target(callee: &SpannedExpr, reference: Option<&ReferenceInfo>) -> Target {
+    match &callee.node {
+        Expr::Member { field, .. } => {
+            let method = Method::from_name(field);
+            match (reference, qualified_name(callee)) {
+                (Some(r), Some(q)) if r.name.contains('.') && q == r.name => {
+                    Target::Global(Function::from_name(&r.name))
+                }
+                (None, Some(q)) if is_namespaced(&q) => {
+                    Target::GlobalUnlessBound(Function::from_name(&q), method)
+                }
+                _ => Target::Method(method),
+            }
+        }
+        Expr::Ident(n) | Expr::RootIdent(n) => Target::Global(Function::from_name(n)),
+        _ => Target::Unsupported,
+    }
 }
 
 /// The constant a literal node is, when it is one: a scalar literal, or a list or map literal
@@ -902,7 +929,7 @@ fn fold_constants(root: &SpannedExpr) -> (HashMap<i64, Const>, HashMap<i64, Cons
             Expr::Call { expr, args } if unique(e.id) => {
                 if let (Expr::Ident(name), [arg]) = (&expr.node, args.as_slice())
                     && let Some(c) = literal_const(arg, &folded)
-                    && let Some(v) = crate::functions::convert_const(name, c)
+                    && let Some(v) = crate::functions::convert_const(Function::from_name(name), c)
                 {
                     folded.insert(e.id, v);
                 }

@@ -4,11 +4,10 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use cel_core::{BinaryOp, ComprehensionData, Expr, ReferenceInfo, SpannedExpr, UnaryOp};
-use regex::Regex;
 
 use crate::cost::{Budget, Meter, Sizes};
 use crate::error::EvalError;
-use crate::functions;
+use crate::functions::{self, Call, Method, Target};
 use crate::value::{Const, ConstSet, List, Map, OwnedMap, Type, Value, check_key, key_display};
 
 /// Maximum evaluation nesting (expression depth plus nested variable evaluations).
@@ -29,12 +28,13 @@ pub(crate) trait Scope<'a> {
     fn resolve(&self, name: &str, budget: &mut Budget, depth: u32) -> Result<Value<'a>, EvalError>;
 }
 
-/// A compiled expression: the AST, the checker's references, regexes compiled once.
+/// A compiled expression: the AST, the checker's references, each call resolved once.
 #[derive(Debug)]
 pub(crate) struct Compiled {
     pub expr: SpannedExpr,
     pub refs: HashMap<i64, ReferenceInfo>,
-    pub regexes: HashMap<i64, Regex>,
+    /// Every call node's resolved function and literal regex (by node id).
+    pub calls: HashMap<i64, Call>,
     /// Constant list and map literals, built once when the program is compiled (by node id).
     pub consts: HashMap<i64, Const>,
     /// `x in <constant list of primitives>` as a set lookup (by the id of the `in` node).
@@ -286,8 +286,7 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
                 };
                 match &target {
                     Value::Map(m) if self.prog.presence.contains(&e.id) => Ok(Value::Bool(
-                        m.get_str(field)
-                            .is_some_and(|v| !crate::functions::is_zero(&v)),
+                        m.get_str(field).is_some_and(|v| !functions::is_zero(&v)),
                     )),
                     Value::Map(m) => Ok(Value::Bool(m.get_str(field).is_some())),
                     other => absent_field(other, field, self.prog.strict_presence)
@@ -402,49 +401,49 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
         callee: &'p SpannedExpr,
         args: &'p [SpannedExpr],
     ) -> Result<Value<'a>, EvalError> {
-        let reference = self.prog.refs.get(&call.id);
-        // Namespaced functions (`math.greatest`, `base64.encode`, `optional.of` …)
-        let mut namespaced: Option<String> = None;
-        if let Expr::Member { .. } = &callee.node {
-            if let Some(r) = reference {
-                if r.name.contains('.') && qualified_name(callee).as_deref() == Some(&r.name) {
-                    namespaced = Some(r.name.clone());
+        let Some(resolved) = self.prog.calls.get(&call.id) else {
+            return Err(EvalError::new("unsupported call target"));
+        };
+        let target = match resolved.target {
+            Target::GlobalUnlessBound(f, m) => {
+                if self.leftmost_unbound(callee) {
+                    Target::Global(f)
+                } else {
+                    Target::Method(m)
                 }
-            } else if let Some(q) = qualified_name(callee)
-                && functions::is_namespaced(&q)
-                && self.leftmost_unbound(callee)
-            {
-                namespaced = Some(q);
             }
-        }
-        let (name, receiver): (&str, Option<&'p SpannedExpr>) = match (&namespaced, &callee.node) {
-            (Some(q), _) => (q.as_str(), None),
-            (None, Expr::Member { expr, field, .. }) => (field.as_str(), Some(&**expr)),
-            (None, Expr::Ident(n)) | (None, Expr::RootIdent(n)) => (n.as_str(), None),
-            _ => return Err(EvalError::new("unsupported call target")),
+            t => t,
         };
-        let name: String = name.to_string();
-        let recv = match receiver {
-            Some(r) => Some(self.eval(r)?),
-            None => None,
-        };
-        // Calls whose arguments are lazily evaluated.
-        if (name == "or" || name == "orValue")
-            && let Some(Value::Optional(Some(v))) = &recv
-        {
-            self.budget.charge(1)?;
-            return Ok(if name == "or" {
-                Value::Optional(Some(v.clone()))
-            } else {
-                (**v).clone()
-            });
+        let regex = resolved.regex.as_ref();
+        match (target, &callee.node) {
+            (Target::Global(f), _) => {
+                let vals = self.eval_args(args)?;
+                functions::global(&mut self.meter(), f, vals, regex)
+            }
+            (Target::Method(m), Expr::Member { expr, .. }) => {
+                let recv = self.eval(expr)?;
+                // `or` and `orValue` evaluate their argument only when the receiver is empty
+                if let (Method::Or | Method::OrValue, Value::Optional(Some(v))) = (m, &recv) {
+                    self.budget.charge(1)?;
+                    return Ok(if m == Method::Or {
+                        Value::Optional(Some(v.clone()))
+                    } else {
+                        (**v).clone()
+                    });
+                }
+                let vals = self.eval_args(args)?;
+                functions::member(&mut self.meter(), m, recv, vals, regex)
+            }
+            _ => Err(EvalError::new("unsupported call target")),
         }
+    }
+
+    fn eval_args(&mut self, args: &'p [SpannedExpr]) -> Result<Vec<Value<'a>>, EvalError> {
         let mut vals = Vec::with_capacity(args.len());
         for a in args {
             vals.push(self.eval(a)?);
         }
-        let regex = self.prog.regexes.get(&call.id);
-        functions::call(&mut self.meter(), &name, recv, vals, regex)
+        Ok(vals)
     }
 
     fn comprehension(&mut self, c: &'p ComprehensionData) -> Result<Value<'a>, EvalError> {
@@ -641,7 +640,7 @@ fn bad_list_index(idx: &Value<'_>) -> EvalError {
 /// A key, as cel-go's `no such key: %v` prints it (a double as Go's `%g`).
 fn key_text(k: &Value<'_>) -> String {
     match k {
-        Value::Double(d) => crate::strings::format_double_g(*d),
+        Value::Double(d) => functions::format_double_g(*d),
         Value::Uint(u) => u.to_string(),
         other => key_display(other),
     }

@@ -1,6 +1,6 @@
 //! The Kubernetes value libraries (quantity, semver, ip, cidr, url, format) from
 //! `palisade-cel-kubernetes`: their value type ([`KubeValue`]) and their declarations for the checker. Their
-//! evaluation is [`crate::kube_functions`].
+//! evaluation is [`crate::functions`].
 //! Upstream: k8s.io/apiserver/pkg/cel/library/{quantity,semverlib,ip,cidr,urls,format}.go
 
 use std::fmt;

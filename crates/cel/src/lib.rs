@@ -27,8 +27,6 @@ mod eval;
 mod ext_decls;
 mod functions;
 mod kube;
-mod kube_functions;
-mod strings;
 mod time;
 mod value;
 

@@ -76,21 +76,62 @@ impl Timestamp {
             .ok_or_else(|| EvalError::new(format!("unknown time zone {tz:?}")))?;
         Ok(utc.with_timezone(&off))
     }
-    /// `getFullYear`, `getMonth` … with cel-go's zero-based month/day-of-year/day-of-month.
-    pub fn component(&self, name: &str, tz: Option<&str>) -> Result<i64, EvalError> {
+    /// `getFullYear`, `getMonth` … with cel-go's zero-based month/day-of-year/day-of-month; the
+    /// zone is read first, so a bad zone is reported whatever the component (`None`: not a getter).
+    pub(crate) fn component(
+        &self,
+        c: Option<Component>,
+        tz: Option<&str>,
+    ) -> Result<i64, EvalError> {
         let t = self.in_zone(tz)?;
-        Ok(match name {
-            "getFullYear" => i64::from(t.year()),
-            "getMonth" => i64::from(t.month0()),
-            "getDayOfYear" => i64::from(t.ordinal0()),
-            "getDayOfMonth" => i64::from(t.day0()),
-            "getDate" => i64::from(t.day()),
-            "getDayOfWeek" => i64::from(t.weekday().num_days_from_sunday()),
-            "getHours" => i64::from(t.hour()),
-            "getMinutes" => i64::from(t.minute()),
-            "getSeconds" => i64::from(t.second()),
-            "getMilliseconds" => i64::from(t.nanosecond() / 1_000_000),
-            _ => return Err(EvalError::no_such_overload()),
+        let Some(c) = c else {
+            return Err(EvalError::no_such_overload());
+        };
+        Ok(match c {
+            Component::FullYear => i64::from(t.year()),
+            Component::Month => i64::from(t.month0()),
+            Component::DayOfYear => i64::from(t.ordinal0()),
+            Component::DayOfMonth => i64::from(t.day0()),
+            Component::Date => i64::from(t.day()),
+            Component::DayOfWeek => i64::from(t.weekday().num_days_from_sunday()),
+            Component::Hours => i64::from(t.hour()),
+            Component::Minutes => i64::from(t.minute()),
+            Component::Seconds => i64::from(t.second()),
+            Component::Milliseconds => i64::from(t.nanosecond() / 1_000_000),
+        })
+    }
+}
+
+/// The getters of timestamps (all) and durations (hours to milliseconds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Component {
+    FullYear,
+    Month,
+    DayOfYear,
+    DayOfMonth,
+    Date,
+    DayOfWeek,
+    Hours,
+    Minutes,
+    Seconds,
+    Milliseconds,
+}
+
+impl Component {
+    /// The getter `getX` names.
+    pub(crate) fn from_name(name: &str) -> Option<Component> {
+        Some(match name {
+            "getFullYear" => Component::FullYear,
+            "getMonth" => Component::Month,
+            "getDayOfYear" => Component::DayOfYear,
+            "getDayOfMonth" => Component::DayOfMonth,
+            "getDate" => Component::Date,
+            "getDayOfWeek" => Component::DayOfWeek,
+            "getHours" => Component::Hours,
+            "getMinutes" => Component::Minutes,
+            "getSeconds" => Component::Seconds,
+            "getMilliseconds" => Component::Milliseconds,
+            _ => return None,
         })
     }
 }
@@ -225,12 +266,12 @@ impl Duration {
         }
         Self::from_nanos(if neg { -total } else { total })
     }
-    pub fn component(&self, name: &str) -> Result<i64, EvalError> {
-        let v = match name {
-            "getHours" => self.nanos / (3600 * NANOS),
-            "getMinutes" => self.nanos / (60 * NANOS),
-            "getSeconds" => self.nanos / NANOS,
-            "getMilliseconds" => self.nanos / 1_000_000,
+    pub(crate) fn component(&self, c: Component) -> Result<i64, EvalError> {
+        let v = match c {
+            Component::Hours => self.nanos / (3600 * NANOS),
+            Component::Minutes => self.nanos / (60 * NANOS),
+            Component::Seconds => self.nanos / NANOS,
+            Component::Milliseconds => self.nanos / 1_000_000,
             _ => return Err(EvalError::no_such_overload()),
         };
         i64::try_from(v).map_err(|_| EvalError::overflow())

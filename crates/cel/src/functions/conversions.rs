@@ -1,0 +1,159 @@
+//! The standard type conversions (`int`, `uint`, `double`, `string`, `bytes`, `bool`,
+//! `timestamp`, `duration`), at run time and, for a constant, when the program is compiled.
+
+use std::rc::Rc;
+
+use super::args::nso;
+use super::names::{Conversion, Function};
+use super::strings;
+use crate::error::EvalError;
+use crate::time::{Duration, Timestamp};
+use crate::value::{Const, Value};
+
+/// `int(v)`, `string(v)` …
+pub(crate) fn convert(conv: Conversion, v: Value<'_>) -> Result<Value<'_>, EvalError> {
+    match conv {
+        Conversion::Int => to_int(v),
+        Conversion::Uint => to_uint(v),
+        Conversion::Double => to_double(v),
+        Conversion::String => strings::to_string(v),
+        Conversion::Bytes => match v {
+            Value::Bytes(b) => Ok(Value::Bytes(b)),
+            Value::String(s) => Ok(Value::Bytes(Rc::from(s.as_str().as_bytes()))),
+            _ => nso(),
+        },
+        Conversion::Bool => match v {
+            Value::Bool(b) => Ok(Value::Bool(b)),
+            Value::String(s) => match s.as_str() {
+                "1" | "t" | "T" | "TRUE" | "true" | "True" => Ok(Value::Bool(true)),
+                "0" | "f" | "F" | "FALSE" | "false" | "False" => Ok(Value::Bool(false)),
+                other => Err(EvalError::new(format!(
+                    "type conversion error from 'string' to 'bool': {other:?}"
+                ))),
+            },
+            _ => nso(),
+        },
+        Conversion::Timestamp => match v {
+            Value::Timestamp(t) => Ok(Value::Timestamp(t)),
+            Value::String(s) => Timestamp::parse(s.as_str()).map(Value::Timestamp),
+            Value::Int(i) => Timestamp::from_secs(i).map(Value::Timestamp),
+            _ => nso(),
+        },
+        Conversion::Duration => match v {
+            Value::Duration(d) => Ok(Value::Duration(d)),
+            Value::String(s) => Duration::parse(s.as_str()).map(Value::Duration),
+            Value::Int(i) => Duration::from_nanos(i128::from(i)).map(Value::Duration),
+            _ => nso(),
+        },
+    }
+}
+
+/// A type conversion (`overloads.IsTypeConversionFunction`, but `type`) of a constant, done
+/// when the program is compiled; `None` when it is not one or fails.
+pub(crate) fn convert_const(function: Function, c: Const) -> Option<Const> {
+    let v = c.to_value();
+    let out = match (function, v) {
+        (Function::Dyn, _) => return Some(c),
+        (Function::Convert(Conversion::Int), v) => to_int(v).ok()?,
+        (Function::Convert(Conversion::Uint), v) => to_uint(v).ok()?,
+        (Function::Convert(Conversion::Double), v) => to_double(v).ok()?,
+        (
+            Function::Convert(Conversion::String),
+            v @ (Value::String(_)
+            | Value::Bytes(_)
+            | Value::Int(_)
+            | Value::Uint(_)
+            | Value::Double(_)
+            | Value::Bool(_)
+            | Value::Null
+            | Value::Timestamp(_)
+            | Value::Duration(_)),
+        ) => strings::to_string(v).ok()?,
+        (Function::Convert(Conversion::Bytes), Value::String(s)) => {
+            Value::Bytes(Rc::from(s.as_str().as_bytes()))
+        }
+        (Function::Convert(Conversion::Bytes), v @ Value::Bytes(_))
+        | (Function::Convert(Conversion::Bool), v @ Value::Bool(_)) => v,
+        (Function::Convert(Conversion::Bool), Value::String(s)) => match s.as_str() {
+            "1" | "t" | "T" | "TRUE" | "true" | "True" => Value::Bool(true),
+            "0" | "f" | "F" | "FALSE" | "false" | "False" => Value::Bool(false),
+            _ => return None,
+        },
+        (Function::Convert(Conversion::Timestamp), Value::String(s)) => {
+            Value::Timestamp(Timestamp::parse(s.as_str()).ok()?)
+        }
+        (Function::Convert(Conversion::Timestamp), Value::Int(i)) => {
+            Value::Timestamp(Timestamp::from_secs(i).ok()?)
+        }
+        (Function::Convert(Conversion::Timestamp), v @ Value::Timestamp(_))
+        | (Function::Convert(Conversion::Duration), v @ Value::Duration(_)) => v,
+        (Function::Convert(Conversion::Duration), Value::String(s)) => {
+            Value::Duration(Duration::parse(s.as_str()).ok()?)
+        }
+        (Function::Convert(Conversion::Duration), Value::Int(i)) => {
+            Value::Duration(Duration::from_nanos(i128::from(i)).ok()?)
+        }
+        _ => return None,
+    };
+    Const::scalar(&out)
+}
+
+fn to_int(v: Value<'_>) -> Result<Value<'static>, EvalError> {
+    match v {
+        Value::Int(i) => Ok(Value::Int(i)),
+        Value::Uint(u) => i64::try_from(u)
+            .map(Value::Int)
+            .map_err(|_| EvalError::overflow()),
+        Value::Double(d) => {
+            if !d.is_finite()
+                || d <= -9_223_372_036_854_775_808.0
+                || d >= 9_223_372_036_854_775_807.0
+            {
+                return Err(EvalError::overflow());
+            }
+            Ok(Value::Int(d.trunc() as i64))
+        }
+        Value::String(s) => s
+            .as_str()
+            .parse::<i64>()
+            .map(Value::Int)
+            .map_err(|_| EvalError::new(format!("cannot convert {:?} to int", s.as_str()))),
+        Value::Timestamp(t) => Ok(Value::Int(t.secs())),
+        _ => nso(),
+    }
+}
+
+fn to_uint(v: Value<'_>) -> Result<Value<'static>, EvalError> {
+    match v {
+        Value::Uint(u) => Ok(Value::Uint(u)),
+        Value::Int(i) => u64::try_from(i)
+            .map(Value::Uint)
+            .map_err(|_| EvalError::uint_overflow()),
+        Value::Double(d) => {
+            if !d.is_finite() || !(0.0..18_446_744_073_709_551_615.0).contains(&d) {
+                return Err(EvalError::uint_overflow());
+            }
+            Ok(Value::Uint(d.trunc() as u64))
+        }
+        Value::String(s) => s
+            .as_str()
+            .parse::<u64>()
+            .map(Value::Uint)
+            .map_err(|_| EvalError::new(format!("cannot convert {:?} to uint", s.as_str()))),
+        _ => nso(),
+    }
+}
+
+fn to_double(v: Value<'_>) -> Result<Value<'static>, EvalError> {
+    match v {
+        Value::Double(d) => Ok(Value::Double(d)),
+        Value::Int(i) => Ok(Value::Double(i as f64)),
+        Value::Uint(u) => Ok(Value::Double(u as f64)),
+        Value::String(s) => s
+            .as_str()
+            .parse::<f64>()
+            .map(Value::Double)
+            .map_err(|_| EvalError::new(format!("cannot convert {:?} to double", s.as_str()))),
+        _ => nso(),
+    }
+}

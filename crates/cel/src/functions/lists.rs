@@ -1,0 +1,250 @@
+//! List functions: cel-go's lists extension (`slice`, `flatten`, `distinct`, `reverse`, `sort`,
+//! `first`, `last`, `lists.range`), the strings extension's `join`, and the Kubernetes lists
+//! library (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`;
+//! k8s.io/apiserver/pkg/cel/library/lists.go); with their cost.
+
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+use palisade_cel_kubernetes::lists;
+
+use super::args::{
+    STRING_TRAVERSAL_FACTOR, arg, ceil_cost, equality, int_arg, nso, or_err, ordering, str_arg,
+};
+use super::names::Method;
+use super::operators::add;
+use crate::cost::Meter;
+use crate::error::EvalError;
+use crate::time::Duration;
+use crate::value::{List, Type, Value};
+
+/// The cost of `method` on a list of `size` elements.
+pub(crate) fn member_cost(method: Method, size: u64) -> u64 {
+    match method {
+        Method::Size | Method::First | Method::Last => 1,
+        Method::Sort => 1 + size.saturating_mul(64 - size.leading_zeros() as u64),
+        // library/cost.go `join`: ceil(size(result) * 2 * 0.1), charged in [`member`] from the
+        // size the result will have, before it is built
+        Method::Join => 0,
+        _ => 1 + size,
+    }
+}
+
+/// `method` on the list `l`, its cost ([`member_cost`]) already charged.
+pub(crate) fn member<'a>(
+    ctx: &mut Meter<'_, 'a>,
+    method: Method,
+    l: &List<'a>,
+    args: &mut Vec<Value<'a>>,
+) -> Result<Value<'a>, EvalError> {
+    if method == Method::Join && args.len() <= 1 {
+        let sep = match args.first() {
+            Some(v) => ctx.size(v),
+            None => 0,
+        };
+        let mut chars: u64 = 0;
+        let mut bytes: u64 = 0;
+        for v in l.iter() {
+            if let Value::String(st) = &v {
+                bytes = bytes.saturating_add(st.as_str().len() as u64);
+            }
+            chars = chars.saturating_add(ctx.size(&v));
+        }
+        let seps = (l.len() as u64).saturating_sub(1);
+        chars = chars.saturating_add(seps.saturating_mul(sep));
+        ctx.budget
+            .charge(ceil_cost(chars, 2.0 * STRING_TRAVERSAL_FACTOR))?;
+        let sep_bytes = match args.first() {
+            Some(Value::String(st)) => st.as_str().len() as u64,
+            _ => 0,
+        };
+        super::strings::check_len(bytes.saturating_add(seps.saturating_mul(sep_bytes)))?;
+    }
+    list_member(method, l, args)
+}
+
+fn list_member<'a>(
+    method: Method,
+    l: &List<'a>,
+    args: &mut Vec<Value<'a>>,
+) -> Result<Value<'a>, EvalError> {
+    match (method, args.len()) {
+        (Method::Size, 0) => Ok(Value::Int(
+            i64::try_from(l.len()).map_err(|_| EvalError::overflow())?,
+        )),
+        (Method::Join, 0 | 1) => {
+            let sep = if args.is_empty() {
+                ""
+            } else {
+                str_arg(args, 0)?
+            };
+            let mut out = String::new();
+            for (i, v) in l.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(sep);
+                }
+                match &v {
+                    Value::String(s) => out.push_str(s.as_str()),
+                    _ => return nso(),
+                }
+            }
+            Ok(Value::string(out))
+        }
+        (Method::Slice, 2) => {
+            let a = int_arg(args, 0)?;
+            let b = int_arg(args, 1)?;
+            let len = i64::try_from(l.len()).unwrap_or(i64::MAX);
+            if a < 0 || b < 0 {
+                return Err(EvalError::new(format!(
+                    "cannot slice({a}, {b}), negative indexes not supported"
+                )));
+            }
+            if a > b {
+                return Err(EvalError::new(format!(
+                    "cannot slice({a}, {b}), start index must be less than or equal to end index"
+                )));
+            }
+            if b > len {
+                return Err(EvalError::new(format!(
+                    "cannot slice({a}, {b}), list is length {len}"
+                )));
+            }
+            let v: Vec<Value<'a>> = l.iter().skip(a as usize).take((b - a) as usize).collect();
+            Ok(Value::list(v))
+        }
+        (Method::Flatten, 0 | 1) => {
+            let depth = if args.is_empty() {
+                1
+            } else {
+                int_arg(args, 0)?
+            };
+            if depth < 0 {
+                return Err(EvalError::new("level must be non-negative"));
+            }
+            let mut out = Vec::new();
+            flatten(l, depth.min(64), &mut out);
+            Ok(Value::list(out))
+        }
+        (Method::Distinct, 0) => {
+            let mut out: Vec<Value<'a>> = Vec::new();
+            for v in l.iter() {
+                let mut seen = false;
+                for o in &out {
+                    if o.equals(&v)? {
+                        seen = true;
+                        break;
+                    }
+                }
+                if !seen {
+                    out.push(v);
+                }
+            }
+            Ok(Value::list(out))
+        }
+        (Method::Reverse, 0) => {
+            let mut v = l.to_vec();
+            v.reverse();
+            Ok(Value::list(v))
+        }
+        (Method::Sort, 0) => {
+            let mut v = l.to_vec();
+            check_sortable(&v)?;
+            let mut err = None;
+            palisade_cel_kubernetes::sort::sort_by(&mut v, |a, b| match a.compare(b) {
+                Ok(Some(o)) => o,
+                Ok(None) => Ordering::Equal,
+                Err(e) => {
+                    err.get_or_insert(e);
+                    Ordering::Equal
+                }
+            });
+            if let Some(e) = err {
+                return Err(e);
+            }
+            Ok(Value::list(v))
+        }
+        (Method::First, 0) => Ok(Value::Optional(l.get(0).map(Rc::new))),
+        (Method::Last, 0) => Ok(Value::Optional(
+            l.len().checked_sub(1).and_then(|i| l.get(i)).map(Rc::new),
+        )),
+        (Method::IsSorted, 0) => Ok(Value::Bool(lists::is_sorted(&l.to_vec(), ordering))),
+        (Method::Sum, 0) => {
+            let items = l.to_vec();
+            // the zero of the element type (lists.go); an empty list's is int's
+            let zero = match items.first() {
+                Some(Value::Uint(_)) => Value::Uint(0),
+                Some(Value::Double(_)) => Value::Double(0.0),
+                Some(Value::Duration(_)) => Value::Duration(Duration::from_nanos(0)?),
+                _ => Value::Int(0),
+            };
+            lists::sum(&items, zero, |a, b| add(a.clone(), b.clone()))
+        }
+        (Method::Min | Method::Max, 0) => {
+            let items = l.to_vec();
+            let r = if method == Method::Min {
+                lists::min(&items, ordering)
+            } else {
+                lists::max(&items, ordering)
+            };
+            r.map_err(|e| EvalError::new(e.to_string()))
+        }
+        (Method::IndexOf | Method::LastIndexOf, 1) => {
+            let items = l.to_vec();
+            let target = arg(args, 0)?;
+            let mut err = None;
+            let eq = equality(&mut err);
+            let i = if method == Method::IndexOf {
+                lists::index_of(&items, target, eq)
+            } else {
+                lists::last_index_of(&items, target, eq)
+            };
+            or_err(Value::Int(i), err)
+        }
+        _ => nso(),
+    }
+}
+
+fn check_sortable(v: &[Value<'_>]) -> Result<(), EvalError> {
+    let mut kind: Option<Type> = None;
+    for x in v {
+        let t = x.type_of();
+        match (&x, &kind) {
+            (
+                Value::Map(_) | Value::List(_) | Value::Null | Value::Optional(_) | Value::Type(_),
+                _,
+            ) => {
+                return Err(EvalError::new(format!(
+                    "list elements must be comparable, got {t}"
+                )));
+            }
+            (_, None) => kind = Some(t),
+            (_, Some(k)) if *k != t => {
+                return Err(EvalError::new("list elements must have the same type"));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn flatten<'a>(l: &List<'a>, depth: i64, out: &mut Vec<Value<'a>>) {
+    for v in l.iter() {
+        match v {
+            Value::List(inner) if depth > 0 => flatten(&inner, depth - 1, out),
+            other => out.push(other),
+        }
+    }
+}
+
+/// `lists.range(n)`
+pub(crate) fn range<'a>(args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
+    if args.len() != 1 {
+        return nso();
+    }
+    let n = int_arg(args, 0)?;
+    // the cost limit normally stops this first; the cap holds even without a budget
+    if n > 10_000_000 {
+        return Err(EvalError::new(format!("lists.range({n}) is too large")));
+    }
+    Ok(Value::list((0..n.max(0)).map(Value::Int).collect()))
+}

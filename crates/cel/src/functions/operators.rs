@@ -1,0 +1,208 @@
+//! The operators (cel-go's standard library overloads of `-x`, `==`, `<`, `+`, `in` …) and
+//! their cost.
+
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+use cel_core::BinaryOp;
+
+use super::args::{STRING_TRAVERSAL_FACTOR, ceil_cost, nso};
+use super::strings;
+use crate::error::EvalError;
+use crate::value::key_display;
+use crate::value::{List, Value};
+
+pub(crate) fn negate(v: Value<'_>) -> Result<Value<'_>, EvalError> {
+    match v {
+        Value::Int(i) => i
+            .checked_neg()
+            .map(Value::Int)
+            .ok_or_else(EvalError::overflow),
+        Value::Double(d) => Ok(Value::Double(-d)),
+        _ => nso(),
+    }
+}
+
+/// The cost of an operator (cel-go `CostTracker.costCall`), given the sizes of its operands
+/// (`actualSize`: characters of a string, bytes, elements, entries; 1 for anything else).
+pub(crate) fn binary_cost(op: BinaryOp, l: &Value<'_>, r: &Value<'_>, ls: u64, rs: u64) -> u64 {
+    match op {
+        // `Equals`, `NotEquals` and the string/bytes orderings: O(min(m, n)); on scalars 1
+        BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
+            match (l, r) {
+                (Value::String(_), Value::String(_))
+                | (Value::Bytes(_), Value::Bytes(_))
+                | (Value::List(_), Value::List(_))
+                | (Value::Map(_), Value::Map(_)) => ceil_cost(ls.min(rs), STRING_TRAVERSAL_FACTOR),
+                _ => 1,
+            }
+        }
+        BinaryOp::Add => match (l, r) {
+            // `AddString`, `AddBytes`: O(m + n)
+            (Value::String(_), Value::String(_)) | (Value::Bytes(_), Value::Bytes(_)) => {
+                ceil_cost(ls.saturating_add(rs), STRING_TRAVERSAL_FACTOR)
+            }
+            // `AddList`: O(1), as cel-go concatenates without copying (so do we); only a chain
+            // of more than MAX_CONCAT_DEPTH `+` is copied, and the copy is charged
+            (Value::List(a), Value::List(b)) if List::concat_copies(a, b) => {
+                1 + (a.len() + b.len()) as u64
+            }
+            (Value::List(_), Value::List(_)) => 1,
+            (Value::Map(a), Value::Map(b)) => 1 + (a.len() + b.len()) as u64,
+            _ => 1,
+        },
+        // `InList`: O(n) (a constant list of primitives is a set: eval.rs, not charged)
+        BinaryOp::In => match r {
+            Value::List(_) => rs,
+            _ => 1,
+        },
+        _ => 1,
+    }
+}
+
+pub(crate) fn binary<'a>(op: BinaryOp, l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
+    match op {
+        BinaryOp::Eq => Ok(Value::Bool(l.equals(&r)?)),
+        BinaryOp::Ne => Ok(Value::Bool(!l.equals(&r)?)),
+        BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
+            let o = l.compare(&r)?;
+            Ok(Value::Bool(match (op, o) {
+                (_, None) => false,
+                (BinaryOp::Lt, Some(o)) => o == Ordering::Less,
+                (BinaryOp::Le, Some(o)) => o != Ordering::Greater,
+                (BinaryOp::Gt, Some(o)) => o == Ordering::Greater,
+                (_, Some(o)) => o != Ordering::Less,
+            }))
+        }
+        BinaryOp::In => contains_elem(&r, &l).map(Value::Bool),
+        BinaryOp::Add => add(l, r),
+        BinaryOp::Sub => sub(l, r),
+        BinaryOp::Mul => match (l, r) {
+            (Value::Int(a), Value::Int(b)) => a
+                .checked_mul(b)
+                .map(Value::Int)
+                .ok_or_else(EvalError::overflow),
+            (Value::Uint(a), Value::Uint(b)) => a
+                .checked_mul(b)
+                .map(Value::Uint)
+                .ok_or_else(EvalError::uint_overflow),
+            (Value::Double(a), Value::Double(b)) => Ok(Value::Double(a * b)),
+            _ => nso(),
+        },
+        BinaryOp::Div => match (l, r) {
+            (Value::Int(_), Value::Int(0)) | (Value::Uint(_), Value::Uint(0)) => {
+                Err(EvalError::new("division by zero"))
+            }
+            (Value::Int(a), Value::Int(b)) => a
+                .checked_div(b)
+                .map(Value::Int)
+                .ok_or_else(EvalError::overflow),
+            (Value::Uint(a), Value::Uint(b)) => a
+                .checked_div(b)
+                .map(Value::Uint)
+                .ok_or_else(EvalError::uint_overflow),
+            (Value::Double(a), Value::Double(b)) => Ok(Value::Double(a / b)),
+            _ => nso(),
+        },
+        BinaryOp::Mod => match (l, r) {
+            (Value::Int(_), Value::Int(0)) | (Value::Uint(_), Value::Uint(0)) => {
+                Err(EvalError::new("modulus by zero"))
+            }
+            (Value::Int(a), Value::Int(b)) => a
+                .checked_rem(b)
+                .map(Value::Int)
+                .ok_or_else(EvalError::overflow),
+            (Value::Uint(a), Value::Uint(b)) => a
+                .checked_rem(b)
+                .map(Value::Uint)
+                .ok_or_else(EvalError::uint_overflow),
+            _ => nso(),
+        },
+        BinaryOp::And | BinaryOp::Or => nso(),
+    }
+}
+
+pub(crate) fn add<'a>(l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
+    match (l, r) {
+        (Value::Int(a), Value::Int(b)) => a
+            .checked_add(b)
+            .map(Value::Int)
+            .ok_or_else(EvalError::overflow),
+        (Value::Uint(a), Value::Uint(b)) => a
+            .checked_add(b)
+            .map(Value::Uint)
+            .ok_or_else(EvalError::uint_overflow),
+        (Value::Double(a), Value::Double(b)) => Ok(Value::Double(a + b)),
+        (Value::String(a), Value::String(b)) => {
+            strings::check_len((a.as_str().len() + b.as_str().len()) as u64)?;
+            let mut s = String::with_capacity(a.as_str().len() + b.as_str().len());
+            s.push_str(a.as_str());
+            s.push_str(b.as_str());
+            Ok(Value::string(s))
+        }
+        (Value::Bytes(a), Value::Bytes(b)) => {
+            let mut v = a.to_vec();
+            v.extend_from_slice(&b);
+            Ok(Value::Bytes(Rc::from(v)))
+        }
+        (Value::List(a), Value::List(b)) => Ok(Value::List(List::concat(a, b))),
+        (Value::Map(a), Value::Map(b)) => {
+            let mut m = crate::value::OwnedMap::default();
+            for (k, v) in a.entries().into_iter().chain(b.entries()) {
+                if let Err(k) = m.insert(k, v) {
+                    return Err(EvalError::new(format!(
+                        "insert failed: key {} already exists",
+                        key_display(&k)
+                    )));
+                }
+            }
+            Ok(Value::Map(crate::value::Map::Owned(Rc::new(m))))
+        }
+        (Value::Timestamp(t), Value::Duration(d)) | (Value::Duration(d), Value::Timestamp(t)) => {
+            t.add(&d).map(Value::Timestamp)
+        }
+        (Value::Duration(a), Value::Duration(b)) => a.add(&b).map(Value::Duration),
+        _ => nso(),
+    }
+}
+
+fn sub<'a>(l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
+    match (l, r) {
+        (Value::Int(a), Value::Int(b)) => a
+            .checked_sub(b)
+            .map(Value::Int)
+            .ok_or_else(EvalError::overflow),
+        (Value::Uint(a), Value::Uint(b)) => a
+            .checked_sub(b)
+            .map(Value::Uint)
+            .ok_or_else(EvalError::uint_overflow),
+        (Value::Double(a), Value::Double(b)) => Ok(Value::Double(a - b)),
+        (Value::Timestamp(a), Value::Timestamp(b)) => a.diff(&b).map(Value::Duration),
+        (Value::Timestamp(a), Value::Duration(b)) => a.sub(&b).map(Value::Timestamp),
+        (Value::Duration(a), Value::Duration(b)) => a.sub(&b).map(Value::Duration),
+        _ => nso(),
+    }
+}
+
+/// `elem in container`
+pub(crate) fn contains_elem(container: &Value<'_>, elem: &Value<'_>) -> Result<bool, EvalError> {
+    match container {
+        Value::List(l) => {
+            for v in l.iter() {
+                if v.equals(elem)? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        Value::Map(m) => match elem {
+            Value::String(_)
+            | Value::Int(_)
+            | Value::Uint(_)
+            | Value::Bool(_)
+            | Value::Double(_) => Ok(m.contains_key(elem)),
+            _ => nso(),
+        },
+        _ => nso(),
+    }
+}

@@ -1,0 +1,629 @@
+//! String functions: the standard library's (`size`, `contains`, `startsWith`, `endsWith`, the
+//! regex ones through [`super::regex`]), cel-go's strings extension (indices count code points),
+//! `strings.quote`, and the number formatting `string(x)` and `format` use; with their cost.
+
+use regex::Regex;
+
+use super::args::{REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR, ceil_cost, int_arg, nso, str_arg};
+use super::names::Method;
+use super::regex as re;
+use crate::cost::Meter;
+use crate::error::EvalError;
+use crate::value::{Map, Value};
+
+/// The largest string an expression may build (8 MiB).
+pub(crate) const MAX_STRING_BYTES: u64 = 8 << 20;
+
+pub(crate) fn check_len(n: u64) -> Result<(), EvalError> {
+    if n > MAX_STRING_BYTES {
+        return Err(EvalError::new(format!(
+            "string of {n} bytes exceeds the limit of {MAX_STRING_BYTES} bytes"
+        )));
+    }
+    Ok(())
+}
+
+/// The size `replace` (`replace` true) / `format` will produce, checked against the limit.
+fn output_len(replace: bool, s: &str, args: &[Value<'_>]) -> Result<u64, EvalError> {
+    let n = match replace {
+        true => {
+            let (Some(from), Some(to)) = (str_arg(args, 0).ok(), str_arg(args, 1).ok()) else {
+                return Ok(0);
+            };
+            let count = if from.is_empty() {
+                s.chars().count() as u64 + 1
+            } else {
+                s.matches(from).count() as u64
+            };
+            let limit = match args.get(2) {
+                Some(Value::Int(n)) if *n >= 0 => (*n as u64).min(count),
+                _ => count,
+            };
+            (s.len() as u64).saturating_add(limit.saturating_mul(to.len() as u64))
+        }
+        // the clauses render their arguments: bounded by the rendered size of the list,
+        // which `format` checks as it goes
+        false => s.len() as u64,
+    };
+    check_len(n)?;
+    Ok(n)
+}
+
+/// Byte offset of code point `cp` (== len in code points gives the string's byte length).
+fn byte_at(s: &str, cp: usize) -> Option<usize> {
+    if cp == 0 {
+        return Some(0);
+    }
+    let mut n = 0;
+    for (i, _) in s.char_indices() {
+        if n == cp {
+            return Some(i);
+        }
+        n += 1;
+    }
+    if n == cp { Some(s.len()) } else { None }
+}
+
+fn cp_len(s: &str) -> usize {
+    s.chars().count()
+}
+
+fn cp_index_of(s: &str, byte: usize) -> i64 {
+    i64::try_from(s.get(..byte).map(cp_len).unwrap_or(0)).unwrap_or(-1)
+}
+
+/// The cost of `method` on a string of `size` characters (cel-go `costCall`, library/cost.go).
+pub(crate) fn member_cost<'a>(
+    ctx: &mut Meter<'_, 'a>,
+    method: Method,
+    s: &str,
+    size: u64,
+    args: &[Value<'a>],
+) -> u64 {
+    match method {
+        // `StartsWithString`, `EndsWithString`, `ExtQuoteString`: O(n)
+        Method::StartsWith | Method::EndsWith => ceil_cost(size, STRING_TRAVERSAL_FACTOR),
+        // `ContainsString`: O(n * m)
+        Method::Contains => {
+            let sub = args.first().map(|v| ctx.size(v)).unwrap_or(1);
+            ceil_cost(size, STRING_TRAVERSAL_FACTOR) * ceil_cost(sub, STRING_TRAVERSAL_FACTOR)
+        }
+        // `MatchesString`; library/cost.go `find`, `findAll`
+        Method::Matches | Method::Find | Method::FindAll => {
+            let pat = args.first().map(|p| ctx.size(p)).unwrap_or(1);
+            ceil_cost(1 + size, STRING_TRAVERSAL_FACTOR) * ceil_cost(pat, REGEX_LENGTH_FACTOR)
+        }
+        Method::Size => 1,
+        // library/cost.go: `lowerAscii`, `upperAscii`, `substring`, `trim` one traversal,
+        // `replace`, `split` two
+        Method::LowerAscii | Method::UpperAscii | Method::Substring | Method::Trim => {
+            ceil_cost(size, STRING_TRAVERSAL_FACTOR)
+        }
+        Method::Replace | Method::Split => ceil_cost(size, 2.0 * STRING_TRAVERSAL_FACTOR),
+        // `indexOf`, `lastIndexOf`: library/cost.go traversalCost (bytes * 0.1, truncated)
+        Method::IndexOf | Method::LastIndexOf => (s.len() as f64 * STRING_TRAVERSAL_FACTOR) as u64,
+        // `ExtFormatString`: O(n) in the format string
+        Method::Format => ceil_cost(size, STRING_TRAVERSAL_FACTOR),
+        // functions upstream leaves at 1 (charAt, reverse …) still read the string here: one
+        // traversal more, so the work stays bounded by the budget
+        _ => 1 + ceil_cost(size, STRING_TRAVERSAL_FACTOR),
+    }
+}
+
+/// `method` on the string `s` (of `size` characters), its cost already charged; `regex` is the
+/// literal pattern compiled with the program.
+pub(crate) fn member<'a>(
+    ctx: &mut Meter<'_, 'a>,
+    method: Method,
+    s: &str,
+    size: u64,
+    args: &[Value<'a>],
+    regex: Option<&Regex>,
+) -> Result<Value<'a>, EvalError> {
+    if method == Method::Replace {
+        // upstream charges two traversals of the receiver whatever the replacement; an
+        // output beyond four times the input (`'a'.replace('', long)`) is charged for
+        // the excess too, before it is built, so the work stays bounded by the budget
+        let out = output_len(true, s, args)?;
+        let within = (s.len() as u64).saturating_mul(4);
+        ctx.budget.charge(ceil_cost(
+            out.saturating_sub(within),
+            STRING_TRAVERSAL_FACTOR,
+        ))?;
+    }
+    if method == Method::Format {
+        output_len(false, s, args)?;
+    }
+    if method == Method::Size && args.is_empty() {
+        return Ok(Value::Int(
+            i64::try_from(size).map_err(|_| EvalError::overflow())?,
+        ));
+    }
+    let out = match (method, args.len()) {
+        (Method::Size, 0) => {
+            Value::Int(i64::try_from(s.chars().count()).map_err(|_| EvalError::overflow())?)
+        }
+        (Method::Contains, 1) => Value::Bool(s.contains(str_arg(args, 0)?)),
+        (Method::StartsWith, 1) => Value::Bool(s.starts_with(str_arg(args, 0)?)),
+        (Method::EndsWith, 1) => Value::Bool(s.ends_with(str_arg(args, 0)?)),
+        (Method::Matches | Method::Find | Method::FindAll, _) => {
+            re::member(method, s, args, regex)?
+        }
+        _ => ext_member(method, s, args)?,
+    };
+    if method == Method::Format
+        && let Value::String(o) = &out
+    {
+        // the same for what `format` renders from its arguments (bounded by the string
+        // cap as it is built): the excess over four times the format string is charged
+        let within = (s.len() as u64).saturating_mul(4);
+        ctx.budget.charge(ceil_cost(
+            (o.as_str().len() as u64).saturating_sub(within),
+            STRING_TRAVERSAL_FACTOR,
+        ))?;
+    }
+    Ok(out)
+}
+
+/// The strings extension's methods.
+fn ext_member<'a>(method: Method, s: &str, args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
+    match (method, args.len()) {
+        (Method::CharAt, 1) => {
+            let i = int_arg(args, 0)?;
+            let len = cp_len(s);
+            match usize::try_from(i) {
+                Ok(u) if u < len => Ok(Value::string(
+                    s.chars().nth(u).map(|c| c.to_string()).unwrap_or_default(),
+                )),
+                Ok(u) if u == len => Ok(Value::string("")),
+                _ => Err(EvalError::new(format!("index out of range: {i}"))),
+            }
+        }
+        (Method::IndexOf, 1 | 2) => {
+            let sub = str_arg(args, 0)?;
+            let start = if args.len() == 2 {
+                int_arg(args, 1)?
+            } else {
+                0
+            };
+            let len = cp_len(s);
+            let Some(b) = usize::try_from(start)
+                .ok()
+                .filter(|u| *u <= len)
+                .and_then(|u| byte_at(s, u))
+            else {
+                return Err(EvalError::new(format!("index out of range: {start}")));
+            };
+            let hay = s.get(b..).unwrap_or("");
+            Ok(Value::Int(match hay.find(sub) {
+                Some(pos) => cp_index_of(s, b + pos),
+                None => -1,
+            }))
+        }
+        (Method::LastIndexOf, 1 | 2) => {
+            let sub = str_arg(args, 0)?;
+            let len = cp_len(s);
+            let end = if args.len() == 2 {
+                int_arg(args, 1)?
+            } else {
+                i64::try_from(len).unwrap_or(i64::MAX)
+            };
+            let Some(endu) = usize::try_from(end).ok().filter(|u| *u <= len) else {
+                return Err(EvalError::new(format!("index out of range: {end}")));
+            };
+            // the match may start at `end` at the latest
+            let sub_len = cp_len(sub);
+            let limit = byte_at(s, (endu + sub_len).min(len)).unwrap_or(s.len());
+            let hay = s.get(..limit).unwrap_or("");
+            Ok(Value::Int(match hay.rfind(sub) {
+                Some(pos) => cp_index_of(s, pos),
+                None => -1,
+            }))
+        }
+        (Method::LowerAscii, 0) => Ok(Value::string(s.to_ascii_lowercase())),
+        (Method::UpperAscii, 0) => Ok(Value::string(s.to_ascii_uppercase())),
+        (Method::Replace, 2 | 3) => {
+            let from = str_arg(args, 0)?;
+            let to = str_arg(args, 1)?;
+            let n = if args.len() == 3 {
+                int_arg(args, 2)?
+            } else {
+                -1
+            };
+            Ok(Value::string(if n < 0 {
+                s.replace(from, to)
+            } else {
+                s.replacen(from, to, usize::try_from(n).unwrap_or(0))
+            }))
+        }
+        (Method::Split, 1 | 2) => {
+            let sep = str_arg(args, 0)?;
+            let n = if args.len() == 2 {
+                int_arg(args, 1)?
+            } else {
+                -1
+            };
+            Ok(Value::list(
+                split(s, sep, n).into_iter().map(Value::string).collect(),
+            ))
+        }
+        (Method::Substring, 1 | 2) => {
+            let len = cp_len(s);
+            let start = int_arg(args, 0)?;
+            let end = if args.len() == 2 {
+                int_arg(args, 1)?
+            } else {
+                i64::try_from(len).unwrap_or(i64::MAX)
+            };
+            let su = usize::try_from(start).ok().filter(|u| *u <= len);
+            let eu = usize::try_from(end).ok().filter(|u| *u <= len);
+            match (su, eu) {
+                (None, _) => Err(EvalError::new(format!("index out of range: {start}"))),
+                (_, None) => Err(EvalError::new(format!("index out of range: {end}"))),
+                (Some(a), Some(b)) if a > b => Err(EvalError::new(format!(
+                    "invalid substring range. start: {start}, end: {end}"
+                ))),
+                (Some(a), Some(b)) => {
+                    let ba = byte_at(s, a).unwrap_or(0);
+                    let bb = byte_at(s, b).unwrap_or(s.len());
+                    Ok(Value::string(s.get(ba..bb).unwrap_or("")))
+                }
+            }
+        }
+        (Method::Trim, 0) => Ok(Value::string(s.trim())),
+        (Method::Reverse, 0) => Ok(Value::string(s.chars().rev().collect::<String>())),
+        (Method::Format, 1) => match args.first() {
+            Some(Value::List(l)) => format(s, &l.to_vec()).map(Value::string),
+            _ => nso(),
+        },
+        _ => nso(),
+    }
+}
+
+/// Go's `strings.SplitN`.
+fn split(s: &str, sep: &str, n: i64) -> Vec<String> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let parts: Vec<String> = if sep.is_empty() {
+        s.chars().map(|c| c.to_string()).collect()
+    } else {
+        s.split(sep).map(str::to_string).collect()
+    };
+    if n < 0 {
+        return parts;
+    }
+    let n = usize::try_from(n).unwrap_or(usize::MAX);
+    if parts.len() <= n {
+        return parts;
+    }
+    if sep.is_empty() {
+        let mut out: Vec<String> = parts.iter().take(n - 1).cloned().collect();
+        out.push(parts.iter().skip(n - 1).cloned().collect::<String>());
+        return out;
+    }
+    s.splitn(n, sep).map(str::to_string).collect()
+}
+
+/// `strings.quote`
+pub(crate) fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Go's `strconv.FormatFloat(d, 'g', -1, 64)` as cel-go's `string(double)` uses it.
+pub(crate) fn format_double_g(d: f64) -> String {
+    if d.is_nan() {
+        return "NaN".into();
+    }
+    if d.is_infinite() {
+        return if d > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
+    }
+    if d == 0.0 {
+        return if d.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    let e = format!("{d:e}"); // e.g. -1.2345e-7
+    let (mant, exp) = e.split_once('e').unwrap_or((e.as_str(), "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let neg = mant.starts_with('-');
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    let sign = if neg { "-" } else { "" };
+    if !(-4..21).contains(&exp) {
+        let (first, rest) = digits.split_at(1.min(digits.len()));
+        let frac = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        return format!("{sign}{first}{frac}e{esign}{:02}", exp.abs());
+    }
+    // plain decimal
+    let nd = i32::try_from(digits.len()).unwrap_or(0);
+    if exp >= 0 {
+        if exp + 1 >= nd {
+            let zeros = "0".repeat(usize::try_from(exp + 1 - nd).unwrap_or(0));
+            format!("{sign}{digits}{zeros}")
+        } else {
+            let (a, b) = digits.split_at(usize::try_from(exp + 1).unwrap_or(0));
+            format!("{sign}{a}.{b}")
+        }
+    } else {
+        let zeros = "0".repeat(usize::try_from(-exp - 1).unwrap_or(0));
+        format!("{sign}0.{zeros}{digits}")
+    }
+}
+
+fn fixed(d: f64, prec: usize) -> String {
+    if d.is_nan() {
+        return "NaN".into();
+    }
+    if d.is_infinite() {
+        return if d > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
+    }
+    format!("{d:.prec$}")
+}
+
+fn sci(d: f64, prec: usize) -> String {
+    if d.is_nan() {
+        return "NaN".into();
+    }
+    if d.is_infinite() {
+        return if d > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
+    }
+    let e = format!("{d:.prec$e}");
+    let (m, x) = e.split_once('e').unwrap_or((e.as_str(), "0"));
+    let x: i32 = x.parse().unwrap_or(0);
+    let sign = if x < 0 { '-' } else { '+' };
+    format!("{m}e{sign}{:02}", x.abs())
+}
+
+/// `%s` rendering of any value.
+fn as_string(v: &Value<'_>) -> Result<String, EvalError> {
+    Ok(match v {
+        Value::String(s) => s.as_str().to_string(),
+        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Double(d) => {
+            if d.is_nan() {
+                "NaN".into()
+            } else if d.is_infinite() {
+                if *d > 0.0 {
+                    "Infinity".into()
+                } else {
+                    "-Infinity".into()
+                }
+            } else {
+                format_double_g(*d)
+            }
+        }
+        Value::List(l) => {
+            let mut parts = Vec::new();
+            let mut total = 0u64;
+            for x in l.iter() {
+                let p = quoted_elem(&x)?;
+                total += p.len() as u64 + 2;
+                check_len(total)?;
+                parts.push(p);
+            }
+            format!("[{}]", parts.join(", "))
+        }
+        Value::Map(m) => map_string(m)?,
+        Value::Optional(_) | Value::Authz(_) => return nso(),
+        other => {
+            let s = to_string(other.clone())?;
+            s.as_str().unwrap_or("").to_string()
+        }
+    })
+}
+
+fn quoted_elem(v: &Value<'_>) -> Result<String, EvalError> {
+    as_string(v)
+}
+
+fn map_string(m: &Map<'_>) -> Result<String, EvalError> {
+    let mut parts = Vec::new();
+    let mut total = 0u64;
+    for (k, v) in m.entries() {
+        let p = format!("{}: {}", quoted_elem(&k)?, quoted_elem(&v)?);
+        total += p.len() as u64 + 2;
+        check_len(total)?;
+        parts.push(p);
+    }
+    palisade_cel_kubernetes::sort::sort(&mut parts);
+    Ok(format!("{{{}}}", parts.join(", ")))
+}
+
+/// The strings extension's `format`.
+pub(crate) fn format(fmt: &str, args: &[Value<'_>]) -> Result<String, EvalError> {
+    let mut out = String::new();
+    let mut chars = fmt.chars().peekable();
+    let mut argi = 0usize;
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'%') {
+            chars.next();
+            out.push('%');
+            continue;
+        }
+        let mut prec: Option<usize> = None;
+        if chars.peek() == Some(&'.') {
+            chars.next();
+            let mut p = String::new();
+            while let Some(d) = chars.peek().copied().filter(char::is_ascii_digit) {
+                p.push(d);
+                chars.next();
+            }
+            let n: usize = p.parse().unwrap_or(0);
+            if n > 1000 {
+                return Err(EvalError::new(format!("precision {n} is too large")));
+            }
+            prec = Some(n);
+        }
+        let Some(verb) = chars.next() else {
+            return Err(EvalError::new("unexpected end of format string"));
+        };
+        let Some(a) = args.get(argi) else {
+            return Err(EvalError::new(format!("index {argi} out of range")));
+        };
+        argi += 1;
+        let piece = match verb {
+            's' => as_string(a)?,
+            'd' => match a {
+                Value::Int(i) => i.to_string(),
+                Value::Uint(u) => u.to_string(),
+                Value::Double(d) if !d.is_finite() => fixed(*d, 0),
+                _ => {
+                    return Err(EvalError::new(format!(
+                        "error during formatting: decimal clause can only be used on integers, was given {}",
+                        a.type_of()
+                    )));
+                }
+            },
+            'f' | 'e' => {
+                let d = match a {
+                    Value::Double(d) => *d,
+                    Value::Int(i) => *i as f64,
+                    Value::Uint(u) => *u as f64,
+                    _ => {
+                        return Err(EvalError::new(format!(
+                            "error during formatting: fixed-point clause can only be used on doubles, was given {}",
+                            a.type_of()
+                        )));
+                    }
+                };
+                if verb == 'f' {
+                    fixed(d, prec.unwrap_or(6))
+                } else {
+                    sci(d, prec.unwrap_or(6))
+                }
+            }
+            'b' => match a {
+                Value::Int(i) => {
+                    if *i < 0 {
+                        format!("-{:b}", i.unsigned_abs())
+                    } else {
+                        format!("{i:b}")
+                    }
+                }
+                Value::Uint(u) => format!("{u:b}"),
+                Value::Bool(b) => {
+                    if *b {
+                        "1".into()
+                    } else {
+                        "0".into()
+                    }
+                }
+                _ => {
+                    return Err(EvalError::new(format!(
+                        "error during formatting: only integers and bools can be formatted as binary, was given {}",
+                        a.type_of()
+                    )));
+                }
+            },
+            'o' => match a {
+                Value::Int(i) => {
+                    if *i < 0 {
+                        format!("-{:o}", i.unsigned_abs())
+                    } else {
+                        format!("{i:o}")
+                    }
+                }
+                Value::Uint(u) => format!("{u:o}"),
+                _ => {
+                    return Err(EvalError::new(format!(
+                        "error during formatting: octal clause can only be used on integers, was given {}",
+                        a.type_of()
+                    )));
+                }
+            },
+            'x' | 'X' => {
+                let s = match a {
+                    Value::Int(i) => {
+                        if *i < 0 {
+                            format!("-{:x}", i.unsigned_abs())
+                        } else {
+                            format!("{i:x}")
+                        }
+                    }
+                    Value::Uint(u) => format!("{u:x}"),
+                    Value::String(s) => s.as_str().bytes().map(|b| format!("{b:02x}")).collect(),
+                    Value::Bytes(b) => b.iter().map(|b| format!("{b:02x}")).collect(),
+                    _ => {
+                        return Err(EvalError::new(format!(
+                            "error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given {}",
+                            a.type_of()
+                        )));
+                    }
+                };
+                if verb == 'X' { s.to_uppercase() } else { s }
+            }
+            other => {
+                return Err(EvalError::new(format!(
+                    "could not parse formatting clause: unrecognized formatting clause \"{other}\""
+                )));
+            }
+        };
+        out.push_str(&piece);
+        check_len(out.len() as u64)?;
+    }
+    Ok(out)
+}
+
+/// `string(x)`: the CEL string conversion of a value.
+pub(crate) fn to_string(v: Value<'_>) -> Result<Value<'_>, EvalError> {
+    Ok(match v {
+        Value::String(s) => Value::String(s),
+        Value::Int(i) => Value::string(i.to_string()),
+        Value::Uint(u) => Value::string(u.to_string()),
+        Value::Double(d) => Value::string(format_double_g(d)),
+        Value::Bool(b) => Value::string(if b { "true" } else { "false" }),
+        Value::Bytes(b) => Value::string(
+            std::str::from_utf8(&b)
+                .map_err(|_| EvalError::new("invalid UTF-8 in bytes, cannot convert to string"))?,
+        ),
+        Value::Timestamp(t) => Value::string(t.to_string()),
+        Value::Duration(d) => Value::string(d.to_string()),
+        Value::Type(t) => Value::string(t.name()),
+        Value::Null => Value::string("null"),
+        Value::Kube(k) => match k.to_cel_string() {
+            Some(s) => Value::string(s),
+            None => return nso(),
+        },
+        _ => return nso(),
+    })
+}

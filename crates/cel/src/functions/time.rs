@@ -1,0 +1,41 @@
+//! The timestamp and duration getters (`getFullYear`, `getHours` …; cel-go's standard library),
+//! over [`crate::time`]'s values.
+
+use super::args::nso;
+use super::names::Method;
+use crate::error::EvalError;
+use crate::time::{Duration, Timestamp};
+use crate::value::Value;
+
+/// `t.getX()` and `t.getX(tz)`.
+pub(crate) fn timestamp_member<'a>(
+    t: &Timestamp,
+    method: Method,
+    args: &[Value<'a>],
+) -> Result<Value<'a>, EvalError> {
+    let tz = match args.first() {
+        None => None,
+        Some(Value::String(z)) => Some(z.as_str()),
+        Some(_) => return nso(),
+    };
+    let component = match method {
+        Method::Time(c) => Some(c),
+        _ => None,
+    };
+    t.component(component, tz).map(Value::Int)
+}
+
+/// `d.getX()`
+pub(crate) fn duration_member<'a>(
+    d: &Duration,
+    method: Method,
+    args: &[Value<'a>],
+) -> Result<Value<'a>, EvalError> {
+    if !args.is_empty() {
+        return nso();
+    }
+    match method {
+        Method::Time(c) => d.component(c).map(Value::Int),
+        _ => nso(),
+    }
+}
