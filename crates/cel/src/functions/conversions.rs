@@ -51,51 +51,11 @@ pub(crate) fn convert(conv: Conversion, v: Value<'_>) -> Result<Value<'_>, EvalE
 /// A type conversion (`overloads.IsTypeConversionFunction`, but `type`) of a constant, done
 /// when the program is compiled; `None` when it is not one or fails.
 pub(crate) fn convert_const(function: Function, c: Const) -> Option<Const> {
-    let v = c.to_value();
-    let out = match (function, v) {
-        (Function::Dyn, _) => return Some(c),
-        (Function::Convert(Conversion::Int), v) => to_int(v).ok()?,
-        (Function::Convert(Conversion::Uint), v) => to_uint(v).ok()?,
-        (Function::Convert(Conversion::Double), v) => to_double(v).ok()?,
-        (
-            Function::Convert(Conversion::String),
-            v @ (Value::String(_)
-            | Value::Bytes(_)
-            | Value::Int(_)
-            | Value::Uint(_)
-            | Value::Double(_)
-            | Value::Bool(_)
-            | Value::Null
-            | Value::Timestamp(_)
-            | Value::Duration(_)),
-        ) => strings::to_string(v).ok()?,
-        (Function::Convert(Conversion::Bytes), Value::String(s)) => {
-            Value::Bytes(Rc::from(s.as_str().as_bytes()))
-        }
-        (Function::Convert(Conversion::Bytes), v @ Value::Bytes(_))
-        | (Function::Convert(Conversion::Bool), v @ Value::Bool(_)) => v,
-        (Function::Convert(Conversion::Bool), Value::String(s)) => match s.as_str() {
-            "1" | "t" | "T" | "TRUE" | "true" | "True" => Value::Bool(true),
-            "0" | "f" | "F" | "FALSE" | "false" | "False" => Value::Bool(false),
-            _ => return None,
-        },
-        (Function::Convert(Conversion::Timestamp), Value::String(s)) => {
-            Value::Timestamp(Timestamp::parse(s.as_str()).ok()?)
-        }
-        (Function::Convert(Conversion::Timestamp), Value::Int(i)) => {
-            Value::Timestamp(Timestamp::from_secs(i).ok()?)
-        }
-        (Function::Convert(Conversion::Timestamp), v @ Value::Timestamp(_))
-        | (Function::Convert(Conversion::Duration), v @ Value::Duration(_)) => v,
-        (Function::Convert(Conversion::Duration), Value::String(s)) => {
-            Value::Duration(Duration::parse(s.as_str()).ok()?)
-        }
-        (Function::Convert(Conversion::Duration), Value::Int(i)) => {
-            Value::Duration(Duration::from_nanos(i128::from(i)).ok()?)
-        }
-        _ => return None,
-    };
-    Const::scalar(&out)
+    match function {
+        Function::Dyn => Some(c),
+        Function::Convert(conv) => Const::scalar(&convert(conv, c.to_value()).ok()?),
+        _ => None,
+    }
 }
 
 fn to_int(v: Value<'_>) -> Result<Value<'static>, EvalError> {
