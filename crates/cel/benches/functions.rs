@@ -2,7 +2,10 @@
 //! conversion, regex, optional and Kubernetes library functions) over a small object, each
 //! compiled once and evaluated per iteration. Quote ratios from one run; the machine is noisy.
 
-#![allow(clippy::panic, reason = "a benchmark stops on an expression that does not compile")]
+#![allow(
+    clippy::panic,
+    reason = "a benchmark stops on an expression that does not compile"
+)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use palisade_cel::{Activation, Budget, Env, Expect};
