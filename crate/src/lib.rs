@@ -9,10 +9,13 @@ pub mod engine;
 pub mod explain;
 mod jsonpath;
 pub mod kubewarden;
+mod match_conditions;
 pub mod review;
 pub mod scaffold;
+mod scope;
 pub mod vap;
 pub mod verdict;
+pub mod webhook;
 
 pub mod abi;
 

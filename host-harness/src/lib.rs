@@ -14,7 +14,6 @@ pub mod check;
 pub mod documents;
 pub mod host;
 pub mod kubewarden;
-pub mod matching;
 pub mod outcome;
 pub mod play;
 pub mod replay;

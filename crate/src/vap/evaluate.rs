@@ -1,16 +1,13 @@
 //! One (policy, binding, param) evaluation, as the plugin's `validator.Validate`: matchConditions, validations with
 //! their messages, audit annotations, under one cost budget.
 
-use std::cell::OnceCell;
-
 use palisade_cel::{Activation, Budget, EvalError, Value as CelValue};
-use palisade_cel_kubernetes::goquote::quote;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::policy::{FailurePolicy, Policy, Validation};
-use crate::context::Cluster;
 use crate::explain::{Evaluation, Expression, ParamTrace, ValidationTrace};
-use crate::review::AdmissionRequest;
+use crate::match_conditions::{self, error_message};
+use crate::scope::{RequestScope, UserAuthorizer};
 
 /// kube-apiserver's cap on a messageExpression result (`MaxEvaluatedMessageExpressionSizeBytes`).
 const MAX_MESSAGE_EXPRESSION_BYTES: usize = 5 * 1024;
@@ -34,172 +31,6 @@ pub struct Outcome {
     pub annotations: Vec<(String, String)>,
     /// Audit annotations that errored under `failurePolicy: Fail`: they deny whatever the actions say.
     pub annotation_errors: Vec<String>,
-}
-
-/// Per-request state shared by every policy: the `request` variable, the namespace (fetched at most once), the
-/// authorizer for the requesting user.
-pub struct RequestScope<'r> {
-    pub request: &'r AdmissionRequest,
-    pub cluster: &'r dyn Cluster,
-    /// The `request` variable, built on first use (a request no policy matches never builds it).
-    request_value: OnceCell<Value>,
-    namespace: OnceCell<Result<Option<Value>, String>>,
-}
-
-impl<'r> RequestScope<'r> {
-    pub fn new(request: &'r AdmissionRequest, cluster: &'r dyn Cluster) -> Self {
-        Self {
-            request,
-            cluster,
-            request_value: OnceCell::new(),
-            namespace: OnceCell::new(),
-        }
-    }
-
-    /// The request's namespace object for `namespaceObject`, looked up once; `Ok(None)` for cluster-scoped requests
-    /// and for requests on a Namespace itself (whose `namespace` is its own name: the plugin unsets it).
-    pub fn namespace(&self) -> Result<Option<&Value>, String> {
-        let name = &self.request.namespace;
-        let is_namespace = self.request.kind.group.is_empty()
-            && self.request.kind.version == "v1"
-            && self.request.kind.kind == "Namespace";
-        if name.is_empty() || is_namespace {
-            return Ok(None);
-        }
-        match self.stored_namespace()? {
-            Some(ns) => Ok(Some(ns)),
-            None => Err(format!("namespace {} not found", quote(name))),
-        }
-    }
-
-    /// The stored namespace named by the request's `namespace`, asked of the cluster at most once per request.
-    fn stored_namespace(&self) -> Result<Option<&Value>, String> {
-        let cached = self.namespace.get_or_init(|| {
-            self.cluster
-                .namespace(&self.request.namespace)
-                .map(|ns| ns.map(namespace_object))
-        });
-        match cached {
-            Ok(ns) => Ok(ns.as_ref()),
-            Err(e) => Err(e.clone()),
-        }
-    }
-
-    /// Labels of a stored namespace, for namespaceSelectors. The request's own namespace comes from the same cache as
-    /// `namespaceObject`; on a DELETE or a subresource of a Namespace that is the stored Namespace itself
-    /// (`namespace.Matcher.GetNamespaceLabels`).
-    pub fn namespace_labels(
-        &self,
-        name: &str,
-    ) -> Result<Option<std::collections::BTreeMap<String, String>>, String> {
-        if name == self.request.namespace {
-            return self
-                .stored_namespace()
-                .map(|ns| ns.map(crate::context::namespace_labels));
-        }
-        self.cluster
-            .namespace(name)
-            .map(|ns| ns.as_ref().map(crate::context::namespace_labels))
-    }
-}
-
-impl palisade_matching::NamespaceLookup for RequestScope<'_> {
-    fn labels(
-        &self,
-        namespace: &str,
-    ) -> Result<Option<std::collections::BTreeMap<String, String>>, String> {
-        self.namespace_labels(namespace)
-    }
-}
-
-/// The `request` variable: the AdmissionRequest as kube-apiserver's `CreateAdmissionRequest` exposes it.
-fn request_variable(r: &AdmissionRequest) -> Value {
-    let mut v = json!({
-        "uid": r.uid,
-        "kind": r.kind,
-        "resource": r.resource,
-        "subResource": r.sub_resource,
-        "requestKind": r.request_kind.as_ref().unwrap_or(&r.kind),
-        "requestResource": r.request_resource.as_ref().unwrap_or(&r.resource),
-        "requestSubResource": r.request_sub_resource.as_deref().unwrap_or(&r.sub_resource),
-        "name": r.name,
-        "namespace": r.namespace,
-        "operation": r.operation,
-        "userInfo": r.user_info,
-        "dryRun": r.is_dry_run(),
-    });
-    if let (Some(options), Some(map)) = (
-        r.options.as_ref().filter(|o| !o.is_null()),
-        v.as_object_mut(),
-    ) {
-        map.insert("options".to_owned(), options.clone());
-    }
-    v
-}
-
-/// The `namespaceObject` variable: metadata (without managedFields), spec and status, as `CreateNamespaceObject`.
-fn namespace_object(ns: Value) -> Value {
-    let mut out = serde_json::Map::new();
-    if let Some(meta) = ns.get("metadata").and_then(Value::as_object) {
-        let mut m = meta.clone();
-        m.remove("managedFields");
-        out.insert("metadata".to_owned(), Value::Object(m));
-    }
-    for key in ["spec", "status"] {
-        if let Some(v) = ns.get(key) {
-            out.insert(key.to_owned(), v.clone());
-        }
-    }
-    Value::Object(out)
-}
-
-/// The authorizer for the requesting user, answered by the cluster.
-struct UserAuthorizer<'r> {
-    scope: &'r RequestScope<'r>,
-}
-
-impl palisade_cel::Authorizer for UserAuthorizer<'_> {
-    fn check(
-        &self,
-        attrs: &palisade_cel::AuthzCheck,
-    ) -> Result<palisade_cel::AuthzDecision, String> {
-        // the subject is the requesting user, or the service account named by
-        // `authorizer.serviceAccount(ns, name)` (whose user info has no extra)
-        let user = &self.scope.request.user_info;
-        let extra = if attrs.user.name == user.username {
-            user.extra.clone()
-        } else {
-            Default::default()
-        };
-        let query = crate::context::AccessQuery {
-            user: attrs.user.name.clone(),
-            groups: attrs.user.groups.clone(),
-            uid: attrs.user.uid.clone(),
-            extra,
-            verb: attrs.verb.clone(),
-            api_group: attrs.api_group.clone(),
-            resource: attrs.resource.clone(),
-            subresource: attrs.subresource.clone(),
-            namespace: attrs.namespace.clone(),
-            name: attrs.name.clone(),
-            path: attrs.path.clone(),
-        };
-        self.scope
-            .cluster
-            .authorize(&query)
-            .map(|allowed| palisade_cel::AuthzDecision {
-                allowed,
-                reason: String::new(),
-            })
-    }
-}
-
-fn error_message(source: &str, e: &EvalError) -> String {
-    if e.is_out_of_budget() {
-        e.to_string()
-    } else {
-        format!("expression '{source}' resulted in error: {e}")
-    }
 }
 
 fn for_error(policy: &Policy, message: String) -> Decision {
@@ -226,14 +57,7 @@ pub fn validate(
     let activation = Activation::new()
         .bind_json("object", request.object())
         .bind_json("oldObject", request.old_object())
-        .bind_json(
-            "request",
-            Some(
-                scope
-                    .request_value
-                    .get_or_init(|| request_variable(request)),
-            ),
-        )
+        .bind_json("request", Some(scope.request_value()))
         .bind_json("params", param)
         .namespace_object(&namespace_lookup)
         .authorizer(&authorizer)
@@ -243,35 +67,19 @@ pub fn validate(
         t.matched = true;
     }
     // matchConditions, under their own budget: any false → no match; otherwise errors go to failurePolicy.
-    let mut condition_budget = Budget::match_conditions();
-    let mut errors = Vec::new();
-    for (name, condition) in &policy.match_conditions {
-        let result = condition.eval(&activation, &mut condition_budget);
-        if let Some(t) = trace.as_deref_mut() {
-            t.match_conditions.push(Expression::new(
-                name,
-                condition.source(),
-                &result,
-                condition_budget.last_call(),
-            ));
-        }
-        match result {
-            Ok(v) if v.as_bool() == Some(false) => {
-                if let Some(t) = trace.as_deref_mut() {
-                    t.matched = false;
-                }
-                return Outcome::default();
+    match match_conditions::evaluate(
+        &policy.match_conditions,
+        &activation,
+        trace.as_deref_mut().map(|t| &mut t.match_conditions),
+    ) {
+        Ok(true) => {}
+        Ok(false) => {
+            if let Some(t) = trace.as_deref_mut() {
+                t.matched = false;
             }
-            Ok(_) => {}
-            Err(e) if e.is_out_of_budget() => {
-                let message = e.to_string();
-                return early(policy, message, trace);
-            }
-            Err(e) => errors.push(error_message(condition.source(), &e)),
+            return Outcome::default();
         }
-    }
-    if let Some(message) = palisade_cel_kubernetes::errors::aggregate(&errors) {
-        return early(policy, message, trace);
+        Err(message) => return early(policy, message, trace),
     }
 
     let mut budget = Budget::kubernetes();

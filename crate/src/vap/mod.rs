@@ -13,17 +13,18 @@ mod policy;
 
 use std::collections::BTreeMap;
 
-use palisade_matching::{Attributes, Gvk, Gvr, Index};
+use palisade_matching::Index;
 use serde_json::Value;
 
 use crate::bundle::{Bundle, Diagnostic, Kind};
 use crate::context::Cluster;
 use crate::explain::{BindingTrace, Evaluation, PolicyTrace, Skip, Trace};
 use crate::review::AdmissionRequest;
+use crate::scope::{RequestScope, attributes};
 use crate::verdict::{Denial, Verdict};
 
 use binding::{Action, Binding};
-use evaluate::{Decision, Outcome, RequestScope};
+use evaluate::{Decision, Outcome};
 use policy::{FailurePolicy, Policy};
 
 /// The compiled ValidatingAdmissionPolicies and bindings of a bundle.
@@ -494,37 +495,6 @@ fn truncate(mut s: String, max: usize) -> String {
         s.truncate(cut);
     }
     s
-}
-
-/// The matching view of a request (borrowed).
-pub(crate) fn attributes(request: &AdmissionRequest) -> Attributes<'_> {
-    fn gvr(r: &crate::review::GroupVersionResource) -> Gvr<'_> {
-        Gvr {
-            group: &r.group,
-            version: &r.version,
-            resource: &r.resource,
-        }
-    }
-    fn gvk(k: &crate::review::GroupVersionKind) -> Gvk<'_> {
-        Gvk {
-            group: &k.group,
-            version: &k.version,
-            kind: &k.kind,
-        }
-    }
-    Attributes {
-        operation: &request.operation,
-        resource: gvr(&request.resource),
-        subresource: &request.sub_resource,
-        kind: gvk(&request.kind),
-        request_resource: request.request_resource.as_ref().map(gvr),
-        request_sub_resource: request.request_sub_resource.as_deref(),
-        request_kind: request.request_kind.as_ref().map(gvk),
-        name: &request.name,
-        namespace: &request.namespace,
-        object: request.object(),
-        old_object: request.old_object(),
-    }
 }
 
 /// `field.Duplicate(metadata.name, name)`'s message: the name Go-quoted.

@@ -1,0 +1,208 @@
+//! What every admission plugin (ValidatingAdmissionPolicy in `vap`, webhooks in `webhook`) reads of one request: its
+//! matching view ([`attributes`]), and the per-request [`RequestScope`] — the `request` variable as kube-apiserver's
+//! `CreateAdmissionRequest` builds it, the namespace asked of the [`Cluster`] at most once (for namespaceSelectors
+//! and `namespaceObject`), and the authorizer for the requesting user.
+
+use std::cell::OnceCell;
+
+use palisade_cel_kubernetes::goquote::quote;
+use palisade_matching::{Attributes, Gvk, Gvr};
+use serde_json::{Value, json};
+
+use crate::context::Cluster;
+use crate::review::AdmissionRequest;
+
+/// The matching view of a request (borrowed).
+pub fn attributes(request: &AdmissionRequest) -> Attributes<'_> {
+    fn gvr(r: &crate::review::GroupVersionResource) -> Gvr<'_> {
+        Gvr {
+            group: &r.group,
+            version: &r.version,
+            resource: &r.resource,
+        }
+    }
+    fn gvk(k: &crate::review::GroupVersionKind) -> Gvk<'_> {
+        Gvk {
+            group: &k.group,
+            version: &k.version,
+            kind: &k.kind,
+        }
+    }
+    Attributes {
+        operation: &request.operation,
+        resource: gvr(&request.resource),
+        subresource: &request.sub_resource,
+        kind: gvk(&request.kind),
+        request_resource: request.request_resource.as_ref().map(gvr),
+        request_sub_resource: request.request_sub_resource.as_deref(),
+        request_kind: request.request_kind.as_ref().map(gvk),
+        name: &request.name,
+        namespace: &request.namespace,
+        object: request.object(),
+        old_object: request.old_object(),
+    }
+}
+
+/// Per-request state shared by every policy and webhook: the `request` variable, the namespace (fetched at most once), the
+/// authorizer for the requesting user.
+pub struct RequestScope<'r> {
+    pub request: &'r AdmissionRequest,
+    pub cluster: &'r dyn Cluster,
+    /// The `request` variable, built on first use (a request no policy matches never builds it).
+    request_value: OnceCell<Value>,
+    namespace: OnceCell<Result<Option<Value>, String>>,
+}
+
+impl<'r> RequestScope<'r> {
+    pub fn new(request: &'r AdmissionRequest, cluster: &'r dyn Cluster) -> Self {
+        Self {
+            request,
+            cluster,
+            request_value: OnceCell::new(),
+            namespace: OnceCell::new(),
+        }
+    }
+
+    /// The `request` variable, built on first use and kept for the rest of the request.
+    pub fn request_value(&self) -> &Value {
+        self.request_value
+            .get_or_init(|| request_variable(self.request))
+    }
+
+    /// The request's namespace object for `namespaceObject`, looked up once; `Ok(None)` for cluster-scoped requests
+    /// and for requests on a Namespace itself (whose `namespace` is its own name: the plugin unsets it).
+    pub fn namespace(&self) -> Result<Option<&Value>, String> {
+        let name = &self.request.namespace;
+        let is_namespace = self.request.kind.group.is_empty()
+            && self.request.kind.version == "v1"
+            && self.request.kind.kind == "Namespace";
+        if name.is_empty() || is_namespace {
+            return Ok(None);
+        }
+        match self.stored_namespace()? {
+            Some(ns) => Ok(Some(ns)),
+            None => Err(format!("namespace {} not found", quote(name))),
+        }
+    }
+
+    /// The stored namespace named by the request's `namespace`, asked of the cluster at most once per request.
+    fn stored_namespace(&self) -> Result<Option<&Value>, String> {
+        let cached = self.namespace.get_or_init(|| {
+            self.cluster
+                .namespace(&self.request.namespace)
+                .map(|ns| ns.map(namespace_object))
+        });
+        match cached {
+            Ok(ns) => Ok(ns.as_ref()),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    /// Labels of a stored namespace, for namespaceSelectors. The request's own namespace comes from the same cache as
+    /// `namespaceObject`; on a DELETE or a subresource of a Namespace that is the stored Namespace itself
+    /// (`namespace.Matcher.GetNamespaceLabels`).
+    pub fn namespace_labels(
+        &self,
+        name: &str,
+    ) -> Result<Option<std::collections::BTreeMap<String, String>>, String> {
+        if name == self.request.namespace {
+            return self
+                .stored_namespace()
+                .map(|ns| ns.map(crate::context::namespace_labels));
+        }
+        self.cluster
+            .namespace(name)
+            .map(|ns| ns.as_ref().map(crate::context::namespace_labels))
+    }
+}
+
+impl palisade_matching::NamespaceLookup for RequestScope<'_> {
+    fn labels(
+        &self,
+        namespace: &str,
+    ) -> Result<Option<std::collections::BTreeMap<String, String>>, String> {
+        self.namespace_labels(namespace)
+    }
+}
+
+/// The `request` variable: the AdmissionRequest as kube-apiserver's `CreateAdmissionRequest` exposes it.
+fn request_variable(r: &AdmissionRequest) -> Value {
+    let mut v = json!({
+        "uid": r.uid,
+        "kind": r.kind,
+        "resource": r.resource,
+        "subResource": r.sub_resource,
+        "requestKind": r.request_kind.as_ref().unwrap_or(&r.kind),
+        "requestResource": r.request_resource.as_ref().unwrap_or(&r.resource),
+        "requestSubResource": r.request_sub_resource.as_deref().unwrap_or(&r.sub_resource),
+        "name": r.name,
+        "namespace": r.namespace,
+        "operation": r.operation,
+        "userInfo": r.user_info,
+        "dryRun": r.is_dry_run(),
+    });
+    if let (Some(options), Some(map)) = (
+        r.options.as_ref().filter(|o| !o.is_null()),
+        v.as_object_mut(),
+    ) {
+        map.insert("options".to_owned(), options.clone());
+    }
+    v
+}
+
+/// The `namespaceObject` variable: metadata (without managedFields), spec and status, as `CreateNamespaceObject`.
+fn namespace_object(ns: Value) -> Value {
+    let mut out = serde_json::Map::new();
+    if let Some(meta) = ns.get("metadata").and_then(Value::as_object) {
+        let mut m = meta.clone();
+        m.remove("managedFields");
+        out.insert("metadata".to_owned(), Value::Object(m));
+    }
+    for key in ["spec", "status"] {
+        if let Some(v) = ns.get(key) {
+            out.insert(key.to_owned(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// The authorizer for the requesting user, answered by the cluster.
+pub struct UserAuthorizer<'r> {
+    pub scope: &'r RequestScope<'r>,
+}
+
+impl palisade_cel::Authorizer for UserAuthorizer<'_> {
+    fn check(
+        &self,
+        attrs: &palisade_cel::AuthzCheck,
+    ) -> Result<palisade_cel::AuthzDecision, String> {
+        // the subject is the requesting user, or the service account named by
+        // `authorizer.serviceAccount(ns, name)` (whose user info has no extra)
+        let user = &self.scope.request.user_info;
+        let extra = if attrs.user.name == user.username {
+            user.extra.clone()
+        } else {
+            Default::default()
+        };
+        let query = crate::context::AccessQuery {
+            user: attrs.user.name.clone(),
+            groups: attrs.user.groups.clone(),
+            uid: attrs.user.uid.clone(),
+            extra,
+            verb: attrs.verb.clone(),
+            api_group: attrs.api_group.clone(),
+            resource: attrs.resource.clone(),
+            subresource: attrs.subresource.clone(),
+            namespace: attrs.namespace.clone(),
+            name: attrs.name.clone(),
+            path: attrs.path.clone(),
+        };
+        self.scope
+            .cluster
+            .authorize(&query)
+            .map(|allowed| palisade_cel::AuthzDecision {
+                allowed,
+                reason: String::new(),
+            })
+    }
+}
