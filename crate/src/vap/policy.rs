@@ -497,10 +497,129 @@ fn is_cel_identifier(s: &str) -> bool {
 mod tests {
     use super::*;
 
+    use serde_json::json;
+
     #[test]
     fn identifiers_and_names() {
         assert!(is_cel_identifier("foo_1"));
         assert!(!is_cel_identifier("1foo"));
         assert!(!is_cel_identifier("in"));
+    }
+
+    /// `(path, message)` of every problem of compiling a policy with `spec`.
+    fn problems(spec: Value) -> Vec<(String, String)> {
+        let doc = json!({"metadata": {"name": "p"}, "spec": spec});
+        let mut problems = Vec::new();
+        let policy = Policy::compile(0, &doc, &mut problems);
+        assert_eq!(policy.is_some(), problems.is_empty());
+        problems.into_iter().map(|d| (d.path, d.message)).collect()
+    }
+
+    fn constraints() -> Value {
+        json!({"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                                  "resources": ["pods"]}]})
+    }
+
+    fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+        expected
+            .iter()
+            .map(|(p, m)| ((*p).to_owned(), (*m).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn validations_or_audit_annotations_are_required() {
+        assert_eq!(
+            problems(json!({"matchConstraints": constraints()})),
+            pairs(&[
+                (
+                    "policies[0].spec.validations",
+                    "Required value: validations or auditAnnotations must contain at least one item"
+                ),
+                (
+                    "policies[0].spec.auditAnnotations",
+                    "Required value: validations or auditAnnotations must contain at least one item"
+                ),
+            ])
+        );
+    }
+
+    #[test]
+    fn validation_messages_are_checked_after_their_expressions() {
+        let spec = json!({"matchConstraints": constraints(), "validations": [
+            {"expression": "true", "message": "  ", "messageExpression": " "},
+            {"expression": "", "message": "two\nlines", "messageExpression": ""},
+            {"expression": "true", "messageExpression": "'fine'"},
+        ]});
+        assert_eq!(
+            problems(spec),
+            pairs(&[
+                (
+                    "policies[0].spec.validations[0].messageExpression",
+                    r#"Invalid value: " ": must be non-empty if specified"#
+                ),
+                (
+                    "policies[0].spec.validations[0].message",
+                    r#"Invalid value: "  ": message must be non-empty if specified"#
+                ),
+                (
+                    "policies[0].spec.validations[1].expression",
+                    "Required value: expression is not specified"
+                ),
+                (
+                    "policies[0].spec.validations[1].message",
+                    r#"Invalid value: "two\nlines": message must not contain line breaks"#
+                ),
+            ])
+        );
+    }
+
+    #[test]
+    fn variables_need_identifiers_and_expressions() {
+        let spec = json!({"matchConstraints": constraints(), "validations": [{"expression": "true"}],
+                          "variables": [{"name": "in", "expression": "1"}, {"name": " ", "expression": "2"}]});
+        let found = problems(spec);
+        assert_eq!(
+            found.get(..2),
+            Some(
+                &pairs(&[
+                    (
+                        "policies[0].spec.variables[0].name",
+                        r#"Invalid value: "in": name is not a valid CEL identifier"#
+                    ),
+                    (
+                        "policies[0].spec.variables[1].name",
+                        "Required value: name is not specified"
+                    ),
+                ])[..]
+            )
+        );
+    }
+
+    #[test]
+    fn audit_annotations_keys_and_value_expressions() {
+        let long = format!("'{}'", "x".repeat(MAX_VALUE_EXPRESSION_LEN));
+        let spec = json!({"matchConstraints": constraints(), "auditAnnotations": [
+            {"key": "a", "valueExpression": "'1'"},
+            {"key": "a", "valueExpression": " "},
+            {"key": "b", "valueExpression": long},
+        ]});
+        assert_eq!(
+            problems(spec),
+            pairs(&[
+                (
+                    "policies[0].spec.auditAnnotations[1].key",
+                    r#"Duplicate value: "a""#
+                ),
+                (
+                    "policies[0].spec.auditAnnotations[1].valueExpression",
+                    "Required value: valueExpression is not specified"
+                ),
+                (
+                    "policies[0].spec.auditAnnotations[2].valueExpression",
+                    "Required value: must not exceed 5120 bytes in length"
+                ),
+            ])
+        );
     }
 }
