@@ -82,55 +82,8 @@ impl Binding {
             .get("paramRef")
             .and_then(|pr| read_param_ref(doc, pr, spec.problems));
 
-        let match_resources =
-            spec.get("matchResources")
-                .and_then(|mr| match MatchResources::parse(mr, "") {
-                    Ok(m) => Some(m),
-                    Err(errors) => {
-                        for e in errors {
-                            let path = Path::new("spec").child("matchResources").join(&e.path);
-                            spec.problem_at(path.as_str(), e.message);
-                        }
-                        None
-                    }
-                });
-
-        let mut actions = Vec::new();
-        let raw = spec.strings("validationActions");
-        for (i, a) in raw.iter().enumerate() {
-            let path = spec.path_of("validationActions").index(i);
-            let action = match *a {
-                "Deny" => Action::Deny,
-                "Warn" => Action::Warn,
-                "Audit" => Action::Audit,
-                other => {
-                    spec.error(Error::not_supported(
-                        &path,
-                        other,
-                        &["Audit", "Deny", "Warn"],
-                    ));
-                    continue;
-                }
-            };
-            if actions.contains(&action) {
-                spec.error(Error::duplicate(&path, *a));
-                continue;
-            }
-            actions.push(action);
-        }
-        if actions.contains(&Action::Deny) && actions.contains(&Action::Warn) {
-            spec.error(Error::invalid(
-                &spec.path_of("validationActions"),
-                BadValue::strings(&raw),
-                "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)",
-            ));
-        }
-        if raw.is_empty() {
-            spec.required(
-                "validationActions",
-                "at least one validation action is required",
-            );
-        }
+        let match_resources = read_match_resources(&mut spec);
+        let actions = read_validation_actions(&mut spec);
 
         if problems.len() > before {
             return None;
@@ -145,6 +98,64 @@ impl Binding {
     }
 }
 
+/// `spec.matchResources`, optional (`None`: the binding matches whatever its policy matches).
+fn read_match_resources(spec: &mut Fields<'_, '_>) -> Option<MatchResources> {
+    let value = spec.get("matchResources")?;
+    match MatchResources::parse(value, "") {
+        Ok(m) => Some(m),
+        Err(errors) => {
+            for e in errors {
+                let path = Path::new("spec").child("matchResources").join(&e.path);
+                spec.problem_at(path.as_str(), e.message);
+            }
+            None
+        }
+    }
+}
+
+/// `spec.validationActions`: at least one, each known and listed once, not both Deny and Warn; the valid ones in
+/// the order written.
+fn read_validation_actions(spec: &mut Fields<'_, '_>) -> Vec<Action> {
+    let mut actions = Vec::new();
+    let raw = spec.strings("validationActions");
+    for (i, a) in raw.iter().enumerate() {
+        let path = spec.path_of("validationActions").index(i);
+        let action = match *a {
+            "Deny" => Action::Deny,
+            "Warn" => Action::Warn,
+            "Audit" => Action::Audit,
+            other => {
+                spec.error(Error::not_supported(
+                    &path,
+                    other,
+                    &["Audit", "Deny", "Warn"],
+                ));
+                continue;
+            }
+        };
+        if actions.contains(&action) {
+            spec.error(Error::duplicate(&path, *a));
+            continue;
+        }
+        actions.push(action);
+    }
+    if actions.contains(&Action::Deny) && actions.contains(&Action::Warn) {
+        spec.error(Error::invalid(
+            &spec.path_of("validationActions"),
+            BadValue::strings(&raw),
+            "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)",
+        ));
+    }
+    if raw.is_empty() {
+        spec.required(
+            "validationActions",
+            "at least one validation action is required",
+        );
+    }
+    actions
+}
+
+/// `spec.paramRef`: a name or a selector (not both), an optional namespace, a parameterNotFoundAction.
 fn read_param_ref(doc: usize, value: &Value, problems: &mut Vec<Diagnostic>) -> Option<ParamRef> {
     let mut pr = Fields::new(doc, "spec.paramRef".to_owned(), value, problems);
     pr.deny_unknown(&["name", "namespace", "selector", "parameterNotFoundAction"]);

@@ -2,10 +2,11 @@
 //! `pkg/internal/approver/{allowed,constraints}/evaluator.go`).
 
 use crate::cel::CrVars;
-use crate::csr::{AttrValue, Csr, PublicKey, unmarshal_sans};
+use crate::csr::{AttrValue, Csr, PublicKey, RawSans, unmarshal_sans};
 use crate::gofmt::GoDuration;
 use crate::policy::{
-    Allowed, AllowedSlice, AllowedString, NAMED_SUBJECT_OIDS, OidEntry, Policy, Rule, Subject,
+    Allowed, AllowedSlice, AllowedString, Constraints, NAMED_SUBJECT_OIDS, OidEntry, Policy,
+    PrivateKey, Rule, Subject,
 };
 use crate::wildcard;
 use palisade_cel_kubernetes::field::{BadValue, Error as FieldErr, Path, aggregate};
@@ -202,208 +203,231 @@ fn group_push(groups: &mut Vec<(String, Vec<String>)>, key: &str, value: String)
     }
 }
 
-/// The `allowed` evaluator.
+/// The `allowed` evaluator: each family of `spec.allowed` checked in approver-policy's order (commonName, the SAN
+/// values, isCA, usages, the SAN types never allowed, otherNames, the subject, its other attributes), every problem
+/// aggregated into one denial. A CSR whose SAN extension cannot be read is denied before any family.
 pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request, csr: &Csr) -> Outcome {
     let default = Allowed::default();
     let allowed = policy.allowed.as_ref().unwrap_or(&default);
-    let fp = Path::new("spec").child("allowed");
-
-    // raw SAN extension walk (cert-manager's UnmarshalSANs), fail closed
-    let mut sans = crate::csr::RawSans::default();
-    for (i, ext) in csr.san_extensions.iter().enumerate() {
-        if i >= 1 {
-            return Outcome::Denied(
-                "CSR contains multiple SAN extensions; at most one is permitted".to_owned(),
-            );
-        }
-        match unmarshal_sans(ext) {
-            Ok(s) => sans = s,
-            Err(e) => {
-                return Outcome::Denied(format!(
-                    "subjectAltName (SAN) extension could not be decoded: {e}"
-                ));
-            }
-        }
-    }
-
-    let ctx = Ctx {
-        cr: CrVars {
-            name: req.name.clone(),
-            namespace: req.namespace.clone(),
-            username: req.username.clone(),
-            groups: req.groups.clone(),
-        },
+    let sans = match raw_sans(csr) {
+        Ok(sans) => sans,
+        Err(message) => return Outcome::Denied(message),
     };
-    let mut el: Vec<FieldErr> = Vec::new();
+    let ctx = Ctx::new(req);
+    let fp = Path::new("spec").child("allowed");
+    let default_subject = Subject::default();
+    let subject = allowed.subject.as_ref().unwrap_or(&default_subject);
+    let subject_path = fp.child("subject");
 
-    // CommonName
+    let mut el: Vec<FieldErr> = Vec::new();
     el.extend(ctx.evaluate_single(
         csr,
-        "2.5.4.3",
+        COMMON_NAME,
         allowed.common_name.as_ref(),
         &fp.child("commonName"),
     ));
-    el.extend(ctx.evaluate_slice(
-        &csr.dns_names,
-        allowed.dns_names.as_ref(),
-        &fp.child("dnsNames"),
-    ));
-    el.extend(ctx.evaluate_slice(
-        &csr.ips,
-        allowed.ip_addresses.as_ref(),
-        &fp.child("ipAddresses"),
-    ));
-    el.extend(ctx.evaluate_slice(&csr.uris, allowed.uris.as_ref(), &fp.child("uris")));
-    el.extend(ctx.evaluate_slice(
-        &csr.emails,
-        allowed.email_addresses.as_ref(),
-        &fp.child("emailAddresses"),
-    ));
-    // IsCA
-    if req.is_ca {
-        match allowed.is_ca {
-            None => el.push(FieldErr::invalid(
-                &fp.child("isCA"),
-                BadValue::Bool(true),
-                "nil",
-            )),
-            Some(false) => el.push(FieldErr::invalid(
-                &fp.child("isCA"),
-                BadValue::Bool(true),
-                "false",
-            )),
-            Some(true) => {}
-        }
-    }
-    // Usages
-    if !req.usages.is_empty() {
-        match &allowed.usages {
-            None => el.push(FieldErr::invalid(
-                &fp.child("usages"),
-                vals(&req.usages),
-                "nil",
-            )),
-            Some(pol) => {
-                if !wildcard::subset(pol, &req.usages) {
-                    el.push(FieldErr::invalid(
-                        &fp.child("usages"),
-                        vals(&req.usages),
-                        pol.join(", "),
-                    ));
-                }
-            }
-        }
-    }
-    // OtherNames
-    let sp = fp.child("subjectAltName");
-    for _ in 0..sans.directory_names {
-        el.push(FieldErr::invalid(
-            &sp.child("directoryName"),
-            BadValue::Str("directoryName".into()),
-            "directoryName SAN entries are not permitted",
-        ));
-    }
-    for _ in 0..sans.x400_addresses {
-        el.push(FieldErr::invalid(
-            &sp.child("x400Address"),
-            BadValue::Str("x400Address".into()),
-            "x400Address SAN entries are not permitted",
-        ));
-    }
-    for _ in 0..sans.edi_party_names {
-        el.push(FieldErr::invalid(
-            &sp.child("ediPartyName"),
-            BadValue::Str("ediPartyName".into()),
-            "ediPartyName SAN entries are not permitted",
-        ));
-    }
-    for _ in 0..sans.registered_ids {
-        el.push(FieldErr::invalid(
-            &sp.child("registeredID"),
-            BadValue::Str("registeredID".into()),
-            "registeredID SAN entries are not permitted",
-        ));
-    }
-    let mut by_oid: Vec<(String, Vec<String>)> = Vec::new();
-    for (oid, value) in &sans.other_names {
-        group_push(&mut by_oid, oid, value.clone());
-    }
-    let onp = fp.child("otherNames");
-    el.extend(ctx.evaluate_oid_entries(&by_oid, &allowed.other_names, &onp));
-    for e in &allowed.other_names {
-        if e.slice.required == Some(true) && !by_oid.iter().any(|(k, _)| *k == e.oid) {
-            el.push(FieldErr::required(
-                &onp.key(&e.oid).child("required"),
-                "true",
-            ));
-        }
-    }
+    el.extend(ctx.san_values(csr, allowed, &fp));
+    el.extend(is_ca(req, allowed.is_ca, &fp.child("isCA")));
+    el.extend(usages(req, allowed.usages.as_deref(), &fp.child("usages")));
+    el.extend(forbidden_sans(&sans, &fp.child("subjectAltName")));
+    el.extend(ctx.other_names(&sans, &allowed.other_names, &fp.child("otherNames")));
+    el.extend(ctx.subject_attributes(csr, subject, &subject_path));
+    el.extend(ctx.other_attributes(csr, &subject.other_attributes, &subject_path));
+    outcome(&el)
+}
 
-    // Subject
-    let default_sub = Subject::default();
-    let sub = allowed.subject.as_ref().unwrap_or(&default_sub);
-    let subp = fp.child("subject");
-    for (oid, key, slot) in [
-        ("2.5.4.10", "organizations", &sub.organizations),
-        ("2.5.4.6", "countries", &sub.countries),
-        ("2.5.4.11", "organizationalUnits", &sub.organizational_units),
-        ("2.5.4.7", "localities", &sub.localities),
-        ("2.5.4.8", "provinces", &sub.provinces),
-        ("2.5.4.9", "streetAddresses", &sub.street_addresses),
-        ("2.5.4.17", "postalCodes", &sub.postal_codes),
-    ] {
-        el.extend(ctx.evaluate_slice(&csr.subject_strings(oid), slot.as_ref(), &subp.child(key)));
-    }
-    el.extend(ctx.evaluate_single(
-        csr,
-        "2.5.4.5",
-        sub.serial_number.as_ref(),
-        &subp.child("serialNumber"),
-    ));
-    // OtherAttributes
-    let oap = subp.child("otherAttributes");
-    let mut found: Vec<(String, Vec<String>)> = Vec::new();
-    let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-    for atv in csr.rdns.iter().flatten() {
-        if NAMED_SUBJECT_OIDS.contains(&atv.oid.as_str()) {
-            if atv.oid == "2.5.4.3" || atv.oid == "2.5.4.5" {
-                continue;
-            }
-            if atv.value == AttrValue::NonString {
-                el.push(FieldErr::invalid(
-                    &named_path(&subp, &atv.oid),
-                    BadValue::Str(NON_STRING.into()),
-                    NON_STRING_DETAIL,
-                ));
-            }
-            continue;
-        }
-        seen.insert(atv.oid.clone());
-        match &atv.value {
-            AttrValue::NonString => {
-                el.push(FieldErr::invalid(
-                    &oap.key(&atv.oid),
-                    BadValue::Str(NON_STRING.into()),
-                    NON_STRING_DETAIL,
-                ));
-            }
-            AttrValue::Str(s) => group_push(&mut found, &atv.oid, s.clone()),
-        }
-    }
-    el.extend(ctx.evaluate_oid_entries(&found, &sub.other_attributes, &oap));
-    for e in &sub.other_attributes {
-        if e.slice.required == Some(true) && !seen.contains(&e.oid) {
-            el.push(FieldErr::required(
-                &oap.key(&e.oid).child("required"),
-                "true",
-            ));
-        }
-    }
+/// The subject attribute `commonName` (CN).
+const COMMON_NAME: &str = "2.5.4.3";
+/// The subject attribute `serialNumber`.
+const SERIAL_NUMBER: &str = "2.5.4.5";
 
-    match aggregate(&el) {
-        Some(msg) => Outcome::Denied(msg),
+/// One denial with every problem (`ToAggregate`), or none.
+fn outcome(el: &[FieldErr]) -> Outcome {
+    match aggregate(el) {
+        Some(message) => Outcome::Denied(message),
         None => Outcome::NotDenied,
     }
+}
+
+/// The CSR's one subjectAltName extension, walked as cert-manager's `UnmarshalSANs` does (fail closed): `Err` is the
+/// denial when it cannot be decoded or there is more than one.
+fn raw_sans(csr: &Csr) -> Result<RawSans, String> {
+    let [first, rest @ ..] = csr.san_extensions.as_slice() else {
+        return Ok(RawSans::default());
+    };
+    let sans = unmarshal_sans(first)
+        .map_err(|e| format!("subjectAltName (SAN) extension could not be decoded: {e}"))?;
+    if rest.is_empty() {
+        Ok(sans)
+    } else {
+        Err("CSR contains multiple SAN extensions; at most one is permitted".to_owned())
+    }
+}
+
+impl Ctx {
+    /// The CEL variables of the request (`cr.name`, `cr.namespace`, `cr.username`, `cr.groups`).
+    fn new(req: &Request) -> Self {
+        Ctx {
+            cr: CrVars {
+                name: req.name.clone(),
+                namespace: req.namespace.clone(),
+                username: req.username.clone(),
+                groups: req.groups.clone(),
+            },
+        }
+    }
+
+    /// `dnsNames`, `ipAddresses`, `uris` and `emailAddresses`: the CSR's values of each against its allowed slice.
+    fn san_values(&self, csr: &Csr, allowed: &Allowed, fp: &Path) -> Vec<FieldErr> {
+        let mut el = Vec::new();
+        for (values, slice, key) in [
+            (&csr.dns_names, &allowed.dns_names, "dnsNames"),
+            (&csr.ips, &allowed.ip_addresses, "ipAddresses"),
+            (&csr.uris, &allowed.uris, "uris"),
+            (&csr.emails, &allowed.email_addresses, "emailAddresses"),
+        ] {
+            el.extend(self.evaluate_slice(values, slice.as_ref(), &fp.child(key)));
+        }
+        el
+    }
+
+    /// `otherNames`: the CSR's otherName SANs grouped by type-id against the policy's entries, then each required
+    /// entry the CSR lacks.
+    fn other_names(&self, sans: &RawSans, entries: &[OidEntry], path: &Path) -> Vec<FieldErr> {
+        let mut by_oid: Vec<(String, Vec<String>)> = Vec::new();
+        for (oid, value) in &sans.other_names {
+            group_push(&mut by_oid, oid, value.clone());
+        }
+        let mut el = self.evaluate_oid_entries(&by_oid, entries, path);
+        for e in entries {
+            if e.slice.required == Some(true) && !by_oid.iter().any(|(k, _)| *k == e.oid) {
+                el.push(FieldErr::required(
+                    &path.key(&e.oid).child("required"),
+                    "true",
+                ));
+            }
+        }
+        el
+    }
+
+    /// The named subject attributes: organizations … postalCodes as slices, then serialNumber.
+    fn subject_attributes(&self, csr: &Csr, sub: &Subject, path: &Path) -> Vec<FieldErr> {
+        let mut el = Vec::new();
+        for (oid, key, slot) in [
+            ("2.5.4.10", "organizations", &sub.organizations),
+            ("2.5.4.6", "countries", &sub.countries),
+            ("2.5.4.11", "organizationalUnits", &sub.organizational_units),
+            ("2.5.4.7", "localities", &sub.localities),
+            ("2.5.4.8", "provinces", &sub.provinces),
+            ("2.5.4.9", "streetAddresses", &sub.street_addresses),
+            ("2.5.4.17", "postalCodes", &sub.postal_codes),
+        ] {
+            el.extend(self.evaluate_slice(
+                &csr.subject_strings(oid),
+                slot.as_ref(),
+                &path.child(key),
+            ));
+        }
+        el.extend(self.evaluate_single(
+            csr,
+            SERIAL_NUMBER,
+            sub.serial_number.as_ref(),
+            &path.child("serialNumber"),
+        ));
+        el
+    }
+
+    /// `subject.otherAttributes`: a named attribute (other than CN and serialNumber) that is not a string, an
+    /// unnamed one that is not a string, the unnamed ones grouped by OID against the entries, then each required
+    /// entry the subject lacks.
+    fn other_attributes(&self, csr: &Csr, entries: &[OidEntry], subject: &Path) -> Vec<FieldErr> {
+        let path = subject.child("otherAttributes");
+        let mut el = Vec::new();
+        let mut found: Vec<(String, Vec<String>)> = Vec::new();
+        let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        for atv in csr.rdns.iter().flatten() {
+            if NAMED_SUBJECT_OIDS.contains(&atv.oid.as_str()) {
+                if atv.oid == COMMON_NAME || atv.oid == SERIAL_NUMBER {
+                    continue;
+                }
+                if atv.value == AttrValue::NonString {
+                    el.push(FieldErr::invalid(
+                        &named_path(subject, &atv.oid),
+                        BadValue::Str(NON_STRING.into()),
+                        NON_STRING_DETAIL,
+                    ));
+                }
+                continue;
+            }
+            seen.insert(atv.oid.clone());
+            match &atv.value {
+                AttrValue::NonString => {
+                    el.push(FieldErr::invalid(
+                        &path.key(&atv.oid),
+                        BadValue::Str(NON_STRING.into()),
+                        NON_STRING_DETAIL,
+                    ));
+                }
+                AttrValue::Str(s) => group_push(&mut found, &atv.oid, s.clone()),
+            }
+        }
+        el.extend(self.evaluate_oid_entries(&found, entries, &path));
+        for e in entries {
+            if e.slice.required == Some(true) && !seen.contains(&e.oid) {
+                el.push(FieldErr::required(
+                    &path.key(&e.oid).child("required"),
+                    "true",
+                ));
+            }
+        }
+        el
+    }
+}
+
+/// `isCA`: a CA request needs `isCA: true`.
+fn is_ca(req: &Request, allowed: Option<bool>, path: &Path) -> Option<FieldErr> {
+    if !req.is_ca {
+        return None;
+    }
+    match allowed {
+        None => Some(FieldErr::invalid(path, BadValue::Bool(true), "nil")),
+        Some(false) => Some(FieldErr::invalid(path, BadValue::Bool(true), "false")),
+        Some(true) => None,
+    }
+}
+
+/// `usages`: the requested key usages, a subset of the allowed ones (wildcards match).
+fn usages(req: &Request, allowed: Option<&[String]>, path: &Path) -> Option<FieldErr> {
+    if req.usages.is_empty() {
+        return None;
+    }
+    match allowed {
+        None => Some(FieldErr::invalid(path, vals(&req.usages), "nil")),
+        Some(pol) if !wildcard::subset(pol, &req.usages) => {
+            Some(FieldErr::invalid(path, vals(&req.usages), pol.join(", ")))
+        }
+        Some(_) => None,
+    }
+}
+
+/// The SAN types no policy allows: one problem per directoryName, x400Address, ediPartyName and registeredID entry.
+fn forbidden_sans(sans: &RawSans, path: &Path) -> Vec<FieldErr> {
+    let mut el = Vec::new();
+    for (count, kind) in [
+        (sans.directory_names, "directoryName"),
+        (sans.x400_addresses, "x400Address"),
+        (sans.edi_party_names, "ediPartyName"),
+        (sans.registered_ids, "registeredID"),
+    ] {
+        for _ in 0..count {
+            el.push(FieldErr::invalid(
+                &path.child(kind),
+                BadValue::Str(kind.into()),
+                format!("{kind} SAN entries are not permitted"),
+            ));
+        }
+    }
+    el
 }
 
 fn named_path(subject: &Path, oid: &str) -> Path {
@@ -421,7 +445,7 @@ fn named_path(subject: &Path, oid: &str) -> Path {
     }
 }
 
-/// The `constraints` evaluator; `Err` is an evaluation error.
+/// The `constraints` evaluator: the requested duration, then the CSR's private key; `Err` is an evaluation error.
 pub(crate) fn evaluate_constraints(
     policy: &Policy,
     req: &Request,
@@ -431,6 +455,19 @@ pub(crate) fn evaluate_constraints(
         return Ok(Outcome::NotDenied);
     };
     let fp = Path::new("spec").child("constraints");
+    let mut el = duration(req, c, &fp);
+    if let Some(k) = &c.private_key {
+        el.extend(private_key(
+            csr.map_err(Clone::clone)?,
+            k,
+            &fp.child("privateKey"),
+        )?);
+    }
+    Ok(outcome(&el))
+}
+
+/// `maxDuration` and `minDuration` against `spec.duration` (an absent duration fails both).
+fn duration(req: &Request, c: &Constraints, fp: &Path) -> Vec<FieldErr> {
     let mut el = Vec::new();
     let requested = req
         .duration
@@ -454,45 +491,165 @@ pub(crate) fn evaluate_constraints(
             min.to_string(),
         ));
     }
-    if let Some(k) = &c.private_key {
-        let kp = fp.child("privateKey");
-        let csr = csr.map_err(Clone::clone)?;
-        let (alg, size): (&str, i64) = match &csr.public_key {
-            PublicKey::Rsa(bits) => ("RSA", i64::try_from(*bits).unwrap_or(i64::MAX)),
-            PublicKey::Ecdsa(bits) => ("ECDSA", i64::try_from(*bits).unwrap_or(i64::MAX)),
-            PublicKey::Ed25519 => ("Ed25519", -1),
-            PublicKey::Other(t) => return Err(format!("unrecognised public key type {t}")),
-        };
-        if let Some(want) = &k.algorithm
-            && want != alg
-        {
-            el.push(FieldErr::invalid(
-                &kp.child("algorithm"),
-                BadValue::Str(alg.to_owned()),
-                want.clone(),
-            ));
-        }
-        if let Some(max) = k.max_size
-            && max < size
-        {
-            el.push(FieldErr::invalid(
-                &kp.child("maxSize"),
-                BadValue::Str(size.to_string()),
-                max.to_string(),
-            ));
-        }
-        if let Some(min) = k.min_size
-            && min > size
-        {
-            el.push(FieldErr::invalid(
-                &kp.child("minSize"),
-                BadValue::Str(size.to_string()),
-                min.to_string(),
-            ));
+    el
+}
+
+/// `privateKey`: the CSR's key algorithm and size; `Err` for a key type approver-policy does not recognise.
+fn private_key(csr: &Csr, k: &PrivateKey, kp: &Path) -> Result<Vec<FieldErr>, String> {
+    let (alg, size): (&str, i64) = match &csr.public_key {
+        PublicKey::Rsa(bits) => ("RSA", i64::try_from(*bits).unwrap_or(i64::MAX)),
+        PublicKey::Ecdsa(bits) => ("ECDSA", i64::try_from(*bits).unwrap_or(i64::MAX)),
+        PublicKey::Ed25519 => ("Ed25519", -1),
+        PublicKey::Other(t) => return Err(format!("unrecognised public key type {t}")),
+    };
+    let mut el = Vec::new();
+    if let Some(want) = &k.algorithm
+        && want != alg
+    {
+        el.push(FieldErr::invalid(
+            &kp.child("algorithm"),
+            BadValue::Str(alg.to_owned()),
+            want.clone(),
+        ));
+    }
+    if let Some(max) = k.max_size
+        && max < size
+    {
+        el.push(FieldErr::invalid(
+            &kp.child("maxSize"),
+            BadValue::Str(size.to_string()),
+            max.to_string(),
+        ));
+    }
+    if let Some(min) = k.min_size
+        && min > size
+    {
+        el.push(FieldErr::invalid(
+            &kp.child("minSize"),
+            BadValue::Str(size.to_string()),
+            min.to_string(),
+        ));
+    }
+    Ok(el)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn messages(el: &[FieldErr]) -> Vec<String> {
+        el.iter().map(ToString::to_string).collect()
+    }
+
+    fn csr(san_extensions: Vec<Vec<u8>>) -> Csr {
+        Csr {
+            rdns: Vec::new(),
+            dns_names: Vec::new(),
+            emails: Vec::new(),
+            ips: Vec::new(),
+            uris: Vec::new(),
+            san_extensions,
+            public_key: PublicKey::Ed25519,
         }
     }
-    Ok(match aggregate(&el) {
-        Some(m) => Outcome::Denied(m),
-        None => Outcome::NotDenied,
-    })
+
+    #[test]
+    fn a_csr_without_san_extension_has_no_raw_sans_and_two_are_denied() {
+        let none = raw_sans(&csr(Vec::new())).unwrap();
+        assert!(none.other_names.is_empty() && none.directory_names == 0);
+        // an empty GeneralNames sequence, twice: the count is checked after the first decodes
+        let empty = vec![0x30, 0x00];
+        assert_eq!(
+            raw_sans(&csr(vec![empty.clone(), empty])).err().unwrap(),
+            "CSR contains multiple SAN extensions; at most one is permitted"
+        );
+        let broken = raw_sans(&csr(vec![vec![0x04, 0x00], vec![0x30, 0x00]]));
+        assert!(
+            broken
+                .err()
+                .unwrap()
+                .starts_with("subjectAltName (SAN) extension could not be decoded: ")
+        );
+    }
+
+    #[test]
+    fn is_ca_needs_is_ca_true() {
+        let path = Path::new("spec").child("allowed").child("isCA");
+        let ca = Request {
+            is_ca: true,
+            ..Request::default()
+        };
+        assert!(is_ca(&Request::default(), None, &path).is_none());
+        assert!(is_ca(&ca, Some(true), &path).is_none());
+        assert_eq!(
+            is_ca(&ca, None, &path).unwrap().to_string(),
+            "spec.allowed.isCA: Invalid value: true: nil"
+        );
+        assert_eq!(
+            is_ca(&ca, Some(false), &path).unwrap().to_string(),
+            "spec.allowed.isCA: Invalid value: true: false"
+        );
+    }
+
+    #[test]
+    fn usages_are_a_subset_of_the_allowed_ones() {
+        let path = Path::new("spec").child("allowed").child("usages");
+        let req = Request {
+            usages: vec!["digital signature".to_owned(), "server auth".to_owned()],
+            ..Request::default()
+        };
+        assert!(usages(&Request::default(), None, &path).is_none());
+        assert!(usages(&req, Some(&["*".to_owned()]), &path).is_none());
+        assert_eq!(
+            usages(&req, None, &path).unwrap().to_string(),
+            r#"spec.allowed.usages: Invalid value: ["digital signature","server auth"]: nil"#
+        );
+        assert_eq!(
+            usages(&req, Some(&["server auth".to_owned()]), &path)
+                .unwrap()
+                .to_string(),
+            r#"spec.allowed.usages: Invalid value: ["digital signature","server auth"]: server auth"#
+        );
+    }
+
+    #[test]
+    fn forbidden_san_types_are_one_problem_per_entry_in_order() {
+        let sans = RawSans {
+            directory_names: 1,
+            registered_ids: 2,
+            ..RawSans::default()
+        };
+        let path = Path::new("spec").child("allowed").child("subjectAltName");
+        assert_eq!(
+            messages(&forbidden_sans(&sans, &path)),
+            [
+                r#"spec.allowed.subjectAltName.directoryName: Invalid value: "directoryName": directoryName SAN entries are not permitted"#,
+                r#"spec.allowed.subjectAltName.registeredID: Invalid value: "registeredID": registeredID SAN entries are not permitted"#,
+                r#"spec.allowed.subjectAltName.registeredID: Invalid value: "registeredID": registeredID SAN entries are not permitted"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn an_absent_duration_fails_both_bounds() {
+        let hour = GoDuration::parse("1h").unwrap();
+        let c = Constraints {
+            min_duration: Some(hour),
+            max_duration: Some(hour),
+            private_key: None,
+        };
+        let fp = Path::new("spec").child("constraints");
+        assert_eq!(
+            messages(&duration(&Request::default(), &c, &fp)),
+            [
+                r#"spec.constraints.maxDuration: Invalid value: "nil": 1h0m0s"#,
+                r#"spec.constraints.minDuration: Invalid value: "nil": 1h0m0s"#,
+            ]
+        );
+        let exact = Request {
+            duration: Some(hour),
+            ..Request::default()
+        };
+        assert!(duration(&exact, &c, &fp).is_empty());
+    }
 }

@@ -50,50 +50,14 @@ impl GoDuration {
             if !(first == b'.' || first.is_ascii_digit()) {
                 return Err(invalid());
             }
-            // leading integer
-            let mut v: u64 = 0;
-            let mut i = 0;
-            while let Some(&c) = s.get(i) {
-                if !c.is_ascii_digit() {
-                    break;
-                }
-                if v > (1u64 << 63) / 10 {
-                    return Err(invalid());
-                }
-                v = v * 10 + u64::from(c - b'0');
-                if v > 1u64 << 63 {
-                    return Err(invalid());
-                }
-                i += 1;
-            }
+            let (mut v, i) = leading_int(s).ok_or_else(invalid)?;
             let pre = i > 0;
             s = s.get(i..).unwrap_or_default();
-            let mut f: u64 = 0;
-            let mut scale: f64 = 1.0;
-            let mut post = false;
+            let (mut f, mut scale, mut post) = (0, 1.0, false);
             if s.first() == Some(&b'.') {
                 s = s.get(1..).unwrap_or_default();
-                let mut j = 0;
-                let mut overflow = false;
-                while let Some(&c) = s.get(j) {
-                    if !c.is_ascii_digit() {
-                        break;
-                    }
-                    if !overflow {
-                        if f > (i64::MAX as u64) / 10 {
-                            overflow = true;
-                        } else {
-                            let y = f * 10 + u64::from(c - b'0');
-                            if y > 1u64 << 63 {
-                                overflow = true;
-                            } else {
-                                f = y;
-                                scale *= 10.0;
-                            }
-                        }
-                    }
-                    j += 1;
-                }
+                let j;
+                (f, scale, j) = leading_fraction(s);
                 post = j > 0;
                 s = s.get(j..).unwrap_or_default();
             }
@@ -151,6 +115,55 @@ impl GoDuration {
         }
         i64::try_from(d).map(GoDuration).map_err(|_| invalid())
     }
+}
+
+/// Go's `leadingInt`: the value of the leading digits of `s` and how many there are; `None` past `1<<63`.
+fn leading_int(s: &[u8]) -> Option<(u64, usize)> {
+    let mut v: u64 = 0;
+    let mut i = 0;
+    while let Some(&c) = s.get(i) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        if v > (1u64 << 63) / 10 {
+            return None;
+        }
+        v = v * 10 + u64::from(c - b'0');
+        if v > 1u64 << 63 {
+            return None;
+        }
+        i += 1;
+    }
+    Some((v, i))
+}
+
+/// Go's `leadingFraction`: the leading digits of `s` as a fraction `f / scale` (digits past overflow are dropped)
+/// and how many digits there are.
+fn leading_fraction(s: &[u8]) -> (u64, f64, usize) {
+    let mut f: u64 = 0;
+    let mut scale: f64 = 1.0;
+    let mut j = 0;
+    let mut overflow = false;
+    while let Some(&c) = s.get(j) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        if !overflow {
+            if f > (i64::MAX as u64) / 10 {
+                overflow = true;
+            } else {
+                let y = f * 10 + u64::from(c - b'0');
+                if y > 1u64 << 63 {
+                    overflow = true;
+                } else {
+                    f = y;
+                    scale *= 10.0;
+                }
+            }
+        }
+        j += 1;
+    }
+    (f, scale, j)
 }
 
 impl std::fmt::Display for GoDuration {

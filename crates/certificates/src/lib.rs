@@ -236,6 +236,9 @@ impl Policies {
     }
 
     /// `cr` = the CertificateRequest object (cert-manager.io/v1) from a CREATE request.
+    ///
+    /// As approver-policy's manager reviews it: the policies that select the request (issuerRef, namespace, RBAC
+    /// `use`), then the evaluators on each in name order; the first that nothing denies approves.
     pub fn evaluate(&self, cr: &Value, host: &dyn Host) -> Decision {
         if self.policies.is_empty() {
             return self.unmatched(NO_POLICIES);
@@ -244,132 +247,43 @@ impl Policies {
             Ok(r) => r,
             Err(message) => return Decision::Error { message },
         };
-
-        // Predicates: issuerRef, namespace, RBAC (manager.New order).
-        let mut selected: Vec<&Compiled> = self
-            .policies
-            .iter()
-            .filter(|p| issuer_matches(&p.policy, &req))
-            .collect();
-        let mut labels: Option<BTreeMap<String, String>> = None;
-        let mut by_ns = Vec::with_capacity(selected.len());
-        for p in selected {
-            let Some(ns) = &p.policy.namespace else {
-                by_ns.push(p);
-                continue;
-            };
-            let name_ok = ns.match_names.is_empty()
-                || ns
-                    .match_names
-                    .iter()
-                    .any(|m| wildcard::matches(m, &req.namespace));
-            if !name_ok {
-                continue;
-            }
-            if ns.match_labels.is_some() {
-                if labels.is_none() {
-                    match host.namespace_labels(&req.namespace) {
-                        Ok(Some(l)) => labels = Some(l),
-                        Ok(None) => {
-                            return Decision::Error {
-                                message: format!(
-                                    "failed to perform predicate on policies: failed to get request's namespace to determine namespace selector: namespaces {} not found",
-                                    gofmt::go_quote(&req.namespace)
-                                ),
-                            };
-                        }
-                        Err(e) => {
-                            return Decision::Error {
-                                message: format!(
-                                    "failed to perform predicate on policies: failed to get request's namespace to determine namespace selector: {e}"
-                                ),
-                            };
-                        }
-                    }
-                }
-                let l = labels.as_ref();
-                let matched = match (&p.labels, l) {
-                    (Some(sel), Some(l)) => sel.matches(l),
-                    _ => false,
-                };
-                if !matched {
-                    continue;
-                }
-            }
-            by_ns.push(p);
-        }
-        selected = by_ns;
-        if self.settings.require_use_permission {
-            let mut bound = Vec::with_capacity(selected.len());
-            for p in selected {
-                let check = UseCheck {
-                    user: req.username.clone(),
-                    groups: req.groups.clone(),
-                    uid: req.uid.clone(),
-                    extra: req.extra.clone(),
-                    verb: "use".to_owned(),
-                    api_group: "policy.cert-manager.io".to_owned(),
-                    resource: "certificaterequestpolicies".to_owned(),
-                    name: p.policy.name.clone(),
-                    namespace: req.namespace.clone(),
-                };
-                match host.can_use(&check) {
-                    Ok(true) => bound.push(p),
-                    Ok(false) => {}
-                    Err(e) => {
-                        return Decision::Error {
-                            message: format!(
-                                "failed to perform predicate on policies: failed to create subjectaccessreview: {e}"
-                            ),
-                        };
-                    }
-                }
-            }
-            selected = bound;
-        }
+        let selected = match self.select(&req, host) {
+            Ok(selected) => selected,
+            Err(message) => return Decision::Error { message },
+        };
         if selected.is_empty() {
             return self.unmatched(NONE_APPLICABLE);
         }
+        match review(&selected, &req) {
+            Ok(decision) => decision,
+            Err(message) => Decision::Error { message },
+        }
+    }
 
-        let csr = csr::decode_spec_request(&req.request);
-        let mut messages: Vec<(String, String)> = Vec::new();
-        for p in selected {
-            let csr_ok = match &csr {
-                Ok(c) => c,
-                Err(e) => return Decision::Error { message: e.clone() },
-            };
-            let mut denied = false;
-            let mut msgs: Vec<String> = Vec::new();
-            match evaluate::evaluate_allowed(&p.policy, &req, csr_ok) {
-                Outcome::NotDenied => {}
-                Outcome::Denied(m) => {
-                    denied = true;
-                    msgs.push(m);
-                }
-            }
-            match evaluate::evaluate_constraints(&p.policy, &req, Ok(csr_ok)) {
-                Err(message) => return Decision::Error { message },
-                Ok(Outcome::NotDenied) => {}
-                Ok(Outcome::Denied(m)) => {
-                    denied = true;
-                    msgs.push(m);
-                }
-            }
-            if !denied {
-                return Decision::Approved {
-                    policy: p.policy.name.clone(),
-                };
-            }
-            messages.push((p.policy.name.clone(), msgs.join(", ")));
-        }
-        palisade_cel_kubernetes::sort::sort_by(&mut messages, |a, b| a.0.cmp(&b.0));
-        let parts: Vec<String> = messages
+    /// The policies that select the request, by the manager's predicates in order: issuerRef, namespace, then (when
+    /// required) RBAC `use`. `Err` is the message of a predicate the host could not answer.
+    fn select(&self, req: &Request, host: &dyn Host) -> Result<Vec<&Compiled>, String> {
+        let by_issuer = self
+            .policies
             .iter()
-            .map(|(n, m)| format!("[{n}: {m}]"))
-            .collect();
-        Decision::Denied {
-            message: format!("No policy approved this request: {}", parts.join(" ")),
+            .filter(|p| issuer_matches(&p.policy, req));
+        let mut labels: Option<BTreeMap<String, String>> = None;
+        let mut selected = Vec::new();
+        for p in by_issuer {
+            if namespace_matches(p, req, &mut labels, host)? {
+                selected.push(p);
+            }
         }
+        if !self.settings.require_use_permission {
+            return Ok(selected);
+        }
+        let mut bound = Vec::with_capacity(selected.len());
+        for p in selected {
+            if may_use(&p.policy, req, host)? {
+                bound.push(p);
+            }
+        }
+        Ok(bound)
     }
 
     fn unmatched(&self, message: &str) -> Decision {
@@ -382,6 +296,119 @@ impl Policies {
             },
         }
     }
+}
+
+/// The evaluators on each selected policy in name order: the first that nothing denies approves; otherwise a denial
+/// naming every policy with its messages. `Err` is an evaluation error (a CSR that cannot be decoded, an
+/// unrecognised key).
+fn review(selected: &[&Compiled], req: &Request) -> Result<Decision, String> {
+    let csr = csr::decode_spec_request(&req.request)?;
+    let mut denials: Vec<(String, String)> = Vec::new();
+    for p in selected {
+        match evaluate_policy(&p.policy, req, &csr)? {
+            None => {
+                return Ok(Decision::Approved {
+                    policy: p.policy.name.clone(),
+                });
+            }
+            Some(message) => denials.push((p.policy.name.clone(), message)),
+        }
+    }
+    Ok(Decision::Denied {
+        message: denied_message(denials),
+    })
+}
+
+/// One policy's evaluators, `allowed` then `constraints`: `None` when neither denies, otherwise their messages.
+fn evaluate_policy(
+    policy: &Policy,
+    req: &Request,
+    csr: &csr::Csr,
+) -> Result<Option<String>, String> {
+    let mut messages: Vec<String> = Vec::new();
+    if let Outcome::Denied(m) = evaluate::evaluate_allowed(policy, req, csr) {
+        messages.push(m);
+    }
+    if let Outcome::Denied(m) = evaluate::evaluate_constraints(policy, req, Ok(csr))? {
+        messages.push(m);
+    }
+    Ok(if messages.is_empty() {
+        None
+    } else {
+        Some(messages.join(", "))
+    })
+}
+
+/// approver-policy's denial: `No policy approved this request: [name: messages] …`, by policy name.
+fn denied_message(mut denials: Vec<(String, String)>) -> String {
+    palisade_cel_kubernetes::sort::sort_by(&mut denials, |a, b| a.0.cmp(&b.0));
+    let parts: Vec<String> = denials.iter().map(|(n, m)| format!("[{n}: {m}]")).collect();
+    format!("No policy approved this request: {}", parts.join(" "))
+}
+
+/// The namespace predicate: `matchNames` (wildcards), then `matchLabels` against the request namespace's labels,
+/// asked of the host once (`labels` keeps them for the next policy). A policy without a namespace selector matches.
+fn namespace_matches(
+    p: &Compiled,
+    req: &Request,
+    labels: &mut Option<BTreeMap<String, String>>,
+    host: &dyn Host,
+) -> Result<bool, String> {
+    let Some(ns) = &p.policy.namespace else {
+        return Ok(true);
+    };
+    let name_ok = ns.match_names.is_empty()
+        || ns
+            .match_names
+            .iter()
+            .any(|m| wildcard::matches(m, &req.namespace));
+    if !name_ok {
+        return Ok(false);
+    }
+    if ns.match_labels.is_none() {
+        return Ok(true);
+    }
+    if labels.is_none() {
+        *labels = Some(namespace_labels(req, host)?);
+    }
+    Ok(match (&p.labels, labels.as_ref()) {
+        (Some(sel), Some(l)) => sel.matches(l),
+        _ => false,
+    })
+}
+
+/// The labels of the request's namespace; `Err` in approver-policy's words when it does not exist or the host
+/// cannot answer.
+fn namespace_labels(req: &Request, host: &dyn Host) -> Result<BTreeMap<String, String>, String> {
+    const PREFIX: &str = "failed to perform predicate on policies: failed to get request's namespace to determine namespace selector";
+    match host.namespace_labels(&req.namespace) {
+        Ok(Some(l)) => Ok(l),
+        Ok(None) => Err(format!(
+            "{PREFIX}: namespaces {} not found",
+            gofmt::go_quote(&req.namespace)
+        )),
+        Err(e) => Err(format!("{PREFIX}: {e}")),
+    }
+}
+
+/// The RBAC predicate: may the requester `use` the policy in the request's namespace (one SubjectAccessReview).
+fn may_use(policy: &Policy, req: &Request, host: &dyn Host) -> Result<bool, String> {
+    let check = UseCheck {
+        user: req.username.clone(),
+        groups: req.groups.clone(),
+        uid: req.uid.clone(),
+        extra: req.extra.clone(),
+        verb: "use".to_owned(),
+        api_group: "policy.cert-manager.io".to_owned(),
+        resource: "certificaterequestpolicies".to_owned(),
+        name: policy.name.clone(),
+        namespace: req.namespace.clone(),
+    };
+    host.can_use(&check).map_err(|e| {
+        format!(
+            "failed to perform predicate on policies: failed to create subjectaccessreview: {e}"
+        )
+    })
 }
 
 fn issuer_matches(p: &Policy, req: &Request) -> bool {

@@ -649,6 +649,18 @@ fn check_string(s: &mut AllowedString, path: &Path, errs: &mut Vec<FieldErr>) {
 /// `Validate`, in registry order. Compiles every CEL rule.
 pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
     let spec = Path::new("spec");
+    validate_base(p, &spec, errs);
+    if let Some(a) = &mut p.allowed {
+        validate_allowed(a, &spec.child("allowed"), errs);
+    }
+    if let Some(c) = &p.constraints {
+        validate_constraints(c, &spec.child("constraints"), errs);
+    }
+}
+
+/// The webhook's own checks: no plugins (none is registered), a selector (issuerRef or namespace), namespace
+/// matchLabels a label selector accepts.
+fn validate_base(p: &Policy, spec: &Path, errs: &mut Vec<FieldErr>) {
     for name in &p.plugins {
         errs.push(FieldErr::not_supported::<&str>(
             &spec.child("plugins"),
@@ -664,169 +676,183 @@ pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
     }
     if let Some(ns) = &p.namespace
         && let Some(labels) = &ns.match_labels
+        && let Some(problem) = labels.iter().find_map(|(k, v)| label_problem(k, v))
     {
-        for (k, v) in labels {
-            if let Some(problem) = label_problem(k, v) {
-                errs.push(FieldErr::invalid(
-                    &spec
-                        .child("selector")
-                        .child("namespace")
-                        .child("matchLabels"),
-                    BadValue::Json(Value::Object(
-                        labels
-                            .iter()
-                            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                            .collect(),
-                    )),
-                    problem,
-                ));
-                break;
-            }
+        errs.push(FieldErr::invalid(
+            &spec
+                .child("selector")
+                .child("namespace")
+                .child("matchLabels"),
+            BadValue::Json(Value::Object(
+                labels
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                    .collect(),
+            )),
+            problem,
+        ));
+    }
+}
+
+/// The `allowed` approver's `Validate`: each slice and string family (a required one needs values or
+/// validations; its CEL rules compile), then otherNames and subject.otherAttributes.
+fn validate_allowed(a: &mut Allowed, ap: &Path, errs: &mut Vec<FieldErr>) {
+    for (key, slot) in [
+        ("dnsNames", &mut a.dns_names),
+        ("ipAddresses", &mut a.ip_addresses),
+        ("uris", &mut a.uris),
+        ("emailAddresses", &mut a.email_addresses),
+    ] {
+        if let Some(s) = slot {
+            check_slice(s, &ap.child(key), errs);
         }
     }
-    if let Some(a) = &mut p.allowed {
-        let ap = spec.child("allowed");
-        for (key, slot) in [
-            ("dnsNames", &mut a.dns_names),
-            ("ipAddresses", &mut a.ip_addresses),
-            ("uris", &mut a.uris),
-            ("emailAddresses", &mut a.email_addresses),
-        ] {
-            if let Some(s) = slot {
-                check_slice(s, &ap.child(key), errs);
-            }
-        }
-        if let Some(sub) = &mut a.subject {
-            let sp = ap.child("subject");
-            for (key, slot) in [
-                ("organizations", &mut sub.organizations),
-                ("countries", &mut sub.countries),
-                ("organizationalUnits", &mut sub.organizational_units),
-                ("localities", &mut sub.localities),
-                ("provinces", &mut sub.provinces),
-                ("streetAddresses", &mut sub.street_addresses),
-                ("postalCodes", &mut sub.postal_codes),
-            ] {
-                if let Some(s) = slot {
-                    check_slice(s, &sp.child(key), errs);
-                }
-            }
-        }
-        if let Some(cn) = &mut a.common_name {
-            check_string(cn, &ap.child("commonName"), errs);
-        }
-        if let Some(sub) = &mut a.subject
-            && let Some(sn) = &mut sub.serial_number
-        {
-            check_string(sn, &ap.child("subject").child("serialNumber"), errs);
-        }
-        let onp = ap.child("otherNames");
-        for (i, e) in a.other_names.iter_mut().enumerate() {
-            let ep = onp.index(i);
-            if let Some(err) = validate_oid(&ep.child("oid"), &e.oid) {
-                errs.push(err);
-            }
-            check_slice(&mut e.slice, &ep, errs);
-        }
-        if let Some(sub) = &mut a.subject {
-            let oap = ap.child("subject").child("otherAttributes");
-            for (i, e) in sub.other_attributes.iter_mut().enumerate() {
-                let ep = oap.index(i);
-                if let Some(err) = validate_oid(&ep.child("oid"), &e.oid) {
-                    errs.push(err);
-                } else if NAMED_SUBJECT_OIDS.contains(&e.oid.as_str()) {
-                    errs.push(FieldErr::invalid(
-                        &ep.child("oid"),
-                        BadValue::Str(e.oid.clone()),
-                        "this OID is covered by a dedicated allowed.commonName / allowed.subject.* field; configure it there instead of otherAttributes",
-                    ));
-                }
-                check_slice(&mut e.slice, &ep, errs);
-            }
+    let sp = ap.child("subject");
+    if let Some(sub) = &mut a.subject {
+        validate_subject_slices(sub, &sp, errs);
+    }
+    if let Some(cn) = &mut a.common_name {
+        check_string(cn, &ap.child("commonName"), errs);
+    }
+    if let Some(sub) = &mut a.subject
+        && let Some(sn) = &mut sub.serial_number
+    {
+        check_string(sn, &sp.child("serialNumber"), errs);
+    }
+    validate_other_names(&mut a.other_names, &ap.child("otherNames"), errs);
+    if let Some(sub) = &mut a.subject {
+        validate_other_attributes(
+            &mut sub.other_attributes,
+            &sp.child("otherAttributes"),
+            errs,
+        );
+    }
+}
+
+/// The subject's slice families, organizations … postalCodes.
+fn validate_subject_slices(sub: &mut Subject, sp: &Path, errs: &mut Vec<FieldErr>) {
+    for (key, slot) in [
+        ("organizations", &mut sub.organizations),
+        ("countries", &mut sub.countries),
+        ("organizationalUnits", &mut sub.organizational_units),
+        ("localities", &mut sub.localities),
+        ("provinces", &mut sub.provinces),
+        ("streetAddresses", &mut sub.street_addresses),
+        ("postalCodes", &mut sub.postal_codes),
+    ] {
+        if let Some(s) = slot {
+            check_slice(s, &sp.child(key), errs);
         }
     }
-    if let Some(c) = &p.constraints {
-        let cp = spec.child("constraints");
-        if let Some(k) = &c.private_key {
-            let kp = cp.child("privateKey");
-            if let Some(alg) = &k.algorithm {
-                if !ALGORITHMS.contains(&alg.as_str()) {
-                    errs.push(FieldErr::not_supported(
-                        &kp.child("algorithm"),
-                        alg,
-                        ALGORITHMS,
-                    ));
-                }
-                if alg == "Ed25519" {
-                    if let Some(m) = k.max_size {
-                        errs.push(FieldErr::invalid(
-                            &kp.child("maxSize"),
-                            BadValue::Int(m),
-                            "maxSize cannot be defined with algorithm constraint Ed25519",
-                        ));
-                    }
-                    if let Some(m) = k.min_size {
-                        errs.push(FieldErr::invalid(
-                            &kp.child("minSize"),
-                            BadValue::Int(m),
-                            "minSize cannot be defined with algorithm constraint Ed25519",
-                        ));
-                    }
-                }
-            }
-            if let Some(m) = k.max_size
-                && !(0..=8192).contains(&m)
-            {
+}
+
+/// `allowed.otherNames`: each type-id an OID, each entry a slice family.
+fn validate_other_names(entries: &mut [OidEntry], onp: &Path, errs: &mut Vec<FieldErr>) {
+    for (i, e) in entries.iter_mut().enumerate() {
+        let ep = onp.index(i);
+        if let Some(err) = validate_oid(&ep.child("oid"), &e.oid) {
+            errs.push(err);
+        }
+        check_slice(&mut e.slice, &ep, errs);
+    }
+}
+
+/// `allowed.subject.otherAttributes`: each an OID not covered by a named subject field, each a slice family.
+fn validate_other_attributes(entries: &mut [OidEntry], oap: &Path, errs: &mut Vec<FieldErr>) {
+    for (i, e) in entries.iter_mut().enumerate() {
+        let ep = oap.index(i);
+        if let Some(err) = validate_oid(&ep.child("oid"), &e.oid) {
+            errs.push(err);
+        } else if NAMED_SUBJECT_OIDS.contains(&e.oid.as_str()) {
+            errs.push(FieldErr::invalid(
+                &ep.child("oid"),
+                BadValue::Str(e.oid.clone()),
+                "this OID is covered by a dedicated allowed.commonName / allowed.subject.* field; configure it there instead of otherAttributes",
+            ));
+        }
+        check_slice(&mut e.slice, &ep, errs);
+    }
+}
+
+/// The `constraints` approver's `Validate`: the private key, then the durations.
+fn validate_constraints(c: &Constraints, cp: &Path, errs: &mut Vec<FieldErr>) {
+    if let Some(k) = &c.private_key {
+        validate_private_key(k, &cp.child("privateKey"), errs);
+    }
+    validate_durations(c, cp, errs);
+}
+
+/// `constraints.privateKey`: a known algorithm (Ed25519 without sizes), sizes within 0..=8192, max ≥ min.
+fn validate_private_key(k: &PrivateKey, kp: &Path, errs: &mut Vec<FieldErr>) {
+    if let Some(alg) = &k.algorithm {
+        if !ALGORITHMS.contains(&alg.as_str()) {
+            errs.push(FieldErr::not_supported(
+                &kp.child("algorithm"),
+                alg,
+                ALGORITHMS,
+            ));
+        }
+        if alg == "Ed25519" {
+            if let Some(m) = k.max_size {
                 errs.push(FieldErr::invalid(
                     &kp.child("maxSize"),
                     BadValue::Int(m),
-                    "must be between 0 and 8192 inclusive",
+                    "maxSize cannot be defined with algorithm constraint Ed25519",
                 ));
             }
-            if let Some(m) = k.min_size
-                && !(0..=8192).contains(&m)
-            {
+            if let Some(m) = k.min_size {
                 errs.push(FieldErr::invalid(
                     &kp.child("minSize"),
                     BadValue::Int(m),
-                    "must be between 0 and 8192 inclusive",
-                ));
-            }
-            if let (Some(max), Some(min)) = (k.max_size, k.min_size)
-                && max < min
-            {
-                errs.push(FieldErr::invalid(
-                    &kp.child("maxSize"),
-                    BadValue::Int(max),
-                    "maxSize must be the same value as minSize or larger",
+                    "minSize cannot be defined with algorithm constraint Ed25519",
                 ));
             }
         }
-        if let (Some(max), Some(min)) = (c.max_duration, c.min_duration)
-            && max < min
+    }
+    for (key, size) in [("maxSize", k.max_size), ("minSize", k.min_size)] {
+        if let Some(m) = size
+            && !(0..=8192).contains(&m)
         {
             errs.push(FieldErr::invalid(
-                &cp.child("maxDuration"),
-                BadValue::Str(max.to_string()),
-                "maxDuration must be the same value as minDuration or larger",
+                &kp.child(key),
+                BadValue::Int(m),
+                "must be between 0 and 8192 inclusive",
             ));
         }
-        if let Some(max) = c.max_duration
-            && max.0 < 0
+    }
+    if let (Some(max), Some(min)) = (k.max_size, k.min_size)
+        && max < min
+    {
+        errs.push(FieldErr::invalid(
+            &kp.child("maxSize"),
+            BadValue::Int(max),
+            "maxSize must be the same value as minSize or larger",
+        ));
+    }
+}
+
+/// `constraints.maxDuration` and `minDuration`: max ≥ min, neither negative.
+fn validate_durations(c: &Constraints, cp: &Path, errs: &mut Vec<FieldErr>) {
+    if let (Some(max), Some(min)) = (c.max_duration, c.min_duration)
+        && max < min
+    {
+        errs.push(FieldErr::invalid(
+            &cp.child("maxDuration"),
+            BadValue::Str(max.to_string()),
+            "maxDuration must be the same value as minDuration or larger",
+        ));
+    }
+    for (key, duration) in [
+        ("maxDuration", c.max_duration),
+        ("minDuration", c.min_duration),
+    ] {
+        if let Some(d) = duration
+            && d.0 < 0
         {
             errs.push(FieldErr::invalid(
-                &cp.child("maxDuration"),
-                BadValue::Str(max.to_string()),
-                "maxDuration must be a value greater or equal to 0",
-            ));
-        }
-        if let Some(min) = c.min_duration
-            && min.0 < 0
-        {
-            errs.push(FieldErr::invalid(
-                &cp.child("minDuration"),
-                BadValue::Str(min.to_string()),
-                "minDuration must be a value greater or equal to 0",
+                &cp.child(key),
+                BadValue::Str(d.to_string()),
+                format!("{key} must be a value greater or equal to 0"),
             ));
         }
     }
