@@ -3,12 +3,11 @@
 //! objectSelector and matchPolicy through `palisade-matching`, matchConditions through
 //! `palisade-cel` (as `pkg/admission/plugin/webhook/matchconditions/matcher.go` evaluates them).
 
-use std::collections::BTreeMap;
-
 use palisade_cel::{Activation, Budget, Env, Expect, Program, Value as CelValue};
+use palisade_cel_kubernetes::cluster::{AccessDecision, AccessQuery, Cluster, HostError, Question};
 use palisade_cel_kubernetes::field::{self, Path};
 use palisade_cel_kubernetes::goquote::quote;
-use palisade_matching::{Attributes, FailurePolicy, MatchError, NamespaceLookup, Webhook};
+use palisade_matching::{Attributes, FailurePolicy, MatchError, Webhook};
 use serde_json::Value;
 
 /// What `ShouldCallHook` decided for one webhook.
@@ -25,7 +24,7 @@ pub enum Decision {
     },
 }
 
-/// Namespace labels from the case's context (`namespaces: [Namespace…]`).
+/// Namespaces from the case's context (`namespaces: [Namespace…]`); matching asks no access question.
 pub struct ContextNamespaces<'a> {
     namespaces: Option<&'a Vec<Value>>,
 }
@@ -40,27 +39,23 @@ impl<'a> ContextNamespaces<'a> {
     }
 }
 
-impl NamespaceLookup for ContextNamespaces<'_> {
-    fn labels(&self, namespace: &str) -> Result<Option<BTreeMap<String, String>>, String> {
+impl Cluster for ContextNamespaces<'_> {
+    fn namespace(&self, namespace: &str) -> Result<Option<Value>, HostError> {
         let Some(namespaces) = self.namespaces else {
-            return Err(format!(
-                "the labels of namespace `{namespace}` are needed, and the context lists no namespaces"
-            ));
+            return Err(HostError::NotProvided(Question::Namespace(
+                namespace.to_owned(),
+            )));
         };
-        let found = namespaces
+        Ok(namespaces
             .iter()
-            .find(|ns| ns.pointer("/metadata/name").and_then(Value::as_str) == Some(namespace));
-        Ok(found.map(|ns| {
-            ns.pointer("/metadata/labels")
-                .and_then(Value::as_object)
-                .map(|labels| {
-                    labels
-                        .iter()
-                        .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
-                        .collect()
-                })
-                .unwrap_or_default()
-        }))
+            .find(|ns| ns.pointer("/metadata/name").and_then(Value::as_str) == Some(namespace))
+            .cloned())
+    }
+
+    fn authorize(&self, query: &AccessQuery) -> Result<AccessDecision, HostError> {
+        Err(HostError::NotProvided(Question::Access(Box::new(
+            query.clone(),
+        ))))
     }
 }
 

@@ -8,7 +8,7 @@
 //! Messages are approver-policy's, to the letter.
 //!
 //! Pure: no I/O, no clock; cluster knowledge (namespace labels, authorization answers) comes
-//! from a [`Host`].
+//! from the host's [`Cluster`].
 
 mod asn1;
 mod cel;
@@ -27,6 +27,7 @@ use serde_json::Value;
 use crate::evaluate::{Outcome, Request};
 use crate::gofmt::GoDuration;
 use crate::policy::Policy;
+use palisade_cel_kubernetes::cluster::{AccessQuery, Cluster};
 use palisade_cel_kubernetes::field::{self, Error as FieldErr};
 
 /// What to answer when no CertificateRequestPolicy exists or none selects the request.
@@ -80,38 +81,6 @@ impl From<FieldErr> for FieldError {
             message: e.body(),
         }
     }
-}
-
-/// The SubjectAccessReview approver-policy creates for each candidate policy: may
-/// (`user`, `groups`, `uid`, `extra`) `use` `certificaterequestpolicies/<name>` (API group
-/// `policy.cert-manager.io`) in the CertificateRequest's namespace. A single review with the
-/// namespace set, as v0.27's `RBACBound` predicate does: Kubernetes answers it from the
-/// namespace's RoleBindings and from ClusterRoleBindings alike, so a host must consult both.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UseCheck {
-    pub user: String,
-    pub groups: Vec<String>,
-    pub uid: String,
-    pub extra: BTreeMap<String, Vec<String>>,
-    /// always `use`
-    pub verb: String,
-    /// always `policy.cert-manager.io`
-    pub api_group: String,
-    /// always `certificaterequestpolicies`
-    pub resource: String,
-    /// the policy's name
-    pub name: String,
-    /// the CertificateRequest's namespace
-    pub namespace: String,
-}
-
-/// What the cluster would know.
-pub trait Host {
-    /// The labels of `namespace`; `Ok(None)` when it does not exist.
-    fn namespace_labels(&self, namespace: &str)
-    -> Result<Option<BTreeMap<String, String>>, String>;
-    /// Answers a SubjectAccessReview; `Err` when the host cannot answer.
-    fn can_use(&self, req: &UseCheck) -> Result<bool, String>;
 }
 
 /// The verdict on one CertificateRequest.
@@ -236,7 +205,7 @@ impl Policies {
     }
 
     /// `cr` = the CertificateRequest object (cert-manager.io/v1) from a CREATE request.
-    pub fn evaluate(&self, cr: &Value, host: &dyn Host) -> Decision {
+    pub fn evaluate(&self, cr: &Value, host: &dyn Cluster) -> Decision {
         if self.policies.is_empty() {
             return self.unmatched(NO_POLICIES);
         }
@@ -302,7 +271,10 @@ impl Policies {
         if self.settings.require_use_permission {
             let mut bound = Vec::with_capacity(selected.len());
             for p in selected {
-                let check = UseCheck {
+                // The SubjectAccessReview approver-policy creates for each candidate policy: a single review with
+                // the namespace set, as v0.27's `RBACBound` predicate does (Kubernetes answers it from the
+                // namespace's RoleBindings and from ClusterRoleBindings alike, so a host must consult both).
+                let check = AccessQuery {
                     user: req.username.clone(),
                     groups: req.groups.clone(),
                     uid: req.uid.clone(),
@@ -312,8 +284,9 @@ impl Policies {
                     resource: "certificaterequestpolicies".to_owned(),
                     name: p.policy.name.clone(),
                     namespace: req.namespace.clone(),
+                    ..AccessQuery::default()
                 };
-                match host.can_use(&check) {
+                match host.authorize(&check).map(|access| access.allowed) {
                     Ok(true) => bound.push(p),
                     Ok(false) => {}
                     Err(e) => {
