@@ -11,12 +11,13 @@
 
 use std::fmt;
 
+use palisade_cel_kubernetes::cluster::Cluster;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::bundle::{ConfigError, MAX_BUNDLE_BYTES};
-use crate::context::{Cluster, StaticContext};
+use crate::context::StaticContext;
 use crate::engine::Engine;
 use crate::review::{
     ADMISSION_V1, ADMISSION_V1BETA1, AdmissionRequest, AdmissionResponse, AdmissionReviewOut,

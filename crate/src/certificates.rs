@@ -1,13 +1,11 @@
 //! CertificateRequestPolicy: cert-manager approver-policy's decision at admission time, over the
-//! `palisade-certificates` crate. This adapter decides which requests are CertificateRequest creations and answers
-//! the crate's host questions from the cluster context.
+//! `palisade-certificates` crate. This adapter decides which requests are CertificateRequest creations; the crate
+//! asks the host's [`Cluster`] itself.
 
-use std::collections::BTreeMap;
-
-use palisade_certificates::{Decision, Host, Settings, UseCheck};
+use palisade_cel_kubernetes::cluster::Cluster;
+use palisade_certificates::{Decision, Settings};
 
 use crate::bundle::{Bundle, Diagnostic, Kind, Unmatched};
-use crate::context::{AccessQuery, Cluster};
 use crate::explain::CertificateTrace;
 use crate::review::AdmissionRequest;
 use crate::verdict::{Denial, Verdict};
@@ -82,8 +80,7 @@ impl Policies {
             });
             return verdict;
         };
-        let host = ClusterHost { cluster };
-        let decision = inner.evaluate(object, &host);
+        let decision = inner.evaluate(object, cluster);
         if let Some(trace) = trace {
             *trace = Some(match &decision {
                 Decision::Approved { policy } => CertificateTrace {
@@ -119,36 +116,5 @@ impl Policies {
             }
         }
         verdict
-    }
-}
-
-struct ClusterHost<'c> {
-    cluster: &'c dyn Cluster,
-}
-
-impl Host for ClusterHost<'_> {
-    fn namespace_labels(
-        &self,
-        namespace: &str,
-    ) -> Result<Option<BTreeMap<String, String>>, String> {
-        self.cluster
-            .namespace(namespace)
-            .map(|ns| ns.as_ref().map(crate::context::namespace_labels))
-    }
-
-    fn can_use(&self, check: &UseCheck) -> Result<bool, String> {
-        self.cluster.authorize(&AccessQuery {
-            user: check.user.clone(),
-            groups: check.groups.clone(),
-            uid: check.uid.clone(),
-            extra: check.extra.clone(),
-            verb: check.verb.clone(),
-            api_group: check.api_group.clone(),
-            resource: check.resource.clone(),
-            subresource: String::new(),
-            namespace: check.namespace.clone(),
-            name: check.name.clone(),
-            path: None,
-        })
     }
 }

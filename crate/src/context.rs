@@ -1,43 +1,16 @@
-//! What the cluster would know: namespace objects and authorization answers.
+//! The `context` object: what the cluster would know, passed next to the review.
 //!
-//! Kubewarden answers these through host capabilities; the C ABI, the browser and the harness pass a `context`
-//! object next to the review (docs/architecture.md, "The context"). The engine only sees the [`Cluster`] trait, and asks lazily.
+//! The C ABI, the browser and the harness pass it (docs/architecture.md, "The context"); Kubewarden answers the same
+//! questions through host capabilities (`abi/kubewarden.rs`). The engine only sees the one host trait,
+//! [`palisade_cel_kubernetes::cluster::Cluster`], and asks lazily; [`StaticContext`] implements it.
 
 use std::collections::BTreeMap;
 
+use palisade_cel_kubernetes::cluster::{
+    AccessDecision, AccessQuery, Cluster, HostError, Question, metadata_labels,
+};
 use serde::Deserialize;
 use serde_json::Value;
-
-/// One authorization question: may this user do `verb` on this resource (or non-resource `path`)?
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AccessQuery {
-    pub user: String,
-    pub groups: Vec<String>,
-    pub uid: String,
-    pub extra: BTreeMap<String, Vec<String>>,
-    pub verb: String,
-    pub api_group: String,
-    pub resource: String,
-    pub subresource: String,
-    pub namespace: String,
-    pub name: String,
-    /// Set for non-resource checks (`authorizer.path(…)`); resource fields are then empty.
-    pub path: Option<String>,
-}
-
-/// An error asking the cluster: the host has no answer, or refused to give one.
-pub type ContextError = String;
-
-/// Cluster state the engine may need while deciding. Implementations cache as they see fit; the engine asks at most
-/// once per request and key where it can.
-pub trait Cluster {
-    /// The v1 Namespace object named `name`: `Ok(None)` when the namespace does not exist, `Err` when the host cannot
-    /// answer (no context, a failed host call).
-    fn namespace(&self, name: &str) -> Result<Option<Value>, ContextError>;
-
-    /// A SubjectAccessReview: `Ok(true)` allowed, `Ok(false)` not allowed, `Err` when the host cannot answer.
-    fn authorize(&self, query: &AccessQuery) -> Result<bool, ContextError>;
-}
 
 /// The `context` object of docs/architecture.md, as passed to the C ABI, the browser and the harness.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -105,47 +78,38 @@ impl Authorization {
     }
 }
 
-impl Cluster for StaticContext {
-    fn namespace(&self, name: &str) -> Result<Option<Value>, ContextError> {
+impl StaticContext {
+    fn find_namespace(&self, name: &str) -> Result<Option<&Value>, HostError> {
         let Some(namespaces) = &self.namespaces else {
-            return Err(format!(
-                "namespace `{name}` is needed but the context has no `namespaces` (add the v1 Namespace objects to the context)"
-            ));
+            return Err(HostError::NotProvided(Question::Namespace(name.to_owned())));
         };
         Ok(namespaces
             .iter()
-            .find(|ns| ns.pointer("/metadata/name").and_then(Value::as_str) == Some(name))
-            .cloned())
-    }
-
-    fn authorize(&self, query: &AccessQuery) -> Result<bool, ContextError> {
-        let Some(entries) = &self.authorizations else {
-            return Err("an authorization check is needed but the context has no `authorizations` (add them to the context)".to_owned());
-        };
-        Ok(entries
-            .iter()
-            .find(|a| a.matches(query))
-            .is_some_and(|a| a.allowed))
+            .find(|ns| ns.pointer("/metadata/name").and_then(Value::as_str) == Some(name)))
     }
 }
 
-/// Labels of a Namespace object (`metadata.labels`), empty when it has none.
-pub fn namespace_labels(namespace: &Value) -> BTreeMap<String, String> {
-    namespace
-        .pointer("/metadata/labels")
-        .and_then(Value::as_object)
-        .map(|m| {
-            // inserted one by one: `collect()` into a BTreeMap sorts, and each sort is a copy of driftsort in the
-            // wasm modules (crates/cel-kubernetes/src/sort.rs)
-            let mut labels = BTreeMap::new();
-            for (k, v) in m {
-                if let Some(s) = v.as_str() {
-                    labels.insert(k.clone(), s.to_owned());
-                }
-            }
-            labels
-        })
-        .unwrap_or_default()
+impl Cluster for StaticContext {
+    fn namespace(&self, name: &str) -> Result<Option<Value>, HostError> {
+        Ok(self.find_namespace(name)?.cloned())
+    }
+
+    fn namespace_labels(&self, name: &str) -> Result<Option<BTreeMap<String, String>>, HostError> {
+        Ok(self.find_namespace(name)?.map(metadata_labels))
+    }
+
+    fn authorize(&self, query: &AccessQuery) -> Result<AccessDecision, HostError> {
+        let Some(entries) = &self.authorizations else {
+            return Err(HostError::NotProvided(Question::Access(Box::new(
+                query.clone(),
+            ))));
+        };
+        let allowed = entries
+            .iter()
+            .find(|a| a.matches(query))
+            .is_some_and(|a| a.allowed);
+        Ok(AccessDecision::from(allowed))
+    }
 }
 
 #[cfg(test)]
@@ -157,16 +121,24 @@ mod tests {
     }
 
     #[test]
-    fn absent_authorizations_is_an_error_but_empty_list_is_no() {
+    fn absent_authorizations_are_not_provided_but_an_empty_list_is_no() {
         let q = AccessQuery {
             user: "alice".into(),
             verb: "use".into(),
             ..Default::default()
         };
-        assert!(ctx(serde_json::json!({})).authorize(&q).is_err());
+        let err = ctx(serde_json::json!({})).authorize(&q).unwrap_err();
+        assert_eq!(
+            err,
+            HostError::NotProvided(Question::Access(Box::new(q.clone())))
+        );
+        assert_eq!(
+            err.to_string(),
+            "an authorization check is needed but the context has no `authorizations` (add them to the context)"
+        );
         assert_eq!(
             ctx(serde_json::json!({"authorizations": []})).authorize(&q),
-            Ok(false)
+            Ok(AccessDecision::from(false))
         );
     }
 
@@ -187,11 +159,30 @@ mod tests {
             namespace: "team-a".into(),
             ..Default::default()
         };
-        assert_eq!(c.authorize(&q), Ok(false));
+        let allowed = |c: &StaticContext, q: &AccessQuery| c.authorize(q).map(|d| d.allowed);
+        assert_eq!(allowed(&c, &q), Ok(false));
         q.name = "other".into();
-        assert_eq!(c.authorize(&q), Ok(true));
+        assert_eq!(allowed(&c, &q), Ok(true));
         q.user = "bob".into();
-        assert_eq!(c.authorize(&q), Ok(false));
+        assert_eq!(allowed(&c, &q), Ok(false));
+        // the context gives no reasons
+        assert_eq!(c.authorize(&q).map(|d| d.reason), Ok(String::new()));
+    }
+
+    #[test]
+    fn path_entries_answer_only_path_questions() {
+        let c = ctx(serde_json::json!({"authorizations": [
+            {"subject": {"user": "alice"}, "verb": "get", "path": "/healthz", "allowed": true}
+        ]}));
+        let mut q = AccessQuery {
+            user: "alice".into(),
+            verb: "get".into(),
+            path: Some("/healthz".into()),
+            ..Default::default()
+        };
+        assert_eq!(c.authorize(&q).map(|d| d.allowed), Ok(true));
+        q.path = None;
+        assert_eq!(c.authorize(&q).map(|d| d.allowed), Ok(false));
     }
 
     #[test]
@@ -201,10 +192,23 @@ mod tests {
         );
         let ns = c.namespace("a").unwrap().unwrap();
         assert_eq!(
-            namespace_labels(&ns).get("env").map(String::as_str),
+            metadata_labels(&ns).get("env").map(String::as_str),
+            Some("prod")
+        );
+        assert_eq!(
+            c.namespace_labels("a")
+                .unwrap()
+                .unwrap()
+                .get("env")
+                .map(String::as_str),
             Some("prod")
         );
         assert_eq!(c.namespace("b"), Ok(None));
-        assert!(StaticContext::default().namespace("a").is_err());
+        let err = StaticContext::default().namespace("a").unwrap_err();
+        assert_eq!(err, HostError::NotProvided(Question::Namespace("a".into())));
+        assert_eq!(
+            err.to_string(),
+            "namespace `a` is needed but the context has no `namespaces` (add the v1 Namespace objects to the context)"
+        );
     }
 }

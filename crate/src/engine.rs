@@ -1,9 +1,9 @@
 //! The engine: a compiled bundle that answers AdmissionRequests. Pure: no I/O, clock or randomness.
 
+use palisade_cel_kubernetes::cluster::Cluster;
 use serde_json::Value;
 
 use crate::bundle::{self, ConfigError, Diagnostic, Kind, Severity};
-use crate::context::Cluster;
 use crate::explain::Trace;
 use crate::review::{AdmissionRequest, AdmissionResponse};
 

@@ -14,10 +14,10 @@
 
 use std::collections::BTreeMap;
 
+use palisade_cel_kubernetes::cluster::AccessQuery;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::context::AccessQuery;
 use crate::review::AdmissionResponse;
 
 /// The waPC binding of Kubewarden's host capabilities.

@@ -20,6 +20,8 @@ pub mod webhook;
 pub mod abi;
 
 pub use bundle::{ConfigError, Diagnostic, ExpressionPosition, Severity};
-pub use context::{AccessQuery, Cluster, StaticContext};
+pub use context::StaticContext;
 pub use engine::Engine;
+/// The one host trait and its types (`palisade_cel_kubernetes::cluster`): what the engine may ask the cluster.
+pub use palisade_cel_kubernetes::cluster::{self, AccessDecision, AccessQuery, Cluster, HostError};
 pub use review::{AdmissionRequest, AdmissionResponse};

@@ -1,15 +1,18 @@
 //! What every admission plugin (ValidatingAdmissionPolicy in `vap`, webhooks in `webhook`) reads of one request: its
 //! matching view ([`attributes`]), and the per-request [`RequestScope`] — the `request` variable as kube-apiserver's
-//! `CreateAdmissionRequest` builds it, the namespace asked of the [`Cluster`] at most once (for namespaceSelectors
-//! and `namespaceObject`), and the authorizer for the requesting user.
+//! `CreateAdmissionRequest` builds it, and the namespace asked of the [`Cluster`] at most once (for namespaceSelectors
+//! and `namespaceObject`). The scope is itself the [`Cluster`] that matching and CEL's `authorizer` ask.
 
 use std::cell::OnceCell;
+use std::collections::BTreeMap;
 
+use palisade_cel_kubernetes::cluster::{
+    AccessDecision, AccessQuery, Cluster, HostError, metadata_labels,
+};
 use palisade_cel_kubernetes::goquote::quote;
 use palisade_matching::{Attributes, Gvk, Gvr};
 use serde_json::{Value, json};
 
-use crate::context::Cluster;
 use crate::review::AdmissionRequest;
 
 /// The matching view of a request (borrowed).
@@ -43,14 +46,15 @@ pub fn attributes(request: &AdmissionRequest) -> Attributes<'_> {
     }
 }
 
-/// Per-request state shared by every policy and webhook: the `request` variable, the namespace (fetched at most once), the
-/// authorizer for the requesting user.
+/// Per-request state shared by every policy and webhook: the `request` variable and the request's namespace (fetched
+/// at most once). It is the [`Cluster`] matching and CEL ask: the request's own namespace comes from its cache, every
+/// other question goes to the host's cluster.
 pub struct RequestScope<'r> {
     pub request: &'r AdmissionRequest,
     pub cluster: &'r dyn Cluster,
     /// The `request` variable, built on first use (a request no policy matches never builds it).
     request_value: OnceCell<Value>,
-    namespace: OnceCell<Result<Option<Value>, String>>,
+    namespace: OnceCell<Result<Option<Value>, HostError>>,
 }
 
 impl<'r> RequestScope<'r> {
@@ -71,7 +75,7 @@ impl<'r> RequestScope<'r> {
 
     /// The request's namespace object for `namespaceObject`, looked up once; `Ok(None)` for cluster-scoped requests
     /// and for requests on a Namespace itself (whose `namespace` is its own name: the plugin unsets it).
-    pub fn namespace(&self) -> Result<Option<&Value>, String> {
+    pub fn namespace_object(&self) -> Result<Option<&Value>, String> {
         let name = &self.request.namespace;
         let is_namespace = self.request.kind.group.is_empty()
             && self.request.kind.version == "v1"
@@ -79,14 +83,14 @@ impl<'r> RequestScope<'r> {
         if name.is_empty() || is_namespace {
             return Ok(None);
         }
-        match self.stored_namespace()? {
+        match self.stored_namespace().map_err(|e| e.to_string())? {
             Some(ns) => Ok(Some(ns)),
             None => Err(format!("namespace {} not found", quote(name))),
         }
     }
 
     /// The stored namespace named by the request's `namespace`, asked of the cluster at most once per request.
-    fn stored_namespace(&self) -> Result<Option<&Value>, String> {
+    fn stored_namespace(&self) -> Result<Option<&Value>, HostError> {
         let cached = self.namespace.get_or_init(|| {
             self.cluster
                 .namespace(&self.request.namespace)
@@ -97,31 +101,30 @@ impl<'r> RequestScope<'r> {
             Err(e) => Err(e.clone()),
         }
     }
-
-    /// Labels of a stored namespace, for namespaceSelectors. The request's own namespace comes from the same cache as
-    /// `namespaceObject`; on a DELETE or a subresource of a Namespace that is the stored Namespace itself
-    /// (`namespace.Matcher.GetNamespaceLabels`).
-    pub fn namespace_labels(
-        &self,
-        name: &str,
-    ) -> Result<Option<std::collections::BTreeMap<String, String>>, String> {
-        if name == self.request.namespace {
-            return self
-                .stored_namespace()
-                .map(|ns| ns.map(crate::context::namespace_labels));
-        }
-        self.cluster
-            .namespace(name)
-            .map(|ns| ns.as_ref().map(crate::context::namespace_labels))
-    }
 }
 
-impl palisade_matching::NamespaceLookup for RequestScope<'_> {
-    fn labels(
-        &self,
-        namespace: &str,
-    ) -> Result<Option<std::collections::BTreeMap<String, String>>, String> {
-        self.namespace_labels(namespace)
+/// The request's own namespace comes from the same cache as `namespaceObject` (as the `namespaceObject` view:
+/// metadata without managedFields, spec, status); on a DELETE or a subresource of a Namespace that is the stored
+/// Namespace itself (`namespace.Matcher.GetNamespaceLabels`).
+impl Cluster for RequestScope<'_> {
+    fn namespace(&self, name: &str) -> Result<Option<Value>, HostError> {
+        if name == self.request.namespace {
+            return self.stored_namespace().map(|ns| ns.cloned());
+        }
+        self.cluster.namespace(name)
+    }
+
+    fn namespace_labels(&self, name: &str) -> Result<Option<BTreeMap<String, String>>, HostError> {
+        if name == self.request.namespace {
+            return self.stored_namespace().map(|ns| ns.map(metadata_labels));
+        }
+        self.cluster.namespace_labels(name)
+    }
+
+    /// For the requesting user, or the service account named by `authorizer.serviceAccount(ns, name)`: the CEL
+    /// library fills the query's subject from the `request` variable's `userInfo`.
+    fn authorize(&self, query: &AccessQuery) -> Result<AccessDecision, HostError> {
+        self.cluster.authorize(query)
     }
 }
 
@@ -164,45 +167,4 @@ fn namespace_object(ns: Value) -> Value {
         }
     }
     Value::Object(out)
-}
-
-/// The authorizer for the requesting user, answered by the cluster.
-pub struct UserAuthorizer<'r> {
-    pub scope: &'r RequestScope<'r>,
-}
-
-impl palisade_cel::Authorizer for UserAuthorizer<'_> {
-    fn check(
-        &self,
-        attrs: &palisade_cel::AuthzCheck,
-    ) -> Result<palisade_cel::AuthzDecision, String> {
-        // the subject is the requesting user, or the service account named by
-        // `authorizer.serviceAccount(ns, name)` (whose user info has no extra)
-        let user = &self.scope.request.user_info;
-        let extra = if attrs.user.name == user.username {
-            user.extra.clone()
-        } else {
-            Default::default()
-        };
-        let query = crate::context::AccessQuery {
-            user: attrs.user.name.clone(),
-            groups: attrs.user.groups.clone(),
-            uid: attrs.user.uid.clone(),
-            extra,
-            verb: attrs.verb.clone(),
-            api_group: attrs.api_group.clone(),
-            resource: attrs.resource.clone(),
-            subresource: attrs.subresource.clone(),
-            namespace: attrs.namespace.clone(),
-            name: attrs.name.clone(),
-            path: attrs.path.clone(),
-        };
-        self.scope
-            .cluster
-            .authorize(&query)
-            .map(|allowed| palisade_cel::AuthzDecision {
-                allowed,
-                reason: String::new(),
-            })
-    }
 }

@@ -6,7 +6,6 @@
 //! Dependencies: `palisade`, `palisade-harness`, `palisade-cel`, `palisade-certificates`, `serde_json`, `arbitrary`.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
@@ -247,15 +246,15 @@ fn csr_policies() -> Value {
 
 struct AllowAll;
 
-impl palisade_certificates::Host for AllowAll {
-    fn namespace_labels(
-        &self,
-        _namespace: &str,
-    ) -> Result<Option<BTreeMap<String, String>>, String> {
-        Ok(Some(BTreeMap::new()))
+impl palisade::Cluster for AllowAll {
+    fn namespace(&self, name: &str) -> Result<Option<Value>, palisade::HostError> {
+        Ok(Some(json!({"metadata": {"name": name}})))
     }
-    fn can_use(&self, _req: &palisade_certificates::UseCheck) -> Result<bool, String> {
-        Ok(true)
+    fn authorize(
+        &self,
+        _query: &palisade::AccessQuery,
+    ) -> Result<palisade::AccessDecision, palisade::HostError> {
+        Ok(true.into())
     }
 }
 

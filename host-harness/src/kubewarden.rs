@@ -184,7 +184,11 @@ fn get_resource(state: &HostState, payload: &[u8]) -> Result<Vec<u8>, String> {
             "the harness context holds only v1/Namespace objects, not `{api_version}/{kind}`"
         ));
     }
-    match state.context.namespace(name).map_err(callback_failure)? {
+    match state
+        .context
+        .namespace(name)
+        .map_err(|e| callback_failure(e.to_string()))?
+    {
         Some(object) => serde_json::to_vec(&object).map_err(|e| e.to_string()),
         // policy-evaluator's kubernetes client, word for word, as its callback runtime hands it over.
         None => Err(callback_failure(format!(
@@ -210,10 +214,14 @@ fn can_i(state: &HostState, payload: &[u8]) -> Result<Vec<u8>, String> {
             .map_err(callback_failure);
     }
     let query = request.into_query();
-    let allowed = state.context.authorize(&query).map_err(callback_failure)?;
+    let decision = state
+        .context
+        .authorize(&query)
+        .map_err(|e| callback_failure(e.to_string()))?;
     // A SubjectAccessReviewStatus, as policy-server answers.
     serde_json::to_vec(&SubjectAccessReviewStatus {
-        allowed,
+        allowed: decision.allowed,
+        reason: (!decision.reason.is_empty()).then_some(decision.reason),
         ..SubjectAccessReviewStatus::default()
     })
     .map_err(|e| e.to_string())

@@ -17,18 +17,19 @@
 //!
 //! Cluster state comes from Kubewarden's host capabilities (binding `kubewarden`, namespace `kubernetes`):
 //! `get_resource` for v1 Namespace objects and `can_i` for SubjectAccessReviews. They are asked lazily, at most once
-//! per request and key, through [`HostCluster`]. Everything but the waPC glue is plain Rust over the [`Host`] trait,
-//! so it is tested natively (by `cargo test -p palisade`, feature or not); the glue (`wapc_init`,
-//! `wapc_guest::host_call`) exists only on wasm32 with the feature.
+//! per request and key, through [`HostCluster`], the engine's [`Cluster`] over one [`HostCall`] function. Everything
+//! but the waPC glue is plain Rust over that function, so it is tested natively with a fake host (by `cargo test -p
+//! palisade`, feature or not); the glue (`wapc_init`, `wapc_guest::host_call`) exists only on wasm32 with the
+//! feature.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
+use palisade_cel_kubernetes::cluster::{AccessDecision, AccessQuery, Cluster, HostError, Question};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::api::{self, ADMISSION_REVIEW, BundleDocument, Configured, ReadError, ReadFault};
-use crate::context::{AccessQuery, Cluster, ContextError};
 pub use crate::kubewarden::{
     BINDING, CALLBACK_FAILURE_PREFIX, CAN_I, CanIRequest, GET_RESOURCE, GetResourceRequest,
     KUBERNETES, NAMESPACE_NOT_FOUND_PREFIX, SettingsValidationResponse, SubjectAccessReviewStatus,
@@ -52,13 +53,12 @@ fn is_namespace_not_found(message: &str) -> bool {
         .starts_with(NAMESPACE_NOT_FOUND_PREFIX)
 }
 
-/// The waPC host as the guest sees it: one host call in the `kubewarden` binding. `Err` carries the host's message.
-pub trait Host {
-    fn call(&self, namespace: &str, operation: &str, payload: &[u8]) -> Result<Vec<u8>, String>;
-}
+/// The waPC host as the guest sees it: one host call in the `kubewarden` binding, `(namespace, operation, payload)`.
+/// `Err` carries the host's message. `wapc_guest::host_call` on wasm32; a fake host in native tests.
+pub type HostCall<'h> = dyn Fn(&str, &str, &[u8]) -> Result<Vec<u8>, String> + 'h;
 
 /// `validate`: decide one request with the bundle sent as settings.
-pub fn validate(payload: &[u8], host: &dyn Host) -> ValidationResponse {
+pub fn validate(payload: &[u8], host: &HostCall<'_>) -> ValidationResponse {
     let (request, settings) = match read_validation_request(payload) {
         Ok(parts) => parts,
         Err(e) => return ValidationResponse::from_admission_response(e.response()),
@@ -149,54 +149,61 @@ fn read_validation_request(
     Ok((request.normalized(), parsed.settings))
 }
 
-/// The cluster as Kubewarden's host capabilities show it, for one request. Each namespace and each access question
-/// is asked of the host at most once; answers (and failures) are kept for the rest of the request.
+/// The cluster as Kubewarden's host capabilities show it, for one request: the [`Cluster`] over the guest's
+/// [`HostCall`]. Each namespace and each access question is asked of the host at most once; answers (and failures) are
+/// kept for the rest of the request.
 pub struct HostCluster<'h> {
-    host: &'h dyn Host,
-    namespaces: RefCell<BTreeMap<String, Result<Option<Value>, ContextError>>>,
-    access: RefCell<Vec<(AccessQuery, Result<bool, ContextError>)>>,
+    call: &'h HostCall<'h>,
+    namespaces: RefCell<BTreeMap<String, Result<Option<Value>, HostError>>>,
+    access: RefCell<Vec<(AccessQuery, Result<AccessDecision, HostError>)>>,
 }
 
 impl<'h> HostCluster<'h> {
-    pub fn new(host: &'h dyn Host) -> Self {
+    pub fn new(call: &'h HostCall<'h>) -> Self {
         Self {
-            host,
+            call,
             namespaces: RefCell::default(),
             access: RefCell::default(),
         }
     }
 
     /// One `kubernetes/<operation>` host call; a failure is the host's message without a backtrace.
-    fn ask(
-        &self,
-        operation: &str,
-        request: &impl serde::Serialize,
-    ) -> Result<Vec<u8>, ContextError> {
+    fn ask(&self, operation: &str, request: &impl serde::Serialize) -> Result<Vec<u8>, String> {
         let payload = serde_json::to_vec(request)
             .map_err(|e| format!("cannot encode the `kubernetes/{operation}` request: {e}"))?;
-        self.host
-            .call(KUBERNETES, operation, &payload)
-            .map_err(|e| host_message(&e))
+        (self.call)(KUBERNETES, operation, &payload).map_err(|e| host_message(&e))
     }
 
-    fn get_namespace(&self, name: &str) -> Result<Option<Value>, ContextError> {
-        match self.ask(GET_RESOURCE, &GetResourceRequest::namespace(name)) {
-            Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
-                Ok(object @ Value::Object(_)) => Ok(Some(object)),
-                Ok(other) => Err(format!(
-                    "`kubernetes/get_resource` answered {} for namespace `{name}`, not an object",
-                    crate::bundle::type_name(&other)
-                )),
-                Err(e) => Err(format!(
-                    "`kubernetes/get_resource` answered invalid JSON for namespace `{name}`: {e}"
-                )),
-            },
-            Err(message) if is_namespace_not_found(&message) => Ok(None),
-            Err(message) => Err(message),
+    fn get_namespace(&self, name: &str) -> Result<Option<Value>, HostError> {
+        let failed = |message: String| HostError::Failed {
+            question: Question::Namespace(name.to_owned()),
+            message,
+        };
+        let bytes = match self.ask(GET_RESOURCE, &GetResourceRequest::namespace(name)) {
+            Ok(bytes) => bytes,
+            Err(message) if is_namespace_not_found(&message) => return Ok(None),
+            Err(message) => return Err(failed(message)),
+        };
+        match serde_json::from_slice::<Value>(&bytes) {
+            Ok(object @ Value::Object(_)) => Ok(Some(object)),
+            Ok(other) => Err(failed(format!(
+                "`kubernetes/get_resource` answered {} for namespace `{name}`, not an object",
+                crate::bundle::type_name(&other)
+            ))),
+            Err(e) => Err(failed(format!(
+                "`kubernetes/get_resource` answered invalid JSON for namespace `{name}`: {e}"
+            ))),
         }
     }
 
-    fn can_i(&self, query: &AccessQuery) -> Result<bool, ContextError> {
+    fn can_i(&self, query: &AccessQuery) -> Result<AccessDecision, HostError> {
+        self.ask_can_i(query).map_err(|message| HostError::Failed {
+            question: Question::Access(Box::new(query.clone())),
+            message,
+        })
+    }
+
+    fn ask_can_i(&self, query: &AccessQuery) -> Result<AccessDecision, String> {
         if query.path.is_some() {
             return Err(
                 "non-resource authorization checks (`authorizer.path`) cannot be asked through \
@@ -208,7 +215,10 @@ impl<'h> HostCluster<'h> {
         let status: Value = serde_json::from_slice(&bytes)
             .map_err(|e| format!("`kubernetes/can_i` answered invalid JSON: {e}"))?;
         serde_json::from_value::<SubjectAccessReviewStatus>(status)
-            .map(|status| status.allowed)
+            .map(|status| AccessDecision {
+                allowed: status.allowed,
+                reason: status.reason.unwrap_or_default(),
+            })
             .map_err(|e| {
                 format!(
                     "`kubernetes/can_i` answered a SubjectAccessReviewStatus without `allowed`: {e}"
@@ -218,7 +228,7 @@ impl<'h> HostCluster<'h> {
 }
 
 impl Cluster for HostCluster<'_> {
-    fn namespace(&self, name: &str) -> Result<Option<Value>, ContextError> {
+    fn namespace(&self, name: &str) -> Result<Option<Value>, HostError> {
         if let Some(known) = self.namespaces.borrow().get(name) {
             return known.clone();
         }
@@ -229,7 +239,7 @@ impl Cluster for HostCluster<'_> {
         answer
     }
 
-    fn authorize(&self, query: &AccessQuery) -> Result<bool, ContextError> {
+    fn authorize(&self, query: &AccessQuery) -> Result<AccessDecision, HostError> {
         if let Some((_, known)) = self.access.borrow().iter().find(|(q, _)| q == query) {
             return known.clone();
         }
@@ -246,28 +256,20 @@ impl Cluster for HostCluster<'_> {
 mod guest {
     use wapc_guest::CallResult;
 
-    struct WapcHost;
-
-    impl super::Host for WapcHost {
-        fn call(
-            &self,
-            namespace: &str,
-            operation: &str,
-            payload: &[u8],
-        ) -> Result<Vec<u8>, String> {
-            wapc_guest::host_call(super::BINDING, namespace, operation, payload).map_err(|e| {
-                let message = e.to_string();
-                // wapc-guest wraps the host's message as `Host error: <message>`.
-                message
-                    .strip_prefix("Host error: ")
-                    .map(str::to_owned)
-                    .unwrap_or(message)
-            })
-        }
+    /// One host call in the `kubewarden` binding.
+    fn host_call(namespace: &str, operation: &str, payload: &[u8]) -> Result<Vec<u8>, String> {
+        wapc_guest::host_call(super::BINDING, namespace, operation, payload).map_err(|e| {
+            let message = e.to_string();
+            // wapc-guest wraps the host's message as `Host error: <message>`.
+            message
+                .strip_prefix("Host error: ")
+                .map(str::to_owned)
+                .unwrap_or(message)
+        })
     }
 
     fn validate(payload: &[u8]) -> CallResult {
-        Ok(super::validate(payload, &WapcHost).to_bytes())
+        Ok(super::validate(payload, &host_call).to_bytes())
     }
 
     fn validate_settings(payload: &[u8]) -> CallResult {
@@ -314,7 +316,12 @@ mod tests {
         }
     }
 
-    impl<F: Fn(&str, &str, &Value) -> Result<Value, String>> Host for FakeHost<F> {
+    impl<F: Fn(&str, &str, &Value) -> Result<Value, String>> FakeHost<F> {
+        /// The host call the guest makes.
+        fn as_call(&self) -> impl Fn(&str, &str, &[u8]) -> Result<Vec<u8>, String> + '_ {
+            |namespace, operation, payload| self.call(namespace, operation, payload)
+        }
+
         fn call(
             &self,
             namespace: &str,
@@ -349,7 +356,7 @@ mod tests {
     #[test]
     fn empty_bundle_accepts_with_the_sdk_shape() {
         let payload = format!(r#"{{"request":{POD_CREATE},"settings":{{}}}}"#);
-        let out = as_json(&validate(payload.as_bytes(), &no_host()));
+        let out = as_json(&validate(payload.as_bytes(), &no_host().as_call()));
         assert_eq!(
             out,
             json!({"accepted": true, "message": null, "code": null, "mutated_object": null,
@@ -364,7 +371,7 @@ mod tests {
             format!(r#"{{"request":{POD_CREATE},"settings":null}}"#),
         ] {
             assert!(
-                validate(payload.as_bytes(), &no_host()).accepted,
+                validate(payload.as_bytes(), &no_host().as_call()).accepted,
                 "{payload}"
             );
         }
@@ -400,7 +407,7 @@ mod tests {
                 "not valid JSON",
             ),
         ] {
-            let response = validate(payload, &no_host());
+            let response = validate(payload, &no_host().as_call());
             assert!(!response.accepted, "{needle}");
             assert_eq!(response.code, Some(400), "{needle}");
             let message = response.message.unwrap();
@@ -467,7 +474,7 @@ mod tests {
             "[".repeat(10_001),
             "]".repeat(10_001)
         );
-        let response = validate(deep.as_bytes(), &no_host());
+        let response = validate(deep.as_bytes(), &no_host().as_call());
         assert_eq!(response.code, Some(400));
         let message = response.message.unwrap();
         assert!(message.contains("deeper than 10000 levels"), "{message}");
@@ -492,7 +499,7 @@ mod tests {
             r#"{{"request":{POD_CREATE},"settings":{}}}"#,
             std::str::from_utf8(bundle).unwrap()
         );
-        let response = validate(payload.as_bytes(), &no_host());
+        let response = validate(payload.as_bytes(), &no_host().as_call());
         assert_eq!(response.code, Some(500));
         assert_eq!(
             response.message.unwrap(),
@@ -506,9 +513,9 @@ mod tests {
         let bad =
             format!(r#"{{"request":{POD_CREATE},"settings":{{"policies":[{{"kind":"X"}}]}}}}"#);
         for _ in 0..2 {
-            assert!(validate(good.as_bytes(), &no_host()).accepted);
-            assert!(validate(good.as_bytes(), &no_host()).accepted);
-            let rejected = validate(bad.as_bytes(), &no_host());
+            assert!(validate(good.as_bytes(), &no_host().as_call()).accepted);
+            assert!(validate(good.as_bytes(), &no_host().as_call()).accepted);
+            let rejected = validate(bad.as_bytes(), &no_host().as_call());
             assert_eq!(rejected.code, Some(500));
             assert!(rejected.message.unwrap().contains("policies[0]"));
         }
@@ -547,7 +554,7 @@ mod tests {
             "{message}"
         );
         let payload = format!(r#"{{"request":{POD_CREATE},"settings":{big}}}"#);
-        let response = validate(payload.as_bytes(), &no_host());
+        let response = validate(payload.as_bytes(), &no_host().as_call());
         assert!(!response.accepted);
         assert_eq!(response.code, Some(500));
         assert_eq!(
@@ -555,8 +562,8 @@ mod tests {
             format!("palisade is not configured: the last bundle was rejected: {message}")
         );
         let good = format!(r#"{{"request":{POD_CREATE},"settings":{{}}}}"#);
-        assert!(validate(good.as_bytes(), &no_host()).accepted);
-        assert!(!validate(payload.as_bytes(), &no_host()).accepted);
+        assert!(validate(good.as_bytes(), &no_host().as_call()).accepted);
+        assert!(!validate(payload.as_bytes(), &no_host().as_call()).accepted);
     }
 
     // upstream: kubewarden/policy-sdk-rust src/metadata.rs protocol_version_try_from_known_version (`"v1"`)
@@ -607,7 +614,8 @@ mod tests {
                 ),
             }
         });
-        let cluster = HostCluster::new(&host);
+        let call = host.as_call();
+        let cluster = HostCluster::new(&call);
         for _ in 0..3 {
             let ns = cluster.namespace("team-a").unwrap().unwrap();
             assert_eq!(ns["metadata"]["labels"]["env"], "prod");
@@ -621,8 +629,9 @@ mod tests {
         assert_eq!(cluster.namespace("gone"), Ok(None));
         let refused = cluster.namespace("other").unwrap_err();
         assert!(
-            refused.starts_with("Policy has not been granted access"),
-            "{refused}"
+            matches!(&refused, HostError::Failed { question: Question::Namespace(name), message }
+                     if name == "other" && message.starts_with("Policy has not been granted access")),
+            "{refused:?}"
         );
         assert!(cluster.namespace("other").is_err());
         assert_eq!(host.calls.get(), 3);
@@ -643,10 +652,11 @@ mod tests {
                     .to_owned()),
             }
         });
-        let cluster = HostCluster::new(&host);
+        let call = host.as_call();
+        let cluster = HostCluster::new(&call);
         assert_eq!(cluster.namespace("gone"), Ok(None));
         assert_eq!(
-            cluster.namespace("other"),
+            cluster.namespace("other").map_err(|e| e.to_string()),
             Err("Callback evaluation failure: connection refused".to_owned())
         );
         let query = AccessQuery {
@@ -657,15 +667,21 @@ mod tests {
         };
         assert_eq!(
             cluster.authorize(&query),
-            Err("Callback evaluation failure: connection refused".to_owned())
+            Err(HostError::Failed {
+                question: Question::Access(Box::new(query.clone())),
+                message: "Callback evaluation failure: connection refused".to_owned()
+            })
         );
     }
 
     #[test]
     fn namespace_answers_that_are_not_objects_are_errors() {
         let host = FakeHost::new(|_: &str, _: &str, _: &Value| Ok(json!([1])));
-        let err = HostCluster::new(&host).namespace("a").unwrap_err();
-        assert!(err.contains("not an object"), "{err}");
+        let err = HostCluster::new(&host.as_call())
+            .namespace("a")
+            .unwrap_err();
+        assert_eq!(err.question(), &Question::Namespace("a".into()));
+        assert!(err.to_string().contains("not an object"), "{err}");
     }
 
     // upstream: kubewarden/policy-sdk-rust src/host_capabilities/kubernetes.rs test_subject_access_review_spec_conversion
@@ -677,7 +693,8 @@ mod tests {
             let user = payload["subject_access_review"]["user"].as_str().unwrap();
             Ok(json!({"allowed": user == "alice"}))
         });
-        let cluster = HostCluster::new(&host);
+        let call = host.as_call();
+        let cluster = HostCluster::new(&call);
         let mut query = AccessQuery {
             user: "alice".into(),
             groups: vec!["devs".into()],
@@ -688,8 +705,8 @@ mod tests {
             namespace: "team-a".into(),
             ..Default::default()
         };
-        assert_eq!(cluster.authorize(&query), Ok(true));
-        assert_eq!(cluster.authorize(&query), Ok(true));
+        assert_eq!(cluster.authorize(&query), Ok(AccessDecision::from(true)));
+        assert_eq!(cluster.authorize(&query), Ok(AccessDecision::from(true)));
         assert_eq!(host.calls.get(), 1);
         assert_eq!(
             host.seen.borrow()[0].2,
@@ -699,13 +716,14 @@ mod tests {
                    "user": "alice"}, "disable_cache": false})
         );
         query.user = "bob".into();
-        assert_eq!(cluster.authorize(&query), Ok(false));
+        assert_eq!(cluster.authorize(&query), Ok(AccessDecision::from(false)));
         assert_eq!(host.calls.get(), 2);
         query.path = Some("/healthz".into());
         assert!(
             cluster
                 .authorize(&query)
                 .unwrap_err()
+                .to_string()
                 .contains("authorizer.path")
         );
         assert_eq!(host.calls.get(), 2);
@@ -716,22 +734,35 @@ mod tests {
         let host = FakeHost::new(|_: &str, _: &str, _: &Value| -> Result<Value, String> {
             Err("Policy has not been granted access to the 'kubernetes/can_i' host capability. The violation has been reported.".into())
         });
-        let cluster = HostCluster::new(&host);
+        let call = host.as_call();
+        let cluster = HostCluster::new(&call);
         let query = AccessQuery {
             user: "a".into(),
             verb: "use".into(),
             ..Default::default()
         };
         assert_eq!(
-            cluster.authorize(&query),
+            cluster.authorize(&query).map_err(|e| e.to_string()),
             Err("Policy has not been granted access to the 'kubernetes/can_i' host capability. The violation has been reported.".into())
         );
         let host = FakeHost::new(|_: &str, _: &str, _: &Value| Ok(json!({"denied": true})));
         assert!(
-            HostCluster::new(&host)
+            HostCluster::new(&host.as_call())
                 .authorize(&query)
                 .unwrap_err()
+                .to_string()
                 .contains("without `allowed`")
+        );
+        // the host's reason is CEL's `decision.reason()`
+        let host = FakeHost::new(|_: &str, _: &str, _: &Value| {
+            Ok(json!({"allowed": false, "reason": "no RBAC policy matched"}))
+        });
+        assert_eq!(
+            HostCluster::new(&host.as_call()).authorize(&query),
+            Ok(AccessDecision {
+                allowed: false,
+                reason: "no RBAC policy matched".into()
+            })
         );
     }
 }

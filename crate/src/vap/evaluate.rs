@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::policy::{FailurePolicy, Policy, Validation};
 use crate::explain::{Evaluation, Expression, ParamTrace, ValidationTrace};
 use crate::match_conditions::{self, error_message};
-use crate::scope::{RequestScope, UserAuthorizer};
+use crate::scope::RequestScope;
 
 /// kube-apiserver's cap on a messageExpression result (`MaxEvaluatedMessageExpressionSizeBytes`).
 const MAX_MESSAGE_EXPRESSION_BYTES: usize = 5 * 1024;
@@ -52,15 +52,14 @@ pub fn validate(
     mut trace: Option<&mut Evaluation>,
 ) -> Outcome {
     let request = scope.request;
-    let authorizer = UserAuthorizer { scope };
-    let namespace_lookup = || scope.namespace();
+    let namespace_lookup = || scope.namespace_object();
     let activation = Activation::new()
         .bind_json("object", request.object())
         .bind_json("oldObject", request.old_object())
         .bind_json("request", Some(scope.request_value()))
         .bind_json("params", param)
         .namespace_object(&namespace_lookup)
-        .authorizer(&authorizer)
+        .authorizer(scope)
         .variables(&policy.variables);
     if let Some(t) = trace.as_deref_mut() {
         t.param = param.map(ParamTrace::of);

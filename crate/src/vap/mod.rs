@@ -13,11 +13,11 @@ mod policy;
 
 use std::collections::BTreeMap;
 
+use palisade_cel_kubernetes::cluster::Cluster;
 use palisade_matching::Index;
 use serde_json::Value;
 
 use crate::bundle::{Bundle, Diagnostic, Kind};
-use crate::context::Cluster;
 use crate::explain::{BindingTrace, Evaluation, PolicyTrace, Skip, Trace};
 use crate::review::AdmissionRequest;
 use crate::scope::{RequestScope, attributes};

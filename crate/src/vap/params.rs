@@ -20,7 +20,7 @@ fn meta<'a>(param: &'a Value, field: &str) -> &'a str {
 }
 
 fn labels(param: &Value) -> BTreeMap<String, String> {
-    crate::context::namespace_labels(param)
+    palisade_cel_kubernetes::cluster::metadata_labels(param)
 }
 
 /// The params one binding evaluates with: `[None]` when the policy takes none; an error message (upstream's words)

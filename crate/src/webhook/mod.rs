@@ -25,9 +25,9 @@ use palisade_matching::{
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::context::Cluster;
 use crate::review::AdmissionRequest;
 use crate::scope::RequestScope;
+use palisade_cel_kubernetes::cluster::Cluster;
 
 pub use response::FAILED_OPEN_PREFIX;
 use response::{internal_error, merge_allowed, status_response, verify};

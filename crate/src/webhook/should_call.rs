@@ -10,7 +10,7 @@ use palisade_cel_kubernetes::goquote::quote;
 use palisade_matching::{FailurePolicy, MatchError, Webhook};
 
 use crate::match_conditions;
-use crate::scope::{RequestScope, UserAuthorizer, attributes};
+use crate::scope::{RequestScope, attributes};
 
 /// What `ShouldCallHook` decided for one webhook.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,12 +114,11 @@ impl Hook {
             return Ok(true);
         }
         let request = scope.request;
-        let authorizer = UserAuthorizer { scope };
         let activation = Activation::new()
             .bind_json("object", request.object())
             .bind_json("oldObject", request.old_object())
             .bind_json("request", Some(scope.request_value()))
-            .authorizer(&authorizer);
+            .authorizer(scope);
         match match_conditions::evaluate(&self.conditions, &activation, None) {
             Err(_) if self.webhook.failure_policy == FailurePolicy::Ignore => Ok(false),
             result => result,

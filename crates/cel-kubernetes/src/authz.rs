@@ -1,9 +1,9 @@
 //! Authorization checks: the CEL `authorizer` library
 //! (`k8s.io/apiserver/pkg/cel/library/authz.go`).
 //!
-//! The builder mirrors the CEL call chain; the finished [`AuthzCheck`] is what the host's
-//! authorizer answers (Kubewarden `can_i`, or the context object), and its answer comes back as
-//! a [`Decision`].
+//! The builder mirrors the CEL call chain; the finished question is a [`cluster::AccessQuery`],
+//! which the host answers ([`cluster::Cluster::authorize`]: Kubewarden `can_i`, or the context
+//! object), and its answer comes back as a [`Decision`].
 //!
 //! | CEL | Rust |
 //! |---|---|
@@ -15,6 +15,9 @@
 //! | `.check(verb)` | [`PathCheck::check`] / [`ResourceCheck::check`] |
 //! | `d.allowed()`, `d.reason()`, `d.errored()`, `d.error()` | [`Decision`] methods |
 
+use std::collections::BTreeMap;
+
+use crate::cluster::{self, AccessDecision, AccessQuery, HostError};
 use crate::validation::{is_dns1123_label, is_dns1123_subdomain};
 
 /// Errors raised while building a check, worded as upstream.
@@ -43,6 +46,9 @@ pub struct User {
     pub uid: String,
     /// The user's groups.
     pub groups: Vec<String>,
+    /// The user's extra attributes (none for a service account named by
+    /// `authorizer.serviceAccount`).
+    pub extra: BTreeMap<String, Vec<String>>,
 }
 
 /// `system:serviceaccount:<namespace>:<name>`.
@@ -65,38 +71,15 @@ pub struct Authorizer {
     user: User,
 }
 
-/// What the host is asked: Kubernetes' `authorizer.AttributesRecord` as CEL fills it.
-/// `path` is set for non-resource checks; the resource fields are empty then.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct AuthzCheck {
-    /// The user the check is for.
-    pub user: User,
-    /// The verb (`get`, `create`, … or an HTTP verb for a path).
-    pub verb: String,
-    /// The API group (`""` for core).
-    pub api_group: String,
-    /// Always `*` for resource checks, empty for path checks.
-    pub api_version: String,
-    /// The resource (plural, lower case).
-    pub resource: String,
-    /// The subresource, or empty.
-    pub subresource: String,
-    /// The namespace, or empty for the cluster scope.
-    pub namespace: String,
-    /// The object name, or empty.
-    pub name: String,
-    /// The field selector as written, or empty (the host parses it).
-    pub field_selector: String,
-    /// The label selector as written, or empty (the host parses it).
-    pub label_selector: String,
-    /// The non-resource path, for `authorizer.path(p).check(verb)`.
-    pub path: Option<String>,
-}
-
-impl AuthzCheck {
-    /// Whether this is a resource request (`ResourceRequest: true`).
-    pub fn is_resource_request(&self) -> bool {
-        self.path.is_none()
+/// The question for `user`, about nothing yet: Kubernetes' `authorizer.AttributesRecord` as CEL
+/// starts filling it.
+fn query_for(user: &User) -> AccessQuery {
+    AccessQuery {
+        user: user.name.clone(),
+        groups: user.groups.clone(),
+        uid: user.uid.clone(),
+        extra: user.extra.clone(),
+        ..AccessQuery::default()
     }
 }
 
@@ -125,6 +108,7 @@ impl Authorizer {
                 name: service_account_username(namespace, name),
                 uid: String::new(),
                 groups: service_account_groups(namespace),
+                extra: BTreeMap::new(),
             },
         })
     }
@@ -158,12 +142,11 @@ pub struct PathCheck {
 
 impl PathCheck {
     /// `.check(verb)`: the question to put to the host.
-    pub fn check(&self, verb: &str) -> AuthzCheck {
-        AuthzCheck {
-            user: self.user.clone(),
+    pub fn check(&self, verb: &str) -> AccessQuery {
+        AccessQuery {
             verb: verb.to_string(),
             path: Some(self.path.clone()),
-            ..AuthzCheck::default()
+            ..query_for(&self.user)
         }
     }
 }
@@ -182,12 +165,10 @@ impl GroupCheck {
             return Err(AuthzError::EmptyResource);
         }
         Ok(ResourceCheck {
-            check: AuthzCheck {
-                user: self.user.clone(),
+            check: AccessQuery {
                 api_group: self.group.clone(),
-                api_version: "*".to_string(),
                 resource: resource.to_string(),
-                ..AuthzCheck::default()
+                ..query_for(&self.user)
             },
         })
     }
@@ -196,7 +177,7 @@ impl GroupCheck {
 /// `authorizer.group(g).resource(r)…`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceCheck {
-    check: AuthzCheck,
+    check: AccessQuery,
 }
 
 impl ResourceCheck {
@@ -211,15 +192,13 @@ impl ResourceCheck {
         name: &str,
     ) -> Self {
         Self {
-            check: AuthzCheck {
-                user: authorizer.user.clone(),
+            check: AccessQuery {
                 api_group: group.to_string(),
-                api_version: "*".to_string(),
                 resource: resource.to_string(),
                 subresource: subresource.to_string(),
                 namespace: namespace.to_string(),
                 name: name.to_string(),
-                ..AuthzCheck::default()
+                ..query_for(&authorizer.user)
             },
         }
     }
@@ -255,8 +234,8 @@ impl ResourceCheck {
     }
 
     /// `.check(verb)`: the question to put to the host.
-    pub fn check(&self, verb: &str) -> AuthzCheck {
-        AuthzCheck {
+    pub fn check(&self, verb: &str) -> AccessQuery {
+        AccessQuery {
             verb: verb.to_string(),
             ..self.check.clone()
         }
@@ -275,6 +254,27 @@ pub struct Decision {
 }
 
 impl Decision {
+    /// The host's answer to `query` as CEL reads it; without a host, or when the host cannot
+    /// answer, an errored decision (`d.errored()`), as Kubernetes reports an authorizer error.
+    pub fn ask(host: Option<&dyn cluster::Cluster>, query: &AccessQuery) -> Self {
+        let answer: Result<AccessDecision, String> = match host {
+            None => Err("no authorizer is available".to_string()),
+            Some(host) => host.authorize(query).map_err(|e: HostError| e.to_string()),
+        };
+        match answer {
+            Ok(d) => Decision {
+                allowed: d.allowed,
+                reason: d.reason,
+                error: None,
+            },
+            Err(e) => Decision {
+                allowed: false,
+                reason: String::new(),
+                error: Some(e),
+            },
+        }
+    }
+
     /// `d.allowed()`.
     pub fn allowed(&self) -> bool {
         self.allowed
@@ -305,6 +305,7 @@ mod tests {
             name: "alice".into(),
             uid: "1".into(),
             groups: vec!["system:authenticated".into()],
+            extra: BTreeMap::from([("scopes".into(), vec!["a".into()])]),
         })
     }
 
@@ -342,11 +343,13 @@ mod tests {
             .check("update");
         assert_eq!(
             check,
-            AuthzCheck {
-                user: a.user().clone(),
+            AccessQuery {
+                user: "alice".into(),
+                groups: vec!["system:authenticated".into()],
+                uid: "1".into(),
+                extra: a.user().extra.clone(),
                 verb: "update".into(),
                 api_group: "apps".into(),
-                api_version: "*".into(),
                 resource: "deployments".into(),
                 subresource: "scale".into(),
                 namespace: "test".into(),
@@ -373,6 +376,7 @@ mod tests {
             sa.user().groups,
             vec!["system:serviceaccounts", "system:serviceaccounts:default"]
         );
+        assert!(sa.user().extra.is_empty(), "a service account has no extra");
         assert_eq!(
             a.service_account("not@a#valid!namespace", "validname")
                 .unwrap_err()
@@ -399,5 +403,44 @@ mod tests {
         };
         assert!(d.errored());
         assert_eq!(d.error(), "webhook timed out");
+    }
+
+    #[test]
+    fn decisions_are_the_hosts_answers() {
+        struct Reasoned;
+        impl cluster::Cluster for Reasoned {
+            fn namespace(&self, _: &str) -> Result<Option<serde_json::Value>, HostError> {
+                Ok(None)
+            }
+            fn authorize(&self, q: &AccessQuery) -> Result<AccessDecision, HostError> {
+                Ok(AccessDecision {
+                    allowed: q.verb == "get",
+                    reason: format!("RBAC: {}", q.user),
+                })
+            }
+        }
+        let q = authorizer()
+            .group("")
+            .resource("pods")
+            .unwrap()
+            .check("get");
+        assert_eq!(
+            Decision::ask(Some(&Reasoned), &q),
+            Decision {
+                allowed: true,
+                reason: "RBAC: alice".into(),
+                error: None,
+            }
+        );
+        let none = Decision::ask(None, &q);
+        assert!(!none.allowed() && none.errored());
+        assert_eq!(none.error(), "no authorizer is available");
+        let not_provided = Decision::ask(Some(&cluster::NoCluster), &q);
+        assert!(!not_provided.allowed());
+        assert_eq!(
+            not_provided.error(),
+            "an authorization check is needed but the context has no `authorizations` (add them to \
+             the context)"
+        );
     }
 }

@@ -10,6 +10,7 @@
 //! | [`format`] | `format.go` (over [`validation`], kube-openapi `strfmt`) |
 //! | [`lists`], [`sets`], [`regex`] | `lists.go`, cel-go `ext/sets.go`, `regex.go` |
 //! | [`authz`] | `authz.go` |
+//! | [`cluster`] | (the one host boundary: the Namespace objects and SubjectAccessReviews a decision may ask for) |
 //! | [`errors`] | `k8s.io/apimachinery/pkg/util/errors` (aggregated errors) |
 //! | [`sort`] | (none: a stable sort whose code the wasm modules hold once) |
 //! | [`goquote`] | Go `strconv.Quote` and `encoding/json` strings, as upstream messages render values |
@@ -40,6 +41,7 @@ mod bigint;
 
 pub mod authz;
 pub mod cidr;
+pub mod cluster;
 pub mod errors;
 pub mod field;
 pub mod format;

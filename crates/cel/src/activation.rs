@@ -6,13 +6,14 @@ use std::rc::Rc;
 
 use serde_json::Value as Json;
 
-use crate::authz::{Authorizer, AuthzValue, User};
+use crate::authz::{AuthzValue, User};
 use crate::cost::Budget;
 use crate::error::EvalError;
 use crate::eval::{self, MAX_EVAL_DEPTH};
 use crate::value::Value;
 use crate::{Env, Program};
 use palisade_cel_kubernetes::authz as k8s;
+use palisade_cel_kubernetes::cluster::Cluster;
 
 /// Lazily produces the namespace object (`None`: the request is cluster-scoped).
 pub type NamespaceFn<'a> = dyn Fn() -> Result<Option<&'a Json>, String> + 'a;
@@ -135,7 +136,7 @@ pub struct Activation<'a> {
     vars: Vec<(String, Value<'a>)>,
     variables: Option<&'a Variables>,
     cache: RefCell<Vec<Cached<'a>>>,
-    authorizer: Option<&'a dyn Authorizer>,
+    authorizer: Option<&'a dyn Cluster>,
     namespace: Option<&'a NamespaceFn<'a>>,
     ns_cache: RefCell<Cached<'a>>,
 }
@@ -179,7 +180,8 @@ impl<'a> Activation<'a> {
         self
     }
 
-    pub fn authorizer(mut self, authz: &'a dyn Authorizer) -> Self {
+    /// The host that answers `authorizer` checks.
+    pub fn authorizer(mut self, authz: &'a dyn Cluster) -> Self {
         self.authorizer = Some(authz);
         self
     }
@@ -220,11 +222,20 @@ impl<'a> Activation<'a> {
             let s = |v: Option<Value<'_>>| v.and_then(|v| v.as_str().map(str::to_string));
             user.name = s(info.get_str("username")).unwrap_or_default();
             user.uid = s(info.get_str("uid")).unwrap_or_default();
-            if let Some(Value::List(groups)) = info.get_str("groups") {
-                user.groups = groups
-                    .iter()
+            let strings = |list: &crate::value::List<'_>| -> Vec<String> {
+                list.iter()
                     .filter_map(|g| g.as_str().map(str::to_string))
-                    .collect();
+                    .collect()
+            };
+            if let Some(Value::List(groups)) = info.get_str("groups") {
+                user.groups = strings(&groups);
+            }
+            if let Some(Value::Map(extra)) = info.get_str("extra") {
+                for (key, values) in extra.entries() {
+                    if let (Some(key), Value::List(values)) = (key.as_str(), &values) {
+                        user.extra.insert(key.to_string(), strings(values));
+                    }
+                }
             }
         }
         user

@@ -1,42 +1,30 @@
 //! The Kubernetes authorizer library (`authorizer.group(g).resource(r)….check(verb)`), after
 //! k8s.io/apiserver/pkg/cel/library/authz.go. The builder, its validation and the question put
 //! to the host are `palisade_cel_kubernetes::authz`; this module wraps them as CEL values and
-//! asks the host through [`Authorizer`].
+//! asks the host through its [`Cluster`] (for the requesting user, or the service account named
+//! by `authorizer.serviceAccount(ns, name)`).
 
 use palisade_cel_kubernetes::authz as k8s;
+use palisade_cel_kubernetes::cluster::{AccessQuery, Cluster};
 
-pub use k8s::{AuthzCheck, User};
-
-/// The host's answer.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct AuthzDecision {
-    pub allowed: bool,
-    pub reason: String,
-}
-
-/// Answers authorization checks (for the requesting user, or the service account named by
-/// `authorizer.serviceAccount(ns, name)`: [`AuthzCheck::user`]).
-pub trait Authorizer {
-    /// `Err` is reported through the decision's `errored()` / `error()`, as Kubernetes does.
-    fn check(&self, attrs: &AuthzCheck) -> Result<AuthzDecision, String>;
-}
+pub use k8s::User;
 
 /// Runtime values of the authorizer library.
 pub enum AuthzValue<'a> {
     Authorizer {
-        authz: Option<&'a dyn Authorizer>,
+        authz: Option<&'a dyn Cluster>,
         authorizer: k8s::Authorizer,
     },
     Path {
-        authz: Option<&'a dyn Authorizer>,
+        authz: Option<&'a dyn Cluster>,
         check: k8s::PathCheck,
     },
     Group {
-        authz: Option<&'a dyn Authorizer>,
+        authz: Option<&'a dyn Cluster>,
         check: k8s::GroupCheck,
     },
     Resource {
-        authz: Option<&'a dyn Authorizer>,
+        authz: Option<&'a dyn Cluster>,
         check: Box<k8s::ResourceCheck>,
     },
     Decision(k8s::Decision),
@@ -66,22 +54,7 @@ impl AuthzValue<'_> {
     }
 }
 
-/// Puts a check to the host; a missing authorizer or a host error becomes an errored decision.
-pub(crate) fn run(authz: Option<&dyn Authorizer>, check: &AuthzCheck) -> k8s::Decision {
-    let answer = match authz {
-        None => Err("no authorizer is available".to_string()),
-        Some(a) => a.check(check),
-    };
-    match answer {
-        Ok(d) => k8s::Decision {
-            allowed: d.allowed,
-            reason: d.reason,
-            error: None,
-        },
-        Err(e) => k8s::Decision {
-            allowed: false,
-            reason: String::new(),
-            error: Some(e),
-        },
-    }
+/// Puts a question to the host; a missing host or a host error becomes an errored decision.
+pub(crate) fn run(authz: Option<&dyn Cluster>, query: &AccessQuery) -> k8s::Decision {
+    k8s::Decision::ask(authz, query)
 }

@@ -34,7 +34,7 @@ use std::sync::Arc;
 
 pub use activation::{Activation, NamespaceFn, Variables};
 pub use approver::ServiceAccount;
-pub use authz::{Authorizer, AuthzCheck, AuthzDecision, AuthzValue, User};
+pub use authz::{AuthzValue, User};
 /// The checker's types, for [`Env::with_variable`].
 pub use cel_core::CelType;
 pub use compile::CompileError;

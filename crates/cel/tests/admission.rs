@@ -11,9 +11,8 @@
 
 use std::cell::Cell;
 
-use palisade_cel::{
-    Activation, Authorizer, AuthzCheck, AuthzDecision, Budget, Env, Expect, Value, Variables,
-};
+use palisade_cel::{Activation, Budget, Env, Expect, Value, Variables};
+use palisade_cel_kubernetes::cluster::{AccessDecision, AccessQuery, Cluster, HostError, Question};
 use serde_json::json;
 
 #[test]
@@ -106,11 +105,15 @@ struct Rbac {
     calls: Cell<usize>,
 }
 
-impl Authorizer for Rbac {
-    fn check(&self, a: &AuthzCheck) -> Result<AuthzDecision, String> {
+impl Cluster for Rbac {
+    fn namespace(&self, name: &str) -> Result<Option<serde_json::Value>, HostError> {
+        panic!("namespace `{name}` was not asked for")
+    }
+
+    fn authorize(&self, a: &AccessQuery) -> Result<AccessDecision, HostError> {
         self.calls.set(self.calls.get() + 1);
         if a.path.as_deref() == Some("/healthz") {
-            return Ok(AuthzDecision {
+            return Ok(AccessDecision {
                 allowed: true,
                 reason: "public".into(),
             });
@@ -118,27 +121,31 @@ impl Authorizer for Rbac {
         if a.resource == "secrets"
             && a.verb == "get"
             && a.namespace == "team-a"
-            && a.user.name == "alice"
+            && a.user == "alice"
         {
-            return Ok(AuthzDecision {
+            return Ok(AccessDecision {
                 allowed: true,
                 reason: "rbac: allowed by role".into(),
             });
         }
         // authz.go serviceAccount: the subject is the service account's user info
         if a.resource == "configmaps"
-            && a.user.name == "system:serviceaccount:team-a:bot"
-            && a.user.groups == ["system:serviceaccounts", "system:serviceaccounts:team-a"]
+            && a.user == "system:serviceaccount:team-a:bot"
+            && a.groups == ["system:serviceaccounts", "system:serviceaccounts:team-a"]
+            && a.extra.is_empty()
         {
-            return Ok(AuthzDecision {
+            return Ok(AccessDecision {
                 allowed: true,
                 reason: String::new(),
             });
         }
         if a.resource == "boom" {
-            return Err("webhook authorizer unavailable".into());
+            return Err(HostError::Failed {
+                question: Question::Access(Box::new(a.clone())),
+                message: "webhook authorizer unavailable".into(),
+            });
         }
-        Ok(AuthzDecision {
+        Ok(AccessDecision {
             allowed: false,
             reason: String::new(),
         })
@@ -252,9 +259,13 @@ fn authorizer_library() {
 #[test]
 fn request_resource_attributes_come_from_the_request() {
     struct Echo;
-    impl Authorizer for Echo {
-        fn check(&self, a: &AuthzCheck) -> Result<AuthzDecision, String> {
-            Ok(AuthzDecision {
+    impl Cluster for Echo {
+        fn namespace(&self, name: &str) -> Result<Option<serde_json::Value>, HostError> {
+            panic!("namespace `{name}` was not asked for")
+        }
+
+        fn authorize(&self, a: &AccessQuery) -> Result<AccessDecision, HostError> {
+            Ok(AccessDecision {
                 allowed: true,
                 reason: format!(
                     "{} {}/{}/{} {}/{}",
@@ -276,6 +287,42 @@ fn request_resource_attributes_come_from_the_request() {
         .unwrap();
     let v = p.eval(&act, &mut Budget::kubernetes()).unwrap();
     assert_eq!(v.as_str(), Some("update apps/deployments/scale team-a/web"));
+}
+
+#[test]
+fn the_requesting_users_extra_reaches_the_host_and_a_service_accounts_has_none() {
+    struct Extra;
+    impl Cluster for Extra {
+        fn namespace(&self, name: &str) -> Result<Option<serde_json::Value>, HostError> {
+            panic!("namespace `{name}` was not asked for")
+        }
+
+        fn authorize(&self, a: &AccessQuery) -> Result<AccessDecision, HostError> {
+            Ok(AccessDecision {
+                allowed: true,
+                reason: format!("{} {} {:?}", a.user, a.uid, a.extra),
+            })
+        }
+    }
+    let req = json!({"userInfo": {"username": "alice", "uid": "7",
+                     "extra": {"scopes": ["read", "write"], "empty": []}}});
+    let act = Activation::new()
+        .bind_json("request", Some(&req))
+        .authorizer(&Extra);
+    let reason = |src: &str| {
+        let p = Env::admission().compile(src, Expect::String).unwrap();
+        let v = p.eval(&act, &mut Budget::kubernetes()).unwrap();
+        v.as_str().map(str::to_owned)
+    };
+    assert_eq!(
+        reason("authorizer.group('').resource('pods').check('get').reason()").as_deref(),
+        Some(r#"alice 7 {"empty": [], "scopes": ["read", "write"]}"#)
+    );
+    assert_eq!(
+        reason("authorizer.serviceAccount('ns', 'bot').path('/x').check('get').reason()")
+            .as_deref(),
+        Some("system:serviceaccount:ns:bot  {}")
+    );
 }
 
 #[test]

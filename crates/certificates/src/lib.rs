@@ -8,7 +8,7 @@
 //! Messages are approver-policy's, to the letter.
 //!
 //! Pure: no I/O, no clock; cluster knowledge (namespace labels, authorization answers) comes
-//! from a [`Host`].
+//! from the host's [`Cluster`].
 
 mod asn1;
 mod cel;
@@ -27,6 +27,7 @@ use serde_json::Value;
 use crate::evaluate::{Outcome, Request};
 use crate::gofmt::GoDuration;
 use crate::policy::Policy;
+use palisade_cel_kubernetes::cluster::{AccessQuery, Cluster};
 use palisade_cel_kubernetes::field::{self, Error as FieldErr};
 
 /// What to answer when no CertificateRequestPolicy exists or none selects the request.
@@ -80,38 +81,6 @@ impl From<FieldErr> for FieldError {
             message: e.body(),
         }
     }
-}
-
-/// The SubjectAccessReview approver-policy creates for each candidate policy: may
-/// (`user`, `groups`, `uid`, `extra`) `use` `certificaterequestpolicies/<name>` (API group
-/// `policy.cert-manager.io`) in the CertificateRequest's namespace. A single review with the
-/// namespace set, as v0.27's `RBACBound` predicate does: Kubernetes answers it from the
-/// namespace's RoleBindings and from ClusterRoleBindings alike, so a host must consult both.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UseCheck {
-    pub user: String,
-    pub groups: Vec<String>,
-    pub uid: String,
-    pub extra: BTreeMap<String, Vec<String>>,
-    /// always `use`
-    pub verb: String,
-    /// always `policy.cert-manager.io`
-    pub api_group: String,
-    /// always `certificaterequestpolicies`
-    pub resource: String,
-    /// the policy's name
-    pub name: String,
-    /// the CertificateRequest's namespace
-    pub namespace: String,
-}
-
-/// What the cluster would know.
-pub trait Host {
-    /// The labels of `namespace`; `Ok(None)` when it does not exist.
-    fn namespace_labels(&self, namespace: &str)
-    -> Result<Option<BTreeMap<String, String>>, String>;
-    /// Answers a SubjectAccessReview; `Err` when the host cannot answer.
-    fn can_use(&self, req: &UseCheck) -> Result<bool, String>;
 }
 
 /// The verdict on one CertificateRequest.
@@ -239,7 +208,7 @@ impl Policies {
     ///
     /// As approver-policy's manager reviews it: the policies that select the request (issuerRef, namespace, RBAC
     /// `use`), then the evaluators on each in name order; the first that nothing denies approves.
-    pub fn evaluate(&self, cr: &Value, host: &dyn Host) -> Decision {
+    pub fn evaluate(&self, cr: &Value, host: &dyn Cluster) -> Decision {
         if self.policies.is_empty() {
             return self.unmatched(NO_POLICIES);
         }
@@ -262,7 +231,7 @@ impl Policies {
 
     /// The policies that select the request, by the manager's predicates in order: issuerRef, namespace, then (when
     /// required) RBAC `use`. `Err` is the message of a predicate the host could not answer.
-    fn select(&self, req: &Request, host: &dyn Host) -> Result<Vec<&Compiled>, String> {
+    fn select(&self, req: &Request, host: &dyn Cluster) -> Result<Vec<&Compiled>, String> {
         let by_issuer = self
             .policies
             .iter()
@@ -352,7 +321,7 @@ fn namespace_matches(
     p: &Compiled,
     req: &Request,
     labels: &mut Option<BTreeMap<String, String>>,
-    host: &dyn Host,
+    host: &dyn Cluster,
 ) -> Result<bool, String> {
     let Some(ns) = &p.policy.namespace else {
         return Ok(true);
@@ -379,7 +348,7 @@ fn namespace_matches(
 
 /// The labels of the request's namespace; `Err` in approver-policy's words when it does not exist or the host
 /// cannot answer.
-fn namespace_labels(req: &Request, host: &dyn Host) -> Result<BTreeMap<String, String>, String> {
+fn namespace_labels(req: &Request, host: &dyn Cluster) -> Result<BTreeMap<String, String>, String> {
     const PREFIX: &str = "failed to perform predicate on policies: failed to get request's namespace to determine namespace selector";
     match host.namespace_labels(&req.namespace) {
         Ok(Some(l)) => Ok(l),
@@ -392,8 +361,11 @@ fn namespace_labels(req: &Request, host: &dyn Host) -> Result<BTreeMap<String, S
 }
 
 /// The RBAC predicate: may the requester `use` the policy in the request's namespace (one SubjectAccessReview).
-fn may_use(policy: &Policy, req: &Request, host: &dyn Host) -> Result<bool, String> {
-    let check = UseCheck {
+fn may_use(policy: &Policy, req: &Request, host: &dyn Cluster) -> Result<bool, String> {
+    // the SubjectAccessReview approver-policy creates for each candidate policy: a single review with the namespace
+    // set, as v0.27's `RBACBound` predicate does (Kubernetes answers it from the namespace's RoleBindings and from
+    // ClusterRoleBindings alike, so a host must consult both)
+    let check = AccessQuery {
         user: req.username.clone(),
         groups: req.groups.clone(),
         uid: req.uid.clone(),
@@ -403,12 +375,15 @@ fn may_use(policy: &Policy, req: &Request, host: &dyn Host) -> Result<bool, Stri
         resource: "certificaterequestpolicies".to_owned(),
         name: policy.name.clone(),
         namespace: req.namespace.clone(),
+        ..AccessQuery::default()
     };
-    host.can_use(&check).map_err(|e| {
-        format!(
-            "failed to perform predicate on policies: failed to create subjectaccessreview: {e}"
-        )
-    })
+    host.authorize(&check)
+        .map(|access| access.allowed)
+        .map_err(|e| {
+            format!(
+                "failed to perform predicate on policies: failed to create subjectaccessreview: {e}"
+            )
+        })
 }
 
 fn issuer_matches(p: &Policy, req: &Request) -> bool {

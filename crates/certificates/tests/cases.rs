@@ -13,11 +13,11 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::*;
-use palisade_certificates::{Decision, Host, Policies, Settings, Unmatched, UseCheck};
+use palisade_cel_kubernetes::cluster::{AccessDecision, AccessQuery, Cluster, HostError, Question};
+use palisade_certificates::{Decision, Policies, Settings, Unmatched};
 use serde_json::{Value, json};
 
 fn repo() -> PathBuf {
@@ -684,35 +684,23 @@ fn case_yaml(c: &Case) -> String {
 /// The context semantics of docs/architecture.md, for the native check.
 struct ContextHost(Value);
 
-impl Host for ContextHost {
-    fn namespace_labels(
-        &self,
-        namespace: &str,
-    ) -> Result<Option<BTreeMap<String, String>>, String> {
+impl Cluster for ContextHost {
+    fn namespace(&self, namespace: &str) -> Result<Option<Value>, HostError> {
         let Some(list) = self.0.get("namespaces").and_then(Value::as_array) else {
-            return Err(format!(
-                "namespace `{namespace}` is needed but the context has no `namespaces`"
-            ));
+            return Err(HostError::NotProvided(Question::Namespace(
+                namespace.to_owned(),
+            )));
         };
         Ok(list
             .iter()
             .find(|n| n["metadata"]["name"] == json!(namespace))
-            .map(|n| {
-                n["metadata"]["labels"]
-                    .as_object()
-                    .map(|m| {
-                        m.iter()
-                            .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            }))
+            .cloned())
     }
-    fn can_use(&self, q: &UseCheck) -> Result<bool, String> {
+    fn authorize(&self, q: &AccessQuery) -> Result<AccessDecision, HostError> {
         let Some(list) = self.0.get("authorizations").and_then(Value::as_array) else {
-            return Err(
-                "an authorization check is needed but the context has no `authorizations`".into(),
-            );
+            return Err(HostError::NotProvided(Question::Access(Box::new(
+                q.clone(),
+            ))));
         };
         let field = |a: &Value, k: &str, v: &str| {
             a.get(k)
@@ -732,10 +720,10 @@ impl Host for ContextHost {
                 && field(a, "name", &q.name)
                 && field(a, "namespace", &q.namespace)
             {
-                return Ok(a["allowed"].as_bool().unwrap_or(false));
+                return Ok(a["allowed"].as_bool().unwrap_or(false).into());
             }
         }
-        Ok(false)
+        Ok(false.into())
     }
 }
 

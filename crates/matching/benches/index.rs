@@ -12,7 +12,8 @@
 )]
 
 use criterion::{Criterion, black_box, criterion_group, criterion_main};
-use palisade_matching::{Attributes, Gvk, Gvr, Index, MatchResources, NoNamespaces};
+use palisade_cel_kubernetes::cluster::NoCluster;
+use palisade_matching::{Attributes, Gvk, Gvr, Index, MatchResources};
 use serde_json::json;
 
 fn policy(group: &str, resource: &str, op: &str) -> MatchResources {
@@ -59,7 +60,7 @@ fn bench(c: &mut Criterion) {
         ..Attributes::default()
     };
     let count = |it: &mut dyn Iterator<Item = &MatchResources>| {
-        it.filter(|m| matches!(m.matches(&a, &NoNamespaces), Ok(Some(_))))
+        it.filter(|m| matches!(m.matches(&a, &NoCluster), Ok(Some(_))))
             .count()
     };
     assert_eq!(count(&mut index.candidate_entries(&a).map(|(m, _)| m)), 5);

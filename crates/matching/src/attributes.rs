@@ -1,6 +1,5 @@
 //! What a request is matched as: borrowed views of an AdmissionRequest.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 /// A group/version/resource.
@@ -137,30 +136,5 @@ impl<'a> Attributes<'a> {
     /// The kind the request was made with (`requestKind`, else `kind`).
     pub fn effective_kind(&self) -> Gvk<'a> {
         self.request_kind.unwrap_or(self.kind)
-    }
-}
-
-/// Namespace labels come from the host lazily.
-///
-/// `Err(message)` means the host could not answer (the caller's failurePolicy decides);
-/// `Ok(None)` means the namespace is unknown, which kube-apiserver reports as not found.
-pub trait NamespaceLookup {
-    fn labels(&self, namespace: &str) -> Result<Option<BTreeMap<String, String>>, String>;
-}
-
-/// A lookup answering from a fixed map (tests, and hosts that pass every namespace up front).
-impl NamespaceLookup for BTreeMap<String, BTreeMap<String, String>> {
-    fn labels(&self, namespace: &str) -> Result<Option<BTreeMap<String, String>>, String> {
-        Ok(self.get(namespace).cloned())
-    }
-}
-
-/// A host with no namespace information: every lookup is an error.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoNamespaces;
-
-impl NamespaceLookup for NoNamespaces {
-    fn labels(&self, namespace: &str) -> Result<Option<BTreeMap<String, String>>, String> {
-        Err(format!("no labels are known for namespace `{namespace}`"))
     }
 }

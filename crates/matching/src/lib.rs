@@ -8,7 +8,8 @@
 //! must reject. Every parse error names its field path and uses the API server's wording.
 //!
 //! ```
-//! use palisade_matching::{Attributes, Gvk, Gvr, MatchResources, NoNamespaces};
+//! use palisade_cel_kubernetes::cluster::NoCluster;
+//! use palisade_matching::{Attributes, Gvk, Gvr, MatchResources};
 //! let mr = MatchResources::parse(&serde_json::json!({
 //!     "resourceRules": [{"operations": ["CREATE"], "apiGroups": ["apps"],
 //!                        "apiVersions": ["v1"], "resources": ["deployments"]}]
@@ -21,7 +22,7 @@
 //!     ..Attributes::default()
 //! };
 //! // matchPolicy defaults to Equivalent: extensions/v1beta1 deployments match as apps/v1
-//! let m = mr.matches(&a, &NoNamespaces).unwrap().unwrap();
+//! let m = mr.matches(&a, &NoCluster).unwrap().unwrap();
 //! assert_eq!(m.resource, Gvr::new("apps", "v1", "deployments"));
 //! assert_eq!(m.kind, Gvk::new("apps", "v1", "Deployment"));
 //! ```
@@ -37,7 +38,7 @@ mod rules;
 mod selector;
 mod webhook;
 
-pub use attributes::{Attributes, Gvk, Gvr, NamespaceLookup, NoNamespaces};
+pub use attributes::{Attributes, Gvk, Gvr};
 pub use equivalence::{BuiltinEquivalences, EquivalentResourceMapper, FAMILIES, Member, family_of};
 pub use field::FieldError;
 pub use index::Index;

@@ -1,12 +1,13 @@
 //! `MatchResources` (ValidatingAdmissionPolicy `spec.matchConstraints`, binding
 //! `spec.matchResources`), matched as k8s.io/apiserver `pkg/admission/plugin/policy/matching` does.
 
-use crate::attributes::{Attributes, NamespaceLookup};
+use crate::attributes::Attributes;
 use crate::equivalence::{BuiltinEquivalences, EquivalentResourceMapper};
 use crate::field::{self, FieldError};
 use crate::predicates::{self, MatchError, Matched};
 use crate::rules::NamedRuleWithOperations;
 use crate::selector::LabelSelector;
+use palisade_cel_kubernetes::cluster::Cluster;
 use serde_json::Value;
 
 /// `matchPolicy`.
@@ -141,7 +142,7 @@ impl MatchResources {
     pub fn matches<'a>(
         &self,
         a: &Attributes<'a>,
-        ns: &dyn NamespaceLookup,
+        ns: &dyn Cluster,
     ) -> Result<Option<Matched<'a>>, MatchError> {
         self.matches_with(a, ns, &BuiltinEquivalences)
     }
@@ -150,7 +151,7 @@ impl MatchResources {
     pub fn matches_with<'a>(
         &self,
         a: &Attributes<'a>,
-        ns: &dyn NamespaceLookup,
+        ns: &dyn Cluster,
         mapper: &dyn EquivalentResourceMapper,
     ) -> Result<Option<Matched<'a>>, MatchError> {
         let rules = self.match_rules_only(a, mapper);
@@ -187,7 +188,7 @@ impl MatchResources {
     /// Why [`MatchResources::matches`] answered `Ok(None)`: the first of its checks that rejects the request, in the
     /// order it runs them. `None` when the request is matched (or the checks err). For explaining a decision only:
     /// the dispatch itself never needs the reason.
-    pub fn mismatch(&self, a: &Attributes<'_>, ns: &dyn NamespaceLookup) -> Option<Mismatch> {
+    pub fn mismatch(&self, a: &Attributes<'_>, ns: &dyn Cluster) -> Option<Mismatch> {
         let mapper = BuiltinEquivalences;
         let equivalent = self.match_policy == MatchPolicy::Equivalent;
         if let Ok(Some(_)) =

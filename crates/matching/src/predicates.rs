@@ -2,11 +2,12 @@
 //! k8s.io/apiserver `pkg/admission/plugin/webhook/predicates/{namespace,object}` and
 //! `pkg/admission/plugin/policy/matching` evaluate them.
 
-use crate::attributes::{Attributes, Gvk, Gvr, NamespaceLookup};
+use crate::attributes::{Attributes, Gvk, Gvr};
 use crate::equivalence::EquivalentResourceMapper;
 use crate::field::go_quote;
 use crate::rules::{NamedRuleWithOperations, RuleWithOperations};
 use crate::selector::{LabelSelector, NoLabels};
+use palisade_cel_kubernetes::cluster::{Cluster, HostError};
 use serde_json::Value;
 
 /// Why matching could not decide. kube-apiserver reports these only for a policy or webhook
@@ -17,8 +18,8 @@ pub enum MatchError {
     #[error("namespaces {} not found", go_quote(.namespace))]
     NamespaceNotFound { namespace: String },
     /// The host could not answer a namespace lookup (kube-apiserver answers 500).
-    #[error("Internal error occurred: {message}")]
-    NamespaceLookup { namespace: String, message: String },
+    #[error("Internal error occurred: {error}")]
+    NamespaceLookup { namespace: String, error: HostError },
     /// A create or update of a Namespace whose object carries no metadata to read labels from.
     #[error("Internal error occurred: object does not implement the Object interfaces")]
     NamespaceObject,
@@ -80,7 +81,7 @@ pub(crate) fn object_selector_matches(sel: &LabelSelector, a: &Attributes<'_>) -
 pub(crate) fn namespace_selector_matches(
     sel: &LabelSelector,
     a: &Attributes<'_>,
-    ns: &dyn NamespaceLookup,
+    ns: &dyn Cluster,
 ) -> Result<bool, MatchError> {
     let resource = a.effective_resource();
     if a.namespace.is_empty() && resource.resource != "namespaces" {
@@ -108,14 +109,14 @@ pub(crate) fn namespace_selector_matches(
     } else {
         a.namespace
     };
-    match ns.labels(name) {
+    match ns.namespace_labels(name) {
         Ok(Some(labels)) => Ok(sel.matches(&labels)),
         Ok(None) => Err(MatchError::NamespaceNotFound {
             namespace: name.to_owned(),
         }),
-        Err(message) => Err(MatchError::NamespaceLookup {
+        Err(error) => Err(MatchError::NamespaceLookup {
             namespace: name.to_owned(),
-            message,
+            error,
         }),
     }
 }
@@ -232,7 +233,7 @@ pub(crate) fn combine<'a>(
     namespace_selector: &LabelSelector,
     object_selector: &LabelSelector,
     a: &Attributes<'a>,
-    ns: &dyn NamespaceLookup,
+    ns: &dyn Cluster,
 ) -> Result<Option<Matched<'a>>, MatchError> {
     if let Ok(None) = rules {
         return Ok(None);

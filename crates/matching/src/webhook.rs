@@ -3,13 +3,14 @@
 //! k8s.io/apiserver `pkg/admission/plugin/webhook/generic` `ShouldCallHook` does (match
 //! conditions are CEL, evaluated by the caller after a match).
 
-use crate::attributes::{Attributes, NamespaceLookup};
+use crate::attributes::Attributes;
 use crate::equivalence::{BuiltinEquivalences, EquivalentResourceMapper};
 use crate::field::{self, FieldError, go_quote};
 use crate::match_resources::{MatchPolicy, parse_match_policy, parse_selector};
 use crate::predicates::{self, MatchError, Matched};
 use crate::rules::RuleWithOperations;
 use crate::selector::LabelSelector;
+use palisade_cel_kubernetes::cluster::Cluster;
 use palisade_cel_kubernetes::validation;
 use serde_json::Value;
 
@@ -199,7 +200,7 @@ impl Webhook {
     pub fn matches<'a>(
         &self,
         a: &Attributes<'a>,
-        ns: &dyn NamespaceLookup,
+        ns: &dyn Cluster,
     ) -> Result<Option<Matched<'a>>, MatchError> {
         self.matches_with(a, ns, &BuiltinEquivalences)
     }
@@ -208,7 +209,7 @@ impl Webhook {
     pub fn matches_with<'a>(
         &self,
         a: &Attributes<'a>,
-        ns: &dyn NamespaceLookup,
+        ns: &dyn Cluster,
         mapper: &dyn EquivalentResourceMapper,
     ) -> Result<Option<Matched<'a>>, MatchError> {
         let equivalent = self.match_policy == MatchPolicy::Equivalent;

@@ -6,7 +6,8 @@
     clippy::indexing_slicing
 )]
 
-use palisade_matching::{Attributes, Gvk, Gvr, MatchResources, NoNamespaces};
+use palisade_cel_kubernetes::cluster::NoCluster;
+use palisade_matching::{Attributes, Gvk, Gvr, MatchResources};
 use serde_json::json;
 
 #[test]
@@ -58,10 +59,10 @@ fn rules_match_the_original_request() {
         "name": "web", "namespace": "ns"});
     let a = Attributes::from_admission_request(&converted);
     // the original request was extensions/v1beta1: Exact apps/v1 does not match it
-    assert!(exact.matches(&a, &NoNamespaces).unwrap().is_none());
+    assert!(exact.matches(&a, &NoCluster).unwrap().is_none());
     // Equivalent does, as apps/v1
     let equivalent = MatchResources::parse(&json!({"resourceRules": [{"operations": ["*"], "apiGroups": ["apps"], "apiVersions": ["v1"], "resources": ["deployments"]}]}), "m").unwrap();
-    let m = equivalent.matches(&a, &NoNamespaces).unwrap().unwrap();
+    let m = equivalent.matches(&a, &NoCluster).unwrap().unwrap();
     assert_eq!(m.resource, Gvr::new("apps", "v1", "deployments"));
     assert_eq!(m.kind, Gvk::new("apps", "v1", "Deployment"));
     assert!(m.equivalent);
@@ -70,10 +71,7 @@ fn rules_match_the_original_request() {
     let generated = json!({"operation": "CREATE", "resource": {"group": "", "version": "v1", "resource": "pods"}, "kind": {"group": "", "version": "v1", "kind": "Pod"}, "name": "", "namespace": "ns"});
     assert!(
         named
-            .matches(
-                &Attributes::from_admission_request(&generated),
-                &NoNamespaces
-            )
+            .matches(&Attributes::from_admission_request(&generated), &NoCluster)
             .unwrap()
             .is_none()
     );

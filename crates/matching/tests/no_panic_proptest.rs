@@ -6,8 +6,9 @@
     clippy::indexing_slicing
 )]
 
+use palisade_cel_kubernetes::cluster::NoCluster;
 use palisade_matching::{
-    Attributes, Gvk, Gvr, LabelSelector, MatchResources, NoNamespaces, RuleWithOperations, Webhook,
+    Attributes, Gvk, Gvr, LabelSelector, MatchResources, RuleWithOperations, Webhook,
     parse_validating_webhook_configuration,
 };
 use proptest::prelude::*;
@@ -98,7 +99,7 @@ proptest! {
             ..Attributes::default()
         };
         if let Ok(m) = MatchResources::parse(&v, "m") {
-            let _ = m.matches(&a, &NoNamespaces);
+            let _ = m.matches(&a, &NoCluster);
         }
         let _ = MatchResources::parse_policy_constraints(&v, "m");
         let _ = RuleWithOperations::parse(&v, "r");
@@ -106,7 +107,7 @@ proptest! {
             let _ = s.is_everything();
         }
         if let Ok(h) = Webhook::parse(&v, "w") {
-            let _ = h.matches(&a, &NoNamespaces);
+            let _ = h.matches(&a, &NoCluster);
         }
         let _ = parse_validating_webhook_configuration(&v);
         for e in MatchResources::parse(&v, "m").err().unwrap_or_default() {

@@ -1,6 +1,6 @@
 //! Test helpers: a small DER writer to build PKCS#10 CSRs of any shape (the signature is
 //! never verified, by approver-policy nor by us, so it is a placeholder), CertificateRequest
-//! objects, CertificateRequestPolicy documents and a fake [`Host`].
+//! objects, CertificateRequestPolicy documents and a fake [`Cluster`].
 #![allow(
     dead_code,
     reason = "each test crate uses a different part of the helpers"
@@ -9,7 +9,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use base64::Engine as _;
-use palisade_certificates::{Decision, Host, Policies, Settings, UseCheck};
+use palisade_cel_kubernetes::cluster::{AccessDecision, AccessQuery, Cluster, HostError, Question};
+use palisade_certificates::{Decision, Policies, Settings};
 use serde_json::{Value, json};
 
 pub fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
@@ -386,7 +387,7 @@ pub struct FakeHost {
     pub everyone: bool,
     pub fail_sar: Option<String>,
     pub fail_ns: Option<String>,
-    pub checks: std::cell::RefCell<Vec<UseCheck>>,
+    pub checks: std::cell::RefCell<Vec<AccessQuery>>,
 }
 
 impl FakeHost {
@@ -413,30 +414,43 @@ impl FakeHost {
     }
 }
 
-impl Host for FakeHost {
+impl Cluster for FakeHost {
+    fn namespace(&self, namespace: &str) -> Result<Option<Value>, HostError> {
+        panic!("only the labels of namespace `{namespace}` are asked for")
+    }
     fn namespace_labels(
         &self,
         namespace: &str,
-    ) -> Result<Option<BTreeMap<String, String>>, String> {
+    ) -> Result<Option<BTreeMap<String, String>>, HostError> {
         if let Some(e) = &self.fail_ns {
-            return Err(e.clone());
+            return Err(HostError::Failed {
+                question: Question::Namespace(namespace.to_owned()),
+                message: e.clone(),
+            });
         }
         Ok(self.namespaces.get(namespace).cloned())
     }
-    fn can_use(&self, req: &UseCheck) -> Result<bool, String> {
+    fn authorize(&self, req: &AccessQuery) -> Result<AccessDecision, HostError> {
         self.checks.borrow_mut().push(req.clone());
         if let Some(e) = &self.fail_sar {
-            return Err(e.clone());
+            return Err(HostError::Failed {
+                question: Question::Access(Box::new(req.clone())),
+                message: e.clone(),
+            });
         }
         if self.everyone {
-            return Ok(true);
+            return Ok(true.into());
         }
         let subjects: Vec<&String> = std::iter::once(&req.user)
             .chain(req.groups.iter())
             .collect();
-        Ok(self.grants.iter().any(|(s, p, ns)| {
-            subjects.contains(&s) && *p == req.name && (ns.is_empty() || *ns == req.namespace)
-        }))
+        Ok(self
+            .grants
+            .iter()
+            .any(|(s, p, ns)| {
+                subjects.contains(&s) && *p == req.name && (ns.is_empty() || *ns == req.namespace)
+            })
+            .into())
     }
 }
 

@@ -7,7 +7,8 @@
     clippy::indexing_slicing
 )]
 
-use palisade_matching::{Attributes, EquivalentResourceMapper, Gvk, Gvr, NamespaceLookup};
+use palisade_cel_kubernetes::cluster::{AccessDecision, AccessQuery, Cluster, HostError, Question};
+use palisade_matching::{Attributes, EquivalentResourceMapper, Gvk, Gvr};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -68,27 +69,45 @@ impl Namespaces {
     }
 }
 
-impl NamespaceLookup for Namespaces {
-    fn labels(&self, namespace: &str) -> Result<Option<BTreeMap<String, String>>, String> {
-        Ok(self.0.get(namespace).cloned())
+impl Cluster for Namespaces {
+    fn namespace(&self, name: &str) -> Result<Option<Value>, HostError> {
+        Ok(self.0.get(name).map(|labels| {
+            serde_json::json!({"apiVersion": "v1", "kind": "Namespace",
+                               "metadata": {"name": name, "labels": labels}})
+        }))
+    }
+
+    fn authorize(&self, query: &AccessQuery) -> Result<AccessDecision, HostError> {
+        panic!("matching asks no access question: {query:?}")
     }
 }
 
 /// A lookup that must not be called.
 pub struct PanicLookup;
 
-impl NamespaceLookup for PanicLookup {
-    fn labels(&self, namespace: &str) -> Result<Option<BTreeMap<String, String>>, String> {
-        panic!("namespace lookup of {namespace} was not expected")
+impl Cluster for PanicLookup {
+    fn namespace(&self, name: &str) -> Result<Option<Value>, HostError> {
+        panic!("namespace lookup of {name} was not expected")
+    }
+
+    fn authorize(&self, query: &AccessQuery) -> Result<AccessDecision, HostError> {
+        panic!("matching asks no access question: {query:?}")
     }
 }
 
 /// A lookup whose host fails.
 pub struct FailingLookup;
 
-impl NamespaceLookup for FailingLookup {
-    fn labels(&self, _namespace: &str) -> Result<Option<BTreeMap<String, String>>, String> {
-        Err("the host has no namespace cache".to_owned())
+impl Cluster for FailingLookup {
+    fn namespace(&self, name: &str) -> Result<Option<Value>, HostError> {
+        Err(HostError::Failed {
+            question: Question::Namespace(name.to_owned()),
+            message: "the host has no namespace cache".to_owned(),
+        })
+    }
+
+    fn authorize(&self, query: &AccessQuery) -> Result<AccessDecision, HostError> {
+        panic!("matching asks no access question: {query:?}")
     }
 }
 
