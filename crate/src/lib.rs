@@ -19,4 +19,6 @@ pub mod abi;
 pub use bundle::{ConfigError, Diagnostic, ExpressionPosition, Severity};
 pub use context::{AccessQuery, Cluster, StaticContext};
 pub use engine::Engine;
+/// The tape the request objects are read into.
+pub use palisade_json as json;
 pub use review::{AdmissionRequest, AdmissionResponse};
