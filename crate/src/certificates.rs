@@ -83,7 +83,10 @@ impl Policies {
             return verdict;
         };
         let host = ClusterHost { cluster };
-        let decision = inner.evaluate(object, &host);
+        // the CertificateRequest as a JSON value (small; released without recursion, whatever it nests)
+        let object = object.to_value();
+        let decision = inner.evaluate(&object, &host);
+        crate::review::deep::release(object);
         if let Some(trace) = trace {
             *trace = Some(match &decision {
                 Decision::Approved { policy } => CertificateTrace {

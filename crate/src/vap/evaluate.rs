@@ -224,8 +224,8 @@ pub fn validate(
     let authorizer = UserAuthorizer { scope };
     let namespace_lookup = || scope.namespace();
     let activation = Activation::new()
-        .bind_json("object", request.object())
-        .bind_json("oldObject", request.old_object())
+        .bind_doc("object", request.object())
+        .bind_doc("oldObject", request.old_object())
         .bind_json(
             "request",
             Some(
