@@ -184,11 +184,34 @@ impl<'t> Parser<'t> {
         }
     }
 
+    /// Skip, eight bytes at a time, the bytes of a string that need no attention (not `"`, `\\` or a control
+    /// character); stops at the first word that holds one, which the caller then reads byte by byte.
+    fn skip_plain(&mut self) {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+        while let Some(word) = self
+            .bytes
+            .get(self.at..self.at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        {
+            let x = u64::from_le_bytes(word);
+            let special = has_zero(x ^ (ONES * u64::from(b'"')))
+                | has_zero(x ^ (ONES * u64::from(b'\\')))
+                | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
+            if special != 0 {
+                return;
+            }
+            self.at += 8;
+        }
+    }
+
     /// A string whose opening quote is at `self.at`.
     fn string(&mut self) -> Res<()> {
         self.at += 1;
         let start = self.at;
         loop {
+            self.skip_plain();
             match self.bytes.get(self.at) {
                 None => return self.fail("eof while parsing a string"),
                 Some(b'"') => {
@@ -215,6 +238,7 @@ impl<'t> Parser<'t> {
         let from = self.escaped.len();
         let mut run = start;
         loop {
+            self.skip_plain();
             match self.bytes.get(self.at) {
                 None => return self.fail("eof while parsing a string"),
                 Some(b'"') => {
@@ -961,7 +985,8 @@ impl<'de> serde::Deserialize<'de> for Doc {
             return Doc::from_value(&value).map_err(serde::de::Error::custom);
         }
         // owned (one copy of the text, kept as the document's), so any serde_json deserializer reads it
-        let raw = <Box<serde_json::value::RawValue> as serde::Deserialize>::deserialize(deserializer)?;
+        let raw =
+            <Box<serde_json::value::RawValue> as serde::Deserialize>::deserialize(deserializer)?;
         Doc::parse_owned(raw.into(), MAX_DEPTH).map_err(serde::de::Error::custom)
     }
 }

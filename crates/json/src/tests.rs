@@ -17,8 +17,10 @@ fn agree(text: &str) -> bool {
                 v.to_string(),
                 "values differ for {text:?}"
             );
+            // written and read again, as serde_json itself reads its own text (floats may move by one ulp)
             let again = Doc::from_value(v).map(|d| d.to_value().to_string());
-            assert_eq!(again, Ok(v.to_string()), "from_value differs for {text:?}");
+            let reread = serde_json::from_str::<Value>(&v.to_string()).map(|v| v.to_string());
+            assert_eq!(again.ok(), reread.ok(), "from_value differs for {text:?}");
         }
         (Err(_), Err(_)) => {}
         _ => panic!("acceptance differs for {text:?}: serde_json {oracle:?}, tape {ours:?}"),
