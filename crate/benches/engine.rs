@@ -1,6 +1,7 @@
 //! Native criterion benchmarks of the engine on the standard pod-baseline workload (../shared/bench), next to the two
 //! floors of bench/README.md measured the same way: a scan of the review (serde into `IgnoredAny`) and a DOM read
-//! (`serde_json::Value`). Quote ratios from one run; the machine is noisy.
+//! (`serde_json::Value`), and a third, the whole review read into the tape (`palisade::json::Doc`) the request objects
+//! are read into. Quote ratios from one run; the machine is noisy.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde::de::IgnoredAny;
@@ -19,6 +20,14 @@ fn benches(c: &mut Criterion) {
         b.iter(|| {
             serde_json::from_str::<serde_json::Value>(std::hint::black_box(REVIEW)).map(|_| ())
         })
+    });
+    group.bench_function("floor: tape", |b| {
+        // the whole review into the tape `object` and `oldObject` are read into
+        b.iter(|| palisade::json::Doc::parse(std::hint::black_box(REVIEW)).map(|_| ()))
+    });
+    group.bench_function("read_review", |b| {
+        // the review as the engine reads it, before evaluation
+        b.iter(|| palisade::api::read_review(std::hint::black_box(REVIEW.as_bytes())).map(|_| ()))
     });
     group.bench_function("validate (configured once)", |b| {
         b.iter(|| configured.validate(std::hint::black_box(REVIEW.as_bytes())))

@@ -347,7 +347,8 @@ impl ReadError {
 }
 
 /// Read a JSON object document (`document` names it in messages, e.g. [`ADMISSION_REVIEW`]) into `T`. The fast path
-/// reads without tracking field paths; only a failing input is read again to say what is wrong and where.
+/// reads without tracking field paths, request objects into their tape ([`palisade_json::Doc`]); only a failing input
+/// is read again to say what is wrong and where.
 pub fn read_object<T: DeserializeOwned + CarriesRequests>(
     input: &[u8],
     document: &'static str,
@@ -373,6 +374,22 @@ fn read_object_from<T: DeserializeOwned + CarriesRequests>(
             Err(e) => ReadFault::NotJson(e.to_string()),
         });
     }
+    if let Ok(parsed) = serde_json::from_str(text) {
+        return Ok(parsed);
+    }
+    // refused: read again as before the tape, `object` and `oldObject` through serde_json values, so that the refusal
+    // is worded and placed exactly as serde_json words and places it (not on the fast path)
+    palisade_json::via_values(|| read_refused(text, input, document, deep))
+}
+
+/// [`read_object_from`] of an input the fast path refused, inside [`palisade_json::via_values`].
+fn read_refused<T: DeserializeOwned + CarriesRequests>(
+    text: &str,
+    input: &[u8],
+    document: &'static str,
+    deep: bool,
+) -> Result<T, ReadError> {
+    let fail = |fault| Err(ReadError::new(document, fault, input));
     let e = match serde_json::from_str(text) {
         Ok(parsed) => return Ok(parsed),
         Err(e) => e,

@@ -80,7 +80,10 @@ impl Policies {
             });
             return verdict;
         };
-        let decision = inner.evaluate(object, cluster);
+        // the CertificateRequest as a JSON value (small; released without recursion, whatever it nests)
+        let object = object.to_value();
+        let decision = inner.evaluate(&object, cluster);
+        crate::review::deep::release(object);
         if let Some(trace) = trace {
             *trace = Some(match &decision {
                 Decision::Approved { policy } => CertificateTrace {

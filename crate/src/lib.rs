@@ -24,4 +24,6 @@ pub use context::StaticContext;
 pub use engine::Engine;
 /// The one host trait and its types (`palisade_cel_kubernetes::cluster`): what the engine may ask the cluster.
 pub use palisade_cel_kubernetes::cluster::{self, AccessDecision, AccessQuery, Cluster, HostError};
+/// The tape the request objects are read into.
+pub use palisade_json as json;
 pub use review::{AdmissionRequest, AdmissionResponse};

@@ -31,6 +31,7 @@ pub fn attributes(request: &AdmissionRequest) -> Attributes<'_> {
             kind: &k.kind,
         }
     }
+    let (object, old_object) = request.selector_view();
     Attributes {
         operation: &request.operation,
         resource: gvr(&request.resource),
@@ -41,8 +42,8 @@ pub fn attributes(request: &AdmissionRequest) -> Attributes<'_> {
         request_kind: request.request_kind.as_ref().map(gvk),
         name: &request.name,
         namespace: &request.namespace,
-        object: request.object(),
-        old_object: request.old_object(),
+        object,
+        old_object,
     }
 }
 

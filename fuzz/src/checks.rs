@@ -136,6 +136,41 @@ pub fn check_review_reader(data: &[u8]) {
         }
     });
     check_deep_reader(data);
+    check_tape_reader(data);
+}
+
+/// The tape (`palisade::json::Doc`, what `object` and `oldObject` are read into) against serde_json as the oracle:
+/// within serde_json's depth it accepts exactly what serde_json's `Value` accepts, to the same value (numbers as
+/// serde_json prints them, so `-0.0` and big integers count); at any depth it accepts what the deep reader accepts.
+fn check_tape_reader(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let shallow = palisade::json::Doc::parse_with_depth(text, palisade::review::deep::SERDE_DEPTH);
+    match serde_json::from_str::<Value>(text) {
+        Ok(theirs) => assert_eq!(
+            shallow.as_ref().ok().map(|d| d.to_value().to_string()),
+            Some(theirs.to_string()),
+            "the tape must read what serde_json reads, to the same value"
+        ),
+        Err(e) => assert!(
+            shallow.is_err(),
+            "the tape must refuse what serde_json refuses ({e})"
+        ),
+    }
+    let deep = palisade::json::Doc::parse_with_depth(
+        text,
+        palisade::review::deep::MAX_DEPTH + palisade::review::deep::ENVELOPE_DEPTH,
+    );
+    let oracle = palisade::review::deep::parse(text);
+    assert_eq!(
+        deep.is_ok(),
+        oracle.is_ok(),
+        "the tape must accept what the deep reader accepts, at any depth"
+    );
+    if let Ok(value) = oracle {
+        palisade::review::deep::release(value);
+    }
 }
 
 /// The deep reader (`palisade::review::deep`, for objects nested deeper than serde_json's 128 levels) against

@@ -464,7 +464,10 @@ mod tests {
         assert_eq!(request.user_info.username, "alice");
         assert_eq!(request.request_kind.as_ref().unwrap().version, "v1beta1");
         assert_eq!(request.uid, "u1");
-        assert_eq!(request.object.as_ref().unwrap()["metadata"]["name"], "p");
+        assert_eq!(
+            request.object.as_ref().unwrap().to_value()["metadata"]["name"],
+            "p"
+        );
     }
 
     #[test]

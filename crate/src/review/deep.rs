@@ -7,6 +7,11 @@
 //! releases such values without recursion: [`parse`] builds a [`Value`] with an explicit stack, [`depth`] measures
 //! one, and [`release`] takes one apart iteratively so that dropping it cannot recurse.
 //!
+//! Since request objects are read into their tape (`palisade_json::Doc`, iterative, any depth up to 10,000), this is
+//! the path of refusals only: an input the fast path refuses is read again as before the tape, with objects as
+//! `serde_json` values, so that deep inputs are refused with the words and positions they always had
+//! (`api::read_object`). It also releases a deep `serde_json::Value` made from a tape (`certificates.rs`).
+//!
 //! Scalars are read by serde_json itself (one string or number token at a time), so numbers, escapes, surrogates and
 //! control characters are accepted and refused exactly as on the fast path.
 

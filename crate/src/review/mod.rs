@@ -1,10 +1,11 @@
 //! AdmissionReview (`admission.k8s.io/v1` and `v1beta1`): the input and the output of every entrypoint.
 //!
-//! Field names are Kubernetes' JSON names. `object` and `oldObject` stay JSON values; absent and `null` both mean
-//! "none".
+//! Field names are Kubernetes' JSON names. `object` and `oldObject` are read into their tape ([`Doc`]: one pass, no
+//! allocation per node, any depth kube-apiserver sends); absent and `null` both mean "none".
 
 use std::collections::BTreeMap;
 
+use palisade_json::Doc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -73,33 +74,59 @@ pub struct AdmissionRequest {
     pub operation: String,
     #[serde(alias = "user_info")]
     pub user_info: UserInfo,
-    #[serde(default, skip_serializing_if = "is_none_or_null")]
-    pub object: Option<Value>,
-    #[serde(default, skip_serializing_if = "is_none_or_null")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<Doc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(alias = "old_object")]
-    pub old_object: Option<Value>,
+    pub old_object: Option<Doc>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(alias = "dry_run")]
     pub dry_run: Option<bool>,
     #[serde(default, skip_serializing_if = "is_none_or_null")]
     pub options: Option<Value>,
-    /// Whether `object` or `oldObject` was read by [`deep`] (nested deeper than serde reads): they are then released
-    /// without recursion when the request is dropped.
+    /// What objectSelectors read of `object` and `oldObject` (`kind`, `metadata`, `metadata.labels`) as JSON values,
+    /// made on first use.
     #[serde(skip)]
-    pub(crate) deep_objects: bool,
+    selector_view: std::cell::OnceCell<[Option<Value>; 2]>,
 }
 
-impl Drop for AdmissionRequest {
-    fn drop(&mut self) {
-        if self.deep_objects {
-            if let Some(object) = self.object.take() {
-                deep::release(object);
-            }
-            if let Some(old_object) = self.old_object.take() {
-                deep::release(old_object);
-            }
+/// What a label selector reads of an object (`palisade_matching`'s `object_labels`): `kind` if a string, `metadata`
+/// if an object with its `labels` (only the string ones: other values are not labels), or whether it is `null`. Small
+/// and shallow whatever the object holds; anything else that is not an object stands as `false`.
+fn selector_view(doc: &Doc) -> Value {
+    use palisade_json::{Item, Ref};
+    let shape = |r: Ref<'_>, inside: &dyn Fn(Ref<'_>) -> Value| match r.item() {
+        Item::Null => Value::Null,
+        Item::Object(o) => inside(o),
+        _ => Value::Bool(false),
+    };
+    shape(doc.root(), &|root| {
+        let mut out = serde_json::Map::new();
+        if let Some(kind) = root.member("kind") {
+            let kind = kind
+                .as_str()
+                .map_or(Value::Null, |k| Value::String(k.to_owned()));
+            out.insert("kind".to_owned(), kind);
         }
-    }
+        if let Some(meta) = root.member("metadata") {
+            let meta = shape(meta, &|meta| {
+                let mut kept = serde_json::Map::new();
+                if let Some(labels) = meta.member("labels") {
+                    let labels = shape(labels, &|labels| {
+                        let strings = labels.sorted_members().into_iter().filter_map(|(k, v)| {
+                            v.as_str()
+                                .map(|v| (k.to_owned(), Value::String(v.to_owned())))
+                        });
+                        Value::Object(strings.collect())
+                    });
+                    kept.insert("labels".to_owned(), labels);
+                }
+                Value::Object(kept)
+            });
+            out.insert("metadata".to_owned(), meta);
+        }
+        Value::Object(out)
+    })
 }
 
 fn is_none_or_null(v: &Option<Value>) -> bool {
@@ -126,13 +153,25 @@ impl AdmissionRequest {
     }
 
     /// The incoming object, `None` when absent or `null`.
-    pub fn object(&self) -> Option<&Value> {
-        self.object.as_ref().filter(|v| !v.is_null())
+    pub fn object(&self) -> Option<&Doc> {
+        self.object.as_ref().filter(|d| !d.root().is_null())
     }
 
     /// The existing object, `None` when absent or `null` (CREATE, CONNECT).
-    pub fn old_object(&self) -> Option<&Value> {
-        self.old_object.as_ref().filter(|v| !v.is_null())
+    pub fn old_object(&self) -> Option<&Doc> {
+        self.old_object.as_ref().filter(|d| !d.root().is_null())
+    }
+
+    /// `object` and `oldObject` as much as label selectors read of them (`palisade_matching::Attributes`): `kind`,
+    /// and `metadata` with only its `labels` when it is an object. Made once per request, small.
+    pub fn selector_view(&self) -> (Option<&Value>, Option<&Value>) {
+        let [object, old_object] = self.selector_view.get_or_init(|| {
+            [
+                self.object().map(selector_view),
+                self.old_object().map(selector_view),
+            ]
+        });
+        (object.as_ref(), old_object.as_ref())
     }
 
     /// Whether the request is a dry run.
@@ -221,19 +260,16 @@ pub(crate) fn read_with_deep_objects<T: CarriesRequests, E>(
         }
     };
     for (at, key, object) in set_aside {
-        match parsed.request_mut(at) {
-            Some(request) => {
-                request.deep_objects = true;
-                let slot = if key == "object" {
-                    &mut request.object
-                } else {
-                    &mut request.old_object
-                };
-                if let Some(previous) = slot.replace(object) {
-                    deep::release(previous);
-                }
-            }
-            None => deep::release(object),
+        // not on the fast path: only a review the tape refused is read here
+        let doc = Doc::from_value(&object);
+        deep::release(object);
+        if let (Some(request), Ok(doc)) = (parsed.request_mut(at), doc) {
+            let slot = if key == "object" {
+                &mut request.object
+            } else {
+                &mut request.old_object
+            };
+            *slot = Some(doc);
         }
     }
     Ok(parsed)

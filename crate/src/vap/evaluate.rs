@@ -54,8 +54,8 @@ pub fn validate(
     let request = scope.request;
     let namespace_lookup = || scope.namespace_object();
     let activation = Activation::new()
-        .bind_json("object", request.object())
-        .bind_json("oldObject", request.old_object())
+        .bind_doc("object", request.object())
+        .bind_doc("oldObject", request.old_object())
         .bind_json("request", Some(scope.request_value()))
         .bind_json("params", param)
         .namespace_object(&namespace_lookup)

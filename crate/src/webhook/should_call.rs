@@ -115,8 +115,8 @@ impl Hook {
         }
         let request = scope.request;
         let activation = Activation::new()
-            .bind_json("object", request.object())
-            .bind_json("oldObject", request.old_object())
+            .bind_doc("object", request.object())
+            .bind_doc("oldObject", request.old_object())
             .bind_json("request", Some(scope.request_value()))
             .authorizer(scope);
         match match_conditions::evaluate(&self.conditions, &activation, None) {

@@ -164,6 +164,15 @@ impl<'a> Activation<'a> {
         self.bind(name, value.map(Value::from_json).unwrap_or(Value::Null))
     }
 
+    /// Binds a request object read into its tape; `None` binds CEL `null`.
+    pub fn bind_doc(self, name: &str, doc: Option<&'a palisade_json::Doc>) -> Self {
+        self.bind(
+            name,
+            doc.map(|d| Value::from_doc(d.root()))
+                .unwrap_or(Value::Null),
+        )
+    }
+
     pub fn bind(mut self, name: &str, value: Value<'a>) -> Self {
         if let Some(slot) = self.vars.iter_mut().find(|(n, _)| n == name) {
             slot.1 = value;

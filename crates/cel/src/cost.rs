@@ -89,6 +89,10 @@ impl<'a> Meter<'_, 'a> {
             Value::Map(Map::Json(m)) if m.len() > SIZE_MEMO_FROM => {
                 (std::ptr::from_ref(*m) as usize, m.len(), true)
             }
+            Value::Map(Map::Doc(r)) if r.len() > SIZE_MEMO_FROM => {
+                // a tape object: its document and node
+                (std::ptr::from_ref(r.doc()) as usize, r.id() as usize, true)
+            }
             _ => return v.cost_size(),
         };
         if let Some((_, n)) = self.sizes.get(&key) {

@@ -584,10 +584,10 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
         let acc = match self.take_accu(accu_idx)? {
             // a folded `[]` / `{}` initial accumulator is shared: copied once (it is empty),
             // then appended to in place
-            Value::List(l @ (List::Const(_) | List::Json(_) | List::Concat(_))) => {
+            Value::List(l @ (List::Const(_) | List::Json(_) | List::Doc(_) | List::Concat(_))) => {
                 Value::list(l.to_vec())
             }
-            Value::Map(m @ (Map::Const(_) | Map::Json(_))) => {
+            Value::Map(m @ (Map::Const(_) | Map::Json(_) | Map::Doc(_))) => {
                 let mut own = OwnedMap::default();
                 for (k, v) in m.entries() {
                     let _ = own.insert(k, v);

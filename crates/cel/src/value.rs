@@ -1,5 +1,6 @@
-//! Runtime values. Containers from the request are borrowed (`List::Json`, `Map::Json`), never
-//! copied; values built by the expression are reference-counted.
+//! Runtime values. Containers from the request are borrowed, never copied: `object` and `oldObject` from their tape
+//! (`List::Doc`, `Map::Doc`), `request`, `params` and `namespaceObject` from `serde_json` values (`List::Json`,
+//! `Map::Json`); values built by the expression are reference-counted.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -8,6 +9,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use palisade_json::{Item, Ref};
 use serde_json::Value as Json;
 
 use crate::authz::AuthzValue;
@@ -64,6 +66,8 @@ impl Str<'_> {
 #[derive(Clone, Debug)]
 pub enum List<'a> {
     Json(&'a [Json]),
+    /// An array of a request object's tape.
+    Doc(Ref<'a>),
     Owned(Rc<Vec<Value<'a>>>),
     /// A constant list literal folded when the program was compiled: built once, shared.
     Const(Arc<[Const]>),
@@ -89,6 +93,7 @@ impl<'a> List<'a> {
     pub fn len(&self) -> usize {
         match self {
             List::Json(v) => v.len(),
+            List::Doc(r) => r.len(),
             List::Owned(v) => v.len(),
             List::Const(v) => v.len(),
             List::Concat(c) => c.len,
@@ -102,6 +107,7 @@ impl<'a> List<'a> {
         loop {
             match cur {
                 List::Json(v) => return v.get(i).map(Value::from_json),
+                List::Doc(r) => return r.index(i).map(Value::from_doc),
                 List::Owned(v) => return v.get(i).cloned(),
                 List::Const(v) => return v.get(i).map(Const::to_value),
                 List::Concat(c) => {
@@ -155,6 +161,7 @@ impl<'a> List<'a> {
     pub(crate) fn same(&self, other: &List<'_>) -> bool {
         match (self, other) {
             (List::Json(a), List::Json(b)) => std::ptr::eq(*a, *b),
+            (List::Doc(a), List::Doc(b)) => a == b,
             (List::Owned(a), List::Owned(b)) => {
                 std::ptr::eq(Rc::as_ptr(a).cast::<u8>(), Rc::as_ptr(b).cast::<u8>())
             }
@@ -268,6 +275,9 @@ impl<'a> OwnedMap<'a> {
 #[derive(Clone, Debug)]
 pub enum Map<'a> {
     Json(&'a serde_json::Map<String, Json>),
+    /// An object of a request object's tape, read as a `serde_json::Map` of it would be: null fields are absent, a
+    /// key written twice has its last value, entries iterate sorted by key.
+    Doc(Ref<'a>),
     Owned(Rc<OwnedMap<'a>>),
     /// A constant map literal folded when the program was compiled: built once, shared.
     Const(Arc<ConstMap>),
@@ -277,6 +287,16 @@ impl<'a> Map<'a> {
     pub fn len(&self) -> usize {
         match self {
             Map::Json(m) => m.values().filter(|v| !v.is_null()).count(),
+            Map::Doc(r) => {
+                if r.has_duplicate_keys() {
+                    r.sorted_members()
+                        .iter()
+                        .filter(|(_, v)| !v.is_null())
+                        .count()
+                } else {
+                    r.members().filter(|(_, v)| !v.is_null()).count()
+                }
+            }
             Map::Owned(m) => m.len(),
             Map::Const(m) => m.entries.len(),
         }
@@ -288,6 +308,7 @@ impl<'a> Map<'a> {
     pub(crate) fn same(&self, other: &Map<'_>) -> bool {
         match (self, other) {
             (Map::Json(a), Map::Json(b)) => std::ptr::eq(*a, *b),
+            (Map::Doc(a), Map::Doc(b)) => a == b,
             (Map::Owned(a), Map::Owned(b)) => {
                 std::ptr::eq(Rc::as_ptr(a).cast::<u8>(), Rc::as_ptr(b).cast::<u8>())
             }
@@ -305,6 +326,10 @@ impl<'a> Map<'a> {
                     .map(Value::from_json),
                 _ => None,
             },
+            Map::Doc(r) => match key {
+                Value::String(s) => doc_member(*r, s.as_str()),
+                _ => None,
+            },
             Map::Owned(m) => m.get(key).cloned(),
             Map::Const(m) => m.get(key).map(Const::to_value),
         }
@@ -312,6 +337,7 @@ impl<'a> Map<'a> {
     pub fn get_str(&self, key: &str) -> Option<Value<'a>> {
         match self {
             Map::Json(m) => m.get(key).filter(|v| !v.is_null()).map(Value::from_json),
+            Map::Doc(r) => doc_member(*r, key),
             Map::Owned(m) => m.get(&Value::String(Str::Borrowed(key))).cloned(),
             Map::Const(m) => m
                 .get(&Value::String(Str::Borrowed(key)))
@@ -334,6 +360,12 @@ impl<'a> Map<'a> {
                     )
                 })
                 .collect(),
+            Map::Doc(r) => r
+                .sorted_members()
+                .into_iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (Value::String(Str::Borrowed(k)), Value::from_doc(v)))
+                .collect(),
             Map::Owned(m) => m.entries().to_vec(),
             Map::Const(m) => m
                 .entries
@@ -355,6 +387,13 @@ impl<'a> Map<'a> {
                         Value::String(Str::Borrowed(k.as_str())),
                         Value::from_json(v),
                     )? {
+                        break;
+                    }
+                }
+            }
+            Map::Doc(r) => {
+                for (k, v) in r.sorted_members().into_iter().filter(|(_, v)| !v.is_null()) {
+                    if !f(Value::String(Str::Borrowed(k)), Value::from_doc(v))? {
                         break;
                     }
                 }
@@ -383,10 +422,21 @@ impl<'a> Map<'a> {
                 .filter(|(_, v)| !v.is_null())
                 .map(|(k, _)| Value::String(Str::Borrowed(k.as_str())))
                 .collect(),
+            Map::Doc(r) => r
+                .sorted_members()
+                .into_iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, _)| Value::String(Str::Borrowed(k)))
+                .collect(),
             Map::Owned(m) => m.entries().iter().map(|(k, _)| k.clone()).collect(),
             Map::Const(m) => m.entries.iter().map(|(k, _)| k.to_value()).collect(),
         }
     }
+}
+
+/// The value of `key` in a tape object, absent when `null` (as in `Map::Json`).
+fn doc_member<'a>(r: Ref<'a>, key: &str) -> Option<Value<'a>> {
+    r.member(key).filter(|v| !v.is_null()).map(Value::from_doc)
 }
 
 /// A value folded at compile time from a constant list or map literal (cel-go's `decOptimize`,
@@ -697,6 +747,23 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// Converts a node of a request object's tape, as [`Value::from_json`] converts the same JSON.
+    pub fn from_doc(r: Ref<'a>) -> Value<'a> {
+        match r.item() {
+            Item::Null => Value::Null,
+            Item::Bool(b) => Value::Bool(b),
+            Item::I64(i) => Value::Int(i),
+            Item::U64(u) => match i64::try_from(u) {
+                Ok(i) => Value::Int(i),
+                Err(_) => Value::Double(u as f64),
+            },
+            Item::F64(d) => Value::Double(d),
+            Item::Str(s) => Value::String(Str::Borrowed(s)),
+            Item::Array(a) => Value::List(List::Doc(a)),
+            Item::Object(o) => Value::Map(Map::Doc(o)),
+        }
+    }
+
     pub fn string(s: impl Into<Rc<str>>) -> Value<'a> {
         Value::String(Str::Owned(s.into()))
     }
@@ -792,6 +859,10 @@ impl<'a> Value<'a> {
                     let deepest = j.values().map(json_depth).max().unwrap_or(0) + 1;
                     return (deepest + depth <= MAX_VALUE_DEPTH)
                         .then(|| Json::Object((*j).clone()));
+                }
+                if let Map::Doc(r) = m {
+                    // the same for a map of a request object's tape
+                    return (r.depth() + depth <= MAX_VALUE_DEPTH).then(|| r.to_value());
                 }
                 let mut out = serde_json::Map::new();
                 for (k, v) in m.entries() {

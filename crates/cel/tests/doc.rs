@@ -1,0 +1,149 @@
+//! Request objects read into their tape (`Map::Doc`, `List::Doc`) evaluate exactly as the same objects read into
+//! `serde_json` values (`Map::Json`, `List::Json`): the same values, errors, JSON renderings and costs.
+
+#![allow(
+    clippy::panic,
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test helpers outside #[test] functions"
+)]
+
+use palisade_cel::{Activation, Budget, Env, Expect, Value};
+use palisade_json::Doc;
+
+const POD: &str = r#"{
+  "apiVersion": "v1", "kind": "Pod",
+  "metadata": {"name": "web", "namespace": "team-a", "labels": {"tier": null, "app": "web", "zone": "a", "app": "api"},
+               "annotations": {}, "uid": "\u00e9\ud83d\ude00"},
+  "spec": {
+    "replicas": 3, "ratio": 0.5, "nodeName": null, "big": 18446744073709551615, "neg": -0, "huge": 1e300,
+    "containers": [
+      {"name": "nginx", "image": "registry.example.com/nginx:1.25", "ports": [{"containerPort": 80}],
+       "securityContext": {"privileged": false}},
+      {"name": "sidecar", "image": "busybox", "resources": {"limits": {"cpu": "100m"}}}
+    ],
+    "matrix": [[1, 2], [3, [4, {"x": null}]]]
+  }
+}"#;
+
+const EXPRESSIONS: &[&str] = &[
+    "object",
+    "object.metadata",
+    "object.metadata.labels",
+    "object.metadata.labels.app",
+    "size(object.metadata.labels)",
+    "has(object.metadata.labels.tier)",
+    "has(object.metadata.labels.app)",
+    "object.metadata.labels.tier",
+    "'tier' in object.metadata.labels",
+    "object.metadata.labels.map(k, k)",
+    "object.metadata.labels.all(k, object.metadata.labels[k] != '')",
+    "object.metadata.labels.exists_one(k, k == 'zone')",
+    "object.metadata.uid",
+    "size(object.metadata.uid)",
+    "object.spec.replicas + 1",
+    "object.spec.ratio * 2.0",
+    "object.spec.big",
+    "object.spec.neg",
+    "object.spec.huge",
+    "type(object.spec.big)",
+    "object.spec.nodeName",
+    "has(object.spec.nodeName)",
+    "object.spec.containers",
+    "object.spec.containers[1].name",
+    "object.spec.containers[2]",
+    "object.spec.containers.all(c, c.image.startsWith('registry.example.com/'))",
+    "object.spec.containers.map(c, c.name)",
+    "object.spec.containers.filter(c, has(c.ports)).map(c, c.ports[0].containerPort)",
+    "object.spec.containers.exists(c, c.securityContext.privileged)",
+    "size(object.spec.containers)",
+    "object.spec.containers + object.spec.containers",
+    "object.spec.matrix",
+    "object.spec.matrix[1][1][1]",
+    "object.spec.matrix == [[1, 2], [3, [4, {}]]]",
+    "object.spec.matrix[1][1][1] == {}",
+    "object.metadata.labels == {'app': 'api', 'zone': 'a'}",
+    "object.metadata == object.metadata",
+    "object == oldObject",
+    "object.spec.containers[0] == oldObject.spec.containers[0]",
+    "object.metadata.missing",
+    "object.metadata.?missing.orValue('none')",
+    "object.?spec.?containers[?0].?name",
+    "[object.metadata.labels, object.metadata.annotations]",
+    "{'a': object.metadata.labels}",
+    "object.metadata.labels.map(k, object.metadata.labels[k])",
+    "string(object.spec.replicas)",
+    "object.spec.containers.sortBy(c, c.name).map(c, c.name)",
+    "dyn(object.spec.containers).size()",
+    "object.metadata.annotations.size() == 0",
+];
+
+/// Each expression's outcome, rendered so the two bindings can be compared: the value's rendering and JSON, or the
+/// error, and the cost charged.
+fn outcomes<'a>(bind: impl Fn(Activation<'a>) -> Activation<'a>) -> Vec<String> {
+    let env = Env::admission();
+    EXPRESSIONS
+        .iter()
+        .map(|src| {
+            let program = match env.compile(src, Expect::Any) {
+                Ok(p) => p,
+                Err(e) => return format!("{src}: compile: {e}"),
+            };
+            let act = bind(Activation::new());
+            let mut budget = Budget::kubernetes();
+            let result = program.eval(&act, &mut budget);
+            let shown = match result {
+                Ok(v) => format!("{v} {:?}", v.to_json().map(|j| j.to_string())),
+                Err(e) => format!("error {e}"),
+            };
+            format!("{src}: {shown} (cost {})", budget.used())
+        })
+        .collect()
+}
+
+#[test]
+fn the_tape_evaluates_as_serde_json_values() {
+    let doc = Doc::parse(POD).unwrap();
+    let old = Doc::parse(POD).unwrap();
+    let json: serde_json::Value = serde_json::from_str(POD).unwrap();
+    let old_json = json.clone();
+    let ours = outcomes(|a| {
+        a.bind_doc("object", Some(&doc))
+            .bind_doc("oldObject", Some(&old))
+    });
+    let theirs = outcomes(|a| {
+        a.bind_json("object", Some(&json))
+            .bind_json("oldObject", Some(&old_json))
+    });
+    for (o, t) in ours.iter().zip(&theirs) {
+        assert_eq!(o, t);
+    }
+    assert_eq!(ours.len(), EXPRESSIONS.len());
+}
+
+#[test]
+fn the_tape_binds_null_when_absent() {
+    let env = Env::admission();
+    let p = env.compile("oldObject == null", Expect::Any).unwrap();
+    let act = Activation::new().bind_doc("oldObject", None);
+    let v = p.eval(&act, &mut Budget::kubernetes()).unwrap();
+    assert!(matches!(v, Value::Bool(true)));
+}
+
+#[test]
+fn tape_values_borrow_the_document() {
+    let doc = Doc::parse(POD).unwrap();
+    let env = Env::admission();
+    let act = Activation::new().bind_doc("object", Some(&doc));
+    let p = env
+        .compile("object.spec.containers[0]", Expect::Any)
+        .unwrap();
+    let v = p.eval(&act, &mut Budget::kubernetes()).unwrap();
+    assert!(matches!(v, Value::Map(palisade_cel::Map::Doc(_))));
+    let s = env.compile("object.metadata.name", Expect::Any).unwrap();
+    let v = s.eval(&act, &mut Budget::kubernetes()).unwrap();
+    assert!(
+        matches!(v, Value::String(palisade_cel::Str::Borrowed(n)) if std::ptr::eq(n.as_ptr(), doc.text()[doc.text().find("web").unwrap()..].as_ptr()))
+    );
+}

@@ -1,0 +1,373 @@
+//! The tape against serde_json's `Value` as an oracle: the same acceptance, the same values (numbers bit for bit).
+
+use super::*;
+
+/// serde_json's `Value` reads 127 nested containers.
+const SERDE_DEPTH: usize = 127;
+
+/// Both readers accept or both refuse `text`; when they accept, the values print the same (so `-0.0`, `1e-400` and
+/// big integers are compared by serde_json's own formatting, and objects as sorted, deduplicated maps).
+fn agree(text: &str) -> bool {
+    let oracle = serde_json::from_str::<Value>(text);
+    let ours = Doc::parse_with_depth(text, SERDE_DEPTH);
+    match (&oracle, &ours) {
+        (Ok(v), Ok(d)) => {
+            assert_eq!(
+                d.to_value().to_string(),
+                v.to_string(),
+                "values differ for {text:?}"
+            );
+            // written and read again, as serde_json itself reads its own text (floats may move by one ulp)
+            let again = Doc::from_value(v).map(|d| d.to_value().to_string());
+            let reread = serde_json::from_str::<Value>(&v.to_string()).map(|v| v.to_string());
+            assert_eq!(again.ok(), reread.ok(), "from_value differs for {text:?}");
+        }
+        (Err(_), Err(_)) => {}
+        _ => panic!("acceptance differs for {text:?}: serde_json {oracle:?}, tape {ours:?}"),
+    }
+    oracle.is_ok()
+}
+
+const CASES: &[&str] = &[
+    "null",
+    "true",
+    "false",
+    "0",
+    "-0",
+    "1",
+    "-1",
+    "01",
+    "-01",
+    "1.",
+    ".5",
+    "1.5",
+    "-1.5",
+    "1e5",
+    "1E5",
+    "1e+5",
+    "1e-5",
+    "1e",
+    "1e+",
+    "-",
+    "--1",
+    "+1",
+    "1.5e308",
+    "1e309",
+    "1e400",
+    "-1e400",
+    "1e-400",
+    "0.0",
+    "-0.0",
+    "0e0",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "18446744073709551615",
+    "18446744073709551616",
+    "-18446744073709551616",
+    "123456789012345678901234567890",
+    "1.7976931348623157e308",
+    "2.2250738585072014e-308",
+    "4.9e-324",
+    "0.1",
+    "0.30000000000000004",
+    "123456789012345678901234567890.123e-10",
+    "1e-7",
+    "100000000000000000000000e-10",
+    "\"\"",
+    "\"a\"",
+    "\"\\\"\"",
+    "\"\\\\\"",
+    "\"\\/\"",
+    "\"\\b\\f\\n\\r\\t\"",
+    "\"\\u0041\"",
+    "\"\\u00e9\"",
+    "\"\\ud83d\\ude00\"",
+    "\"\\ud83d\"",
+    "\"\\ude00\"",
+    "\"\\ud83dx\"",
+    "\"\\ud83d\\u0041\"",
+    "\"\\ud83d\\n\"",
+    "\"\\ud83d\\ud83d\"",
+    "\"\\u12\"",
+    "\"\\u12g4\"",
+    "\"\\x\"",
+    "\"\\\"",
+    "\"abc",
+    "\"a\tb\"",
+    "\"a\nb\"",
+    "\"a\u{7f}b\"",
+    "\"é日本\"",
+    "\"a\\u0000b\"",
+    "\"\u{1f600}\"",
+    "[]",
+    "[ ]",
+    "[1]",
+    "[1,]",
+    "[,1]",
+    "[1 2]",
+    "[1,2,[3,[4,[]]]]",
+    "[",
+    "]",
+    "{}",
+    "{ }",
+    "{\"a\":1}",
+    "{\"a\":1,}",
+    "{\"a\"}",
+    "{\"a\":}",
+    "{a:1}",
+    "{\"a\":1 \"b\":2}",
+    "{\"b\":1,\"a\":2}",
+    "{\"a\":1,\"a\":2}",
+    "{\"a\":1,\"b\":2,\"a\":null}",
+    "{\"a\":{\"b\":[1,{\"c\":\"d\"}]},\"e\":[]}",
+    "{1:2}",
+    " \n\t\r[1] \n",
+    " ",
+    "",
+    "[1] x",
+    "[1]]",
+    "{}}",
+    "nul",
+    "nulll",
+    "truex",
+    "tru",
+    "[true,false,null]",
+    "[-]",
+    "[1.0e]",
+    "{\"\\u0041\":1,\"A\":2}",
+    "{\"a\\nb\":\"c\\td\",\"é\":\"\\u00e9\"}",
+    "[\"\\ud800\\udc00\", \"\\uDBFF\\uDFFF\"]",
+    "\u{feff}[]",
+    "[1,\n2]",
+    "{\"a\" : 1 , \"b\" : [ ] }",
+    "[0x10]",
+    "[NaN]",
+    "[Infinity]",
+    "[-Infinity]",
+    "[1e01]",
+    "[-0.0e-0]",
+];
+
+#[test]
+fn agrees_with_serde_json_on_the_cases() {
+    for case in CASES {
+        let _ = agree(case);
+        let _ = agree(&format!("{{\"k\":{case}}}"));
+        let _ = agree(&format!("[1,{case},2]"));
+    }
+}
+
+/// A small deterministic generator (xorshift): documents built from pieces, then mutated byte by byte.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from.get(self.below(from.len()))
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+const SCALARS: &[&str] = &[
+    "null",
+    "true",
+    "false",
+    "0",
+    "-0",
+    "12",
+    "-7",
+    "3.25",
+    "1e3",
+    "-2.5E-3",
+    "18446744073709551615",
+    "18446744073709551616",
+    "-9223372036854775808",
+    "\"\"",
+    "\"x\"",
+    "\"a\\\"b\"",
+    "\"\\u00e9\"",
+    "\"\\ud83d\\ude00\"",
+    "\"日本\"",
+    "1e400",
+    "\"\\ud800\"",
+];
+const KEYS: &[&str] = &["a", "b", "metadata", "labels", "a\\u0041", "é", ""];
+
+fn document(r: &mut Rng, depth: usize, out: &mut String) {
+    match r.below(if depth > 5 { 1 } else { 4 }) {
+        0 => out.push_str(r.pick(SCALARS)),
+        1 => {
+            out.push('[');
+            for i in 0..r.below(4) {
+                if i > 0 {
+                    out.push(',');
+                }
+                document(r, depth + 1, out);
+            }
+            out.push(']');
+        }
+        _ => {
+            out.push('{');
+            for i in 0..r.below(5) {
+                if i > 0 {
+                    out.push_str(if r.below(8) == 0 { " , " } else { "," });
+                }
+                out.push('"');
+                out.push_str(r.pick(KEYS));
+                out.push_str("\":");
+                document(r, depth + 1, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+const NOISE: &[&str] = &[
+    "{", "}", "[", "]", ",", ":", "\"", "\\", "\\u", "0", "-", ".", "e", "+", " ", "\n", "\t", "n",
+    "x", "\u{1}", "é", "1e999",
+];
+
+#[test]
+fn agrees_with_serde_json_on_generated_and_mutated_documents() {
+    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut accepted, mut refused) = (0, 0);
+    for _ in 0..20_000 {
+        let mut text = String::new();
+        document(&mut r, 0, &mut text);
+        let _ = agree(&text);
+        for _ in 0..3 {
+            let mut mutated = text.clone();
+            let mut at = r.below(mutated.len() + 1);
+            while !mutated.is_char_boundary(at) {
+                at -= 1;
+            }
+            match r.below(3) {
+                0 => mutated.insert_str(at, r.pick(NOISE)),
+                1 => {
+                    let mut end = at + 1;
+                    while end < mutated.len() && !mutated.is_char_boundary(end) {
+                        end += 1;
+                    }
+                    if end <= mutated.len() {
+                        mutated.replace_range(at..end, "");
+                    }
+                }
+                _ => mutated.truncate(at),
+            }
+            if agree(&mutated) {
+                accepted += 1;
+            } else {
+                refused += 1;
+            }
+        }
+    }
+    // the mutations exercise both sides
+    assert!(
+        accepted > 5_000 && refused > 5_000,
+        "{accepted} accepted, {refused} refused"
+    );
+}
+
+#[test]
+fn depth_is_bounded_as_configured() {
+    let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    assert!(agree(&nested(SERDE_DEPTH)));
+    assert!(!agree(&nested(SERDE_DEPTH + 1)));
+    assert!(Doc::parse(&nested(MAX_DEPTH)).is_ok());
+    let e = Doc::parse(&nested(MAX_DEPTH + 1)).err();
+    assert_eq!(e.map(|e| e.message), Some("recursion limit exceeded"));
+    let objects = format!("{}1{}", "{\"a\":".repeat(MAX_DEPTH), "}".repeat(MAX_DEPTH));
+    let doc = Doc::parse(&objects).ok();
+    assert_eq!(doc.as_ref().map(|d| d.root().depth()), Some(MAX_DEPTH));
+}
+
+#[test]
+fn objects_read_as_serde_json_maps() {
+    let doc = Doc::parse(r#"{"b":1,"a":2,"b":null,"c":{"x":[1,2,3]},"a":3}"#).ok();
+    let Some(doc) = doc else { panic!("parses") };
+    let root = doc.root();
+    assert_eq!(root.len(), 5);
+    assert_eq!(root.member("a").map(|v| v.item()), Some(Item::U64(3)));
+    assert!(root.member("b").is_some_and(|v| v.is_null()));
+    assert!(root.member("z").is_none());
+    let keys: Vec<&str> = root.sorted_members().iter().map(|(k, _)| *k).collect();
+    assert_eq!(keys, ["a", "b", "c"]);
+    assert!(root.has_duplicate_keys());
+    let list = root.member("c").and_then(|c| c.member("x"));
+    assert_eq!(list.map(|l| l.len()), Some(3));
+    assert_eq!(
+        list.and_then(|l| l.index(2)).map(|v| v.item()),
+        Some(Item::U64(3))
+    );
+    assert!(list.and_then(|l| l.index(3)).is_none());
+    let items: Vec<Item<'_>> = list
+        .into_iter()
+        .flat_map(|l| l.elements())
+        .map(|v| v.item())
+        .collect();
+    assert_eq!(items, [Item::U64(1), Item::U64(2), Item::U64(3)]);
+    assert_eq!(root.depth(), 3);
+}
+
+#[test]
+fn numbers_read_as_serde_json_reads_them() {
+    let doc =
+        Doc::parse("[0,-0,-1,18446744073709551615,18446744073709551616,-9223372036854775809,1.5]")
+            .ok();
+    let items: Vec<Item<'_>> = doc
+        .iter()
+        .flat_map(|d| d.root().elements())
+        .map(|v| v.item())
+        .collect();
+    assert_eq!(items.len(), 7);
+    assert_eq!(items.first(), Some(&Item::U64(0)));
+    assert!(matches!(items.get(1), Some(Item::F64(f)) if f.to_bits() == (-0.0f64).to_bits()));
+    assert_eq!(items.get(2), Some(&Item::I64(-1)));
+    assert_eq!(items.get(3), Some(&Item::U64(u64::MAX)));
+    assert_eq!(items.get(4), Some(&Item::F64(18446744073709551616.0)));
+    assert_eq!(items.get(5), Some(&Item::F64(-9223372036854775809.0)));
+    assert_eq!(items.get(6), Some(&Item::F64(1.5)));
+}
+
+#[test]
+fn deserializes_from_raw_text_and_through_values() {
+    #[derive(serde::Deserialize)]
+    struct Holder {
+        object: Option<Doc>,
+    }
+    let text = r#"{"object":{"a":"\u00e9","n":[1,{"b":null}]}}"#;
+    let fast: Option<Holder> = serde_json::from_str(text).ok();
+    let slow: Option<Holder> = via_values(|| serde_json::from_str(text).ok());
+    let fast = fast.and_then(|h| h.object).map(|d| d.to_value());
+    let slow = slow.and_then(|h| h.object).map(|d| d.to_value());
+    assert_eq!(fast, slow);
+    assert_eq!(
+        fast.map(|v| v.to_string()),
+        Some(r#"{"a":"é","n":[1,{"b":null}]}"#.to_owned())
+    );
+    // the tape refuses what serde_json's Value refuses, though the raw value reads it
+    let lone = r#"{"object":{"a":"\ud800"}}"#;
+    assert!(serde_json::from_str::<Holder>(lone).is_err());
+    let null = serde_json::from_str::<Holder>(r#"{"object":null}"#).ok();
+    assert!(null.is_some_and(|h| h.object.is_none()));
+}
+
+#[test]
+fn serializes_its_text() {
+    let doc = Doc::parse(r#"{"a" : 1}"#).ok();
+    assert_eq!(
+        doc.map(|d| serde_json::to_string(&d).ok()),
+        Some(Some(r#"{"a" : 1}"#.to_owned()))
+    );
+}
