@@ -378,30 +378,27 @@ pub(crate) fn format_double_g(d: f64) -> String {
     }
 }
 
-fn fixed(d: f64, prec: usize) -> String {
+/// How `format` writes a double that is not finite (`%f`, `%e`, `%s`): `NaN`, `Infinity`, `-Infinity`.
+fn non_finite(d: f64) -> Option<&'static str> {
     if d.is_nan() {
-        return "NaN".into();
+        Some("NaN")
+    } else if d.is_infinite() {
+        Some(if d > 0.0 { "Infinity" } else { "-Infinity" })
+    } else {
+        None
     }
-    if d.is_infinite() {
-        return if d > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        };
+}
+
+fn fixed(d: f64, prec: usize) -> String {
+    if let Some(s) = non_finite(d) {
+        return s.into();
     }
     format!("{d:.prec$}")
 }
 
 fn sci(d: f64, prec: usize) -> String {
-    if d.is_nan() {
-        return "NaN".into();
-    }
-    if d.is_infinite() {
-        return if d > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        };
+    if let Some(s) = non_finite(d) {
+        return s.into();
     }
     let e = format!("{d:.prec$e}");
     let (m, x) = e.split_once('e').unwrap_or((e.as_str(), "0"));
@@ -415,19 +412,7 @@ fn as_string(v: &Value<'_>) -> Result<String, EvalError> {
     Ok(match v {
         Value::String(s) => s.as_str().to_string(),
         Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-        Value::Double(d) => {
-            if d.is_nan() {
-                "NaN".into()
-            } else if d.is_infinite() {
-                if *d > 0.0 {
-                    "Infinity".into()
-                } else {
-                    "-Infinity".into()
-                }
-            } else {
-                format_double_g(*d)
-            }
-        }
+        Value::Double(d) => non_finite(*d).map_or_else(|| format_double_g(*d), str::to_owned),
         Value::List(l) => {
             let mut parts = Vec::new();
             let mut total = 0u64;
