@@ -374,31 +374,28 @@ fn read_object_from<T: DeserializeOwned + CarriesRequests>(
             Err(e) => ReadFault::NotJson(e.to_string()),
         });
     }
-    if let Ok(parsed) = serde_json::from_str(text) {
-        return Ok(parsed);
-    }
-    // refused: read again as before the tape, `object` and `oldObject` through serde_json values, so that the refusal
-    // is worded and placed exactly as serde_json words and places it (not on the fast path)
-    palisade_json::via_values(|| read_refused(text, input, document, deep))
+    let e = match serde_json::from_str(text) {
+        Ok(parsed) => return Ok(parsed),
+        Err(e) => e,
+    };
+    read_refused(text, &e, input, document, deep)
 }
 
-/// [`read_object_from`] of an input the fast path refused, inside [`palisade_json::via_values`].
+/// Why [`read_object_from`] refused `text` (serde_json's error `e`): a document nested deeper than serde_json reads is
+/// read again as deep as kube-apiserver sends; anything else is worded with the field path where serde_json stopped.
 fn read_refused<T: DeserializeOwned + CarriesRequests>(
     text: &str,
+    e: &serde_json::Error,
     input: &[u8],
     document: &'static str,
     deep: bool,
 ) -> Result<T, ReadError> {
     let fail = |fault| Err(ReadError::new(document, fault, input));
-    let e = match serde_json::from_str(text) {
-        Ok(parsed) => return Ok(parsed),
-        Err(e) => e,
-    };
     // an object nested deeper than serde_json reads: read as deep as kube-apiserver sends
     if deep && e.to_string().starts_with("recursion limit exceeded") {
         return crate::review::read_with_deep_objects(
             text,
-            &e,
+            e,
             |shallow| read_object_from::<T>(shallow, document, false),
             |message| ReadError::new(document, ReadFault::NotJson(message), input),
         );

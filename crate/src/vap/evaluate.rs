@@ -53,10 +53,11 @@ pub fn validate(
 ) -> Outcome {
     let request = scope.request;
     let namespace_lookup = || scope.namespace_object();
+    let request_value = || scope.request_value();
     let activation = Activation::new()
         .bind_doc("object", request.object())
         .bind_doc("oldObject", request.old_object())
-        .bind_json("request", Some(scope.request_value()))
+        .request(&request_value)
         .bind_json("params", param)
         .namespace_object(&namespace_lookup)
         .authorizer(scope)

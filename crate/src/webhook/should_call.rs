@@ -114,10 +114,11 @@ impl Hook {
             return Ok(true);
         }
         let request = scope.request;
+        let request_value = || scope.request_value();
         let activation = Activation::new()
             .bind_doc("object", request.object())
             .bind_doc("oldObject", request.old_object())
-            .bind_json("request", Some(scope.request_value()))
+            .request(&request_value)
             .authorizer(scope);
         match match_conditions::evaluate(&self.conditions, &activation, None) {
             Err(_) if self.webhook.failure_policy == FailurePolicy::Ignore => Ok(false),

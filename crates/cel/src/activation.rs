@@ -18,6 +18,9 @@ use palisade_cel_kubernetes::cluster::Cluster;
 /// Lazily produces the namespace object (`None`: the request is cluster-scoped).
 pub type NamespaceFn<'a> = dyn Fn() -> Result<Option<&'a Json>, String> + 'a;
 
+/// Lazily produces the `request` variable.
+pub type RequestFn<'a> = dyn Fn() -> &'a Json + 'a;
+
 /// The compiled `spec.variables` of a ValidatingAdmissionPolicy.
 #[derive(Clone)]
 pub struct Variables {
@@ -133,7 +136,9 @@ type Cached<'a> = Option<Result<Value<'a>, EvalError>>;
 /// The bindings of one evaluation. Build it once per request and evaluate every expression
 /// of the policy against it; variables are evaluated at most once.
 pub struct Activation<'a> {
-    vars: Vec<(String, Value<'a>)>,
+    vars: Vec<(&'a str, Value<'a>)>,
+    request: Option<&'a RequestFn<'a>>,
+    request_cache: std::cell::OnceCell<Value<'a>>,
     variables: Option<&'a Variables>,
     cache: RefCell<Vec<Cached<'a>>>,
     authorizer: Option<&'a dyn Cluster>,
@@ -151,6 +156,8 @@ impl<'a> Activation<'a> {
     pub fn new() -> Self {
         Activation {
             vars: Vec::new(),
+            request: None,
+            request_cache: std::cell::OnceCell::new(),
             variables: None,
             cache: RefCell::new(Vec::new()),
             authorizer: None,
@@ -160,12 +167,12 @@ impl<'a> Activation<'a> {
     }
 
     /// Binds a borrowed JSON value; `None` binds CEL `null`.
-    pub fn bind_json(self, name: &str, value: Option<&'a Json>) -> Self {
+    pub fn bind_json(self, name: &'a str, value: Option<&'a Json>) -> Self {
         self.bind(name, value.map(Value::from_json).unwrap_or(Value::Null))
     }
 
     /// Binds a request object read into its tape; `None` binds CEL `null`.
-    pub fn bind_doc(self, name: &str, doc: Option<&'a palisade_json::Doc>) -> Self {
+    pub fn bind_doc(self, name: &'a str, doc: Option<&'a palisade_json::Doc>) -> Self {
         self.bind(
             name,
             doc.map(|d| Value::from_doc(d.root()))
@@ -173,13 +180,35 @@ impl<'a> Activation<'a> {
         )
     }
 
-    pub fn bind(mut self, name: &str, value: Value<'a>) -> Self {
-        if let Some(slot) = self.vars.iter_mut().find(|(n, _)| n == name) {
+    pub fn bind(mut self, name: &'a str, value: Value<'a>) -> Self {
+        if let Some(slot) = self.vars.iter_mut().find(|(n, _)| *n == name) {
             slot.1 = value;
         } else {
-            self.vars.push((name.to_string(), value));
+            self.vars.push((name, value));
         }
         self
+    }
+
+    /// `request`, produced on first use (an expression that never reads it, nor asks `authorizer`, never builds it).
+    /// A `request` bound with [`Activation::bind`] comes first.
+    pub fn request(mut self, f: &'a RequestFn<'a>) -> Self {
+        self.request = Some(f);
+        self
+    }
+
+    /// A bound variable: bound values first, then the lazy `request`.
+    fn bound(&self, name: &str) -> Option<Value<'a>> {
+        if let Some((_, v)) = self.vars.iter().find(|(n, _)| *n == name) {
+            return Some(v.clone());
+        }
+        match self.request {
+            Some(f) if name == "request" => Some(
+                self.request_cache
+                    .get_or_init(|| Value::from_json(f()))
+                    .clone(),
+            ),
+            _ => None,
+        }
     }
 
     /// The policy's compiled variables, evaluated lazily and cached in this activation.
@@ -217,9 +246,9 @@ impl<'a> Activation<'a> {
         v
     }
 
-    fn request(&self) -> Option<&crate::value::Map<'a>> {
-        match self.vars.iter().find(|(n, _)| n == "request") {
-            Some((_, Value::Map(req))) => Some(req),
+    fn request_map(&self) -> Option<crate::value::Map<'a>> {
+        match self.bound("request") {
+            Some(Value::Map(req)) => Some(req),
             _ => None,
         }
     }
@@ -227,7 +256,7 @@ impl<'a> Activation<'a> {
     /// The requesting user (`request.userInfo`), whom `authorizer` asks for.
     fn request_user(&self) -> User {
         let mut user = User::default();
-        if let Some(Value::Map(info)) = self.request().and_then(|r| r.get_str("userInfo")) {
+        if let Some(Value::Map(info)) = self.request_map().and_then(|r| r.get_str("userInfo")) {
             let s = |v: Option<Value<'_>>| v.and_then(|v| v.as_str().map(str::to_string));
             user.name = s(info.get_str("username")).unwrap_or_default();
             user.uid = s(info.get_str("uid")).unwrap_or_default();
@@ -256,7 +285,7 @@ impl<'a> Activation<'a> {
         let s = |v: Option<Value<'_>>| v.and_then(|v| v.as_str().map(str::to_string));
         let (mut group, mut resource, mut subresource, mut namespace, mut name) =
             Default::default();
-        if let Some(req) = self.request() {
+        if let Some(req) = self.request_map() {
             if let Some(Value::Map(res)) = req.get_str("resource") {
                 group = s(res.get_str("group")).unwrap_or_default();
                 resource = s(res.get_str("resource")).unwrap_or_default();
@@ -322,20 +351,17 @@ impl<'a> Activation<'a> {
 
 impl<'a> eval::Scope<'a> for Activation<'a> {
     fn has(&self, name: &str) -> bool {
-        self.vars.iter().any(|(n, _)| n == name)
+        self.vars.iter().any(|(n, _)| *n == name) || (name == "request" && self.request.is_some())
     }
 
     /// Exact-name lookup used when no checker references exist.
     fn lookup_qualified(&self, name: &str) -> Option<Result<Value<'a>, EvalError>> {
-        self.vars
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| Ok(v.clone()))
+        self.bound(name).map(Ok)
     }
 
     fn resolve(&self, name: &str, budget: &mut Budget, depth: u32) -> Result<Value<'a>, EvalError> {
-        if let Some((_, v)) = self.vars.iter().find(|(n, _)| n == name) {
-            return Ok(v.clone());
+        if let Some(v) = self.bound(name) {
+            return Ok(v);
         }
         if let Some(var) = name.strip_prefix("variables.") {
             return self.variable(var, budget, depth);

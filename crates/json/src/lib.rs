@@ -17,6 +17,8 @@ use std::fmt;
 
 use serde_json::Value;
 
+mod build;
+
 /// The deepest document [`Doc::parse`] reads: Go's `encoding/json` scanner, and so kube-apiserver, accepts 10,000
 /// nested lists and maps.
 pub const MAX_DEPTH: usize = 10_000;
@@ -64,7 +66,7 @@ impl Node {
 /// A JSON document read into a tape (see the module documentation).
 #[derive(Clone)]
 pub struct Doc {
-    text: Box<str>,
+    text: String,
     nodes: Vec<Node>,
     escaped: String,
     /// For each array: its length, then the node index of each element.
@@ -556,11 +558,11 @@ impl Doc {
 
     /// Read one JSON document of at most `max_depth` nested lists and maps (serde_json's `Value` reads 127).
     pub fn parse_with_depth(text: &str, max_depth: usize) -> Result<Doc, ParseError> {
-        Doc::parse_owned(Box::from(text), max_depth)
+        Doc::parse_owned(text.to_owned(), max_depth)
     }
 
     /// [`Doc::parse_with_depth`] of a text the document keeps (no copy).
-    fn parse_owned(text: Box<str>, max_depth: usize) -> Result<Doc, ParseError> {
+    fn parse_owned(text: String, max_depth: usize) -> Result<Doc, ParseError> {
         let mut p = Parser {
             bytes: text.as_bytes(),
             at: 0,
@@ -623,7 +625,8 @@ impl Doc {
         Doc::parse(&text)
     }
 
-    /// The text the document was read from.
+    /// The bytes its strings are slices of: the text a parsed document was read from ([`Doc::parse`]), the strings
+    /// one after another in a document read by a deserializer.
     pub fn text(&self) -> &str {
         &self.text
     }
@@ -668,14 +671,14 @@ impl Doc {
 
 impl fmt::Debug for Doc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("Doc").field(&self.text).finish()
+        f.debug_tuple("Doc").field(&self.root().to_json()).finish()
     }
 }
 
 impl PartialEq for Doc {
     /// Equal as serde_json values (duplicate keys read as serde_json reads them).
     fn eq(&self, other: &Self) -> bool {
-        self.text == other.text || self.to_value() == other.to_value()
+        self.to_value() == other.to_value()
     }
 }
 
@@ -877,6 +880,82 @@ impl<'a> Ref<'a> {
     }
 }
 
+impl Ref<'_> {
+    /// The node as compact JSON text, members in document order (duplicates kept), strings and numbers as
+    /// serde_json writes them; without recursion, so any depth the tape holds.
+    pub fn to_json(self) -> String {
+        let doc = self.doc;
+        let end = doc.end(self.id);
+        let mut out: Vec<u8> = Vec::new();
+        // open containers: one past their last node, whether an object, whether a member or element was written
+        let mut open: Vec<(u32, bool, bool)> = Vec::new();
+        let mut after_key = false;
+        let mut id = self.id;
+        loop {
+            while let Some(&(open_end, object, _)) = open.last()
+                && open_end <= id
+            {
+                out.push(if object { b'}' } else { b']' });
+                open.pop();
+            }
+            if id >= end {
+                break;
+            }
+            let n = doc.node(id);
+            id += 1;
+            match open.last_mut() {
+                Some((_, true, wrote)) if !after_key => {
+                    if *wrote {
+                        out.push(b',');
+                    }
+                    *wrote = true;
+                    write_scalar(&mut out, Item::Str(doc.str_of(n)));
+                    out.push(b':');
+                    after_key = true;
+                    continue;
+                }
+                Some((_, false, wrote)) => {
+                    if *wrote {
+                        out.push(b',');
+                    }
+                    *wrote = true;
+                }
+                _ => {}
+            }
+            after_key = false;
+            match n.tag {
+                Tag::Array => {
+                    out.push(b'[');
+                    open.push((n.a, false, false));
+                }
+                Tag::Object => {
+                    out.push(b'{');
+                    open.push((n.a, true, false));
+                }
+                _ => write_scalar(&mut out, Ref { doc, id: id - 1 }.item()),
+            }
+        }
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+/// A scalar as serde_json writes it (containers are written by [`Ref::to_json`]).
+fn write_scalar(out: &mut Vec<u8>, item: Item<'_>) {
+    let written = match item {
+        Item::Null | Item::Array(_) | Item::Object(_) => {
+            out.extend_from_slice(b"null");
+            Ok(())
+        }
+        Item::Bool(b) => serde_json::to_writer(&mut *out, &b),
+        Item::I64(i) => serde_json::to_writer(&mut *out, &i),
+        Item::U64(u) => serde_json::to_writer(&mut *out, &u),
+        Item::F64(f) => serde_json::to_writer(&mut *out, &f),
+        Item::Str(s) => serde_json::to_writer(&mut *out, s),
+    };
+    // writing into a Vec cannot fail
+    drop(written);
+}
+
 /// Put a finished value into the container open on top of `stack` (or make it the result).
 fn attach(
     stack: &mut [(Value, u32, Option<String>)],
@@ -948,46 +1027,19 @@ impl<'a> Iterator for Members<'a> {
 }
 
 impl serde::Serialize for Doc {
-    /// The text as it was read (through serde_json: verbatim).
+    /// As JSON text ([`Ref::to_json`]: compact, members in document order, duplicates kept).
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match serde_json::value::RawValue::from_string(self.text.to_string()) {
+        match serde_json::value::RawValue::from_string(self.root().to_json()) {
             Ok(raw) => raw.serialize(serializer),
             Err(e) => Err(serde::ser::Error::custom(e)),
         }
     }
 }
 
-thread_local! {
-    static VIA_VALUES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Run `read` with every [`Doc`] deserialized through a `serde_json::Value` first instead of from the raw text: a
-/// reader that must word a refusal exactly as serde_json does (and at the same position of the whole input) reads a
-/// refused input again this way. Not for the fast path.
-pub fn via_values<R>(read: impl FnOnce() -> R) -> R {
-    /// Restores the mode, also when `read` unwinds.
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            VIA_VALUES.with(|v| v.set(self.0));
-        }
-    }
-    let _restore = Restore(VIA_VALUES.with(|v| v.replace(true)));
-    read()
-}
-
 impl<'de> serde::Deserialize<'de> for Doc {
-    /// From serde_json's text: the raw value, read once more into the tape (any depth up to [`MAX_DEPTH`]). Inside
-    /// [`via_values`], through a `serde_json::Value` instead (serde_json's refusals, positions and recursion limit).
+    /// In the deserializer's own pass ([`build`]): its refusals, positions and recursion limit.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Doc, D::Error> {
-        if VIA_VALUES.with(std::cell::Cell::get) {
-            let value = <Value as serde::Deserialize>::deserialize(deserializer)?;
-            return Doc::from_value(&value).map_err(serde::de::Error::custom);
-        }
-        // owned (one copy of the text, kept as the document's), so any serde_json deserializer reads it
-        let raw =
-            <Box<serde_json::value::RawValue> as serde::Deserialize>::deserialize(deserializer)?;
-        Doc::parse_owned(raw.into(), MAX_DEPTH).map_err(serde::de::Error::custom)
+        build::Builder::read(deserializer)
     }
 }
 
