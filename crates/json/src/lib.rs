@@ -782,11 +782,20 @@ impl<'a> Ref<'a> {
 
     /// The value of `key` in an object: its last occurrence, as serde_json reads duplicates.
     pub fn member(self, key: &str) -> Option<Ref<'a>> {
+        let doc = self.doc;
+        let n = doc.node(self.id);
+        if n.tag != Tag::Object {
+            return None;
+        }
         let mut found = None;
-        for (k, v) in self.members() {
-            if k == key {
-                found = Some(v);
+        let mut at = self.id + 1;
+        while at < n.a {
+            let k = doc.node(at);
+            // a key node's `b` is its length: most keys are told apart without reading their text
+            if k.b as usize == key.len() && doc.str_of(k) == key {
+                found = Some(Ref { doc, id: at + 1 });
             }
+            at = doc.end(at + 1);
         }
         found
     }
