@@ -7,10 +7,11 @@
 //! releases such values without recursion: [`parse`] builds a [`Value`] with an explicit stack, [`depth`] measures
 //! one, and [`release`] takes one apart iteratively so that dropping it cannot recurse.
 //!
-//! Since request objects are read into their tape (`palisade_json::Doc`, iterative, any depth up to 10,000), this is
-//! the path of refusals only: an input the fast path refuses is read again as before the tape, with objects as
-//! `serde_json` values, so that deep inputs are refused with the words and positions they always had
-//! (`api::read_object`). It also releases a deep `serde_json::Value` made from a tape (`certificates.rs`).
+//! Request objects are read into their tape in serde_json's one pass over the review, so they stop at serde_json's
+//! 128 levels like the rest of it; a review refused for that reason takes this path (`api::read_object`): the whole
+//! text is read here, the objects are set aside and laid out as tapes (`Doc::from_value`, iterative), and the rest is
+//! read as usual, so a deep review is accepted, and refused with the words and positions serde_json gives. It also
+//! releases a deep `serde_json::Value` made from a tape (`certificates.rs`).
 //!
 //! Scalars are read by serde_json itself (one string or number token at a time), so numbers, escapes, surrogates and
 //! control characters are accepted and refused exactly as on the fast path.

@@ -260,7 +260,7 @@ pub(crate) fn read_with_deep_objects<T: CarriesRequests, E>(
         }
     };
     for (at, key, object) in set_aside {
-        // not on the fast path: only a review the tape refused is read here
+        // not on the fast path: only a review nested deeper than serde_json reads comes here
         let doc = Doc::from_value(&object);
         deep::release(object);
         if let (Some(request), Ok(doc)) = (parsed.request_mut(at), doc) {

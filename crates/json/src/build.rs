@@ -4,9 +4,12 @@
 //! The events are serde_json's own, so what is accepted, refused (with serde_json's words and position) and how
 //! numbers read is exactly what a `serde_json::Value` would have been; the deserializer's recursion limit (serde_json's
 //! 128) holds. Every string is copied once into the document's text; nodes and array positions are laid out as
-//! [`crate::Parser`] lays them out.
+//! [`crate::Parser`] lays them out. [`Builder::from_value`] lays out a `serde_json::Value` the same way, without
+//! recursion (the deep path: objects nested deeper than serde_json reads).
 
 use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+
+use serde_json::Value;
 
 use crate::{Doc, Node, Tag};
 
@@ -24,21 +27,111 @@ fn index<E: serde::de::Error>(n: usize) -> Result<u32, E> {
 }
 
 impl Builder {
-    pub(crate) fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Doc, D::Error> {
+    fn new() -> Builder {
         // sized for a typical Kubernetes object, so that small ones never grow
-        let mut b = Builder {
+        Builder {
             text: String::with_capacity(2048),
             nodes: Vec::with_capacity(256),
             elements: Vec::with_capacity(64),
             scratch: Vec::with_capacity(64),
-        };
-        deserializer.deserialize_any(ValueSeed(&mut b))?;
-        Ok(Doc {
-            text: b.text,
-            nodes: b.nodes,
+        }
+    }
+
+    fn finish(self) -> Doc {
+        Doc {
+            text: self.text,
+            nodes: self.nodes,
             escaped: String::new(),
-            elements: b.elements,
-        })
+            elements: self.elements,
+        }
+    }
+
+    pub(crate) fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Doc, D::Error> {
+        let mut b = Builder::new();
+        deserializer.deserialize_any(ValueSeed(&mut b))?;
+        Ok(b.finish())
+    }
+
+    /// The tape of a `serde_json::Value`, walked with an explicit stack (values as deep as kube-apiserver sends).
+    pub(crate) fn from_value(value: &Value) -> Result<Doc, serde::de::value::Error> {
+        enum Open<'v> {
+            Array(std::slice::Iter<'v, Value>, u32, usize),
+            Object(serde_json::map::Iter<'v>, u32, u32),
+        }
+        let mut b = Builder::new();
+        let mut stack: Vec<Open<'_>> = Vec::new();
+        let mut next = Some(value);
+        loop {
+            if let Some(v) = next.take() {
+                let (tag, bits) = match v {
+                    Value::Array(items) => {
+                        let id = b.open(Tag::Array)?;
+                        stack.push(Open::Array(items.iter(), id, b.scratch.len()));
+                        (None, 0)
+                    }
+                    Value::Object(map) => {
+                        let id = b.open(Tag::Object)?;
+                        stack.push(Open::Object(map.iter(), id, 0));
+                        (None, 0)
+                    }
+                    Value::Null => (Some(Tag::Null), 0),
+                    Value::Bool(false) => (Some(Tag::False), 0),
+                    Value::Bool(true) => (Some(Tag::True), 0),
+                    Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                        (Some(u), _, _) => (Some(Tag::U64), u),
+                        (None, Some(i), _) => (Some(Tag::I64), i as u64),
+                        (None, None, f) => (Some(Tag::F64), f.unwrap_or_default().to_bits()),
+                    },
+                    Value::String(s) => {
+                        b.string(s)?;
+                        (None, 0)
+                    }
+                };
+                if let Some(tag) = tag {
+                    b.scalar(tag, bits)?;
+                }
+            }
+            match stack.last_mut() {
+                None => return Ok(b.finish()),
+                Some(Open::Array(items, id, first)) => match items.next() {
+                    Some(item) => {
+                        let at = index(b.nodes.len())?;
+                        b.scratch.push(at);
+                        next = Some(item);
+                    }
+                    None => {
+                        let (id, first) = (*id, *first);
+                        b.close_array(id, first)?;
+                        stack.pop();
+                    }
+                },
+                Some(Open::Object(members, id, count)) => match members.next() {
+                    Some((k, v)) => {
+                        b.string(k)?;
+                        *count += 1;
+                        next = Some(v);
+                    }
+                    None => {
+                        let (id, count) = (*id, *count);
+                        b.close(id, count)?;
+                        stack.pop();
+                    }
+                },
+            }
+        }
+    }
+
+    fn open<E: serde::de::Error>(&mut self, tag: Tag) -> Result<u32, E> {
+        self.push(Node { tag, a: 0, b: 0 })
+    }
+
+    /// Close the array opened as node `id` whose element positions start at `first` in the scratch stack.
+    fn close_array<E: serde::de::Error>(&mut self, id: u32, first: usize) -> Result<(), E> {
+        let at = index(self.elements.len())?;
+        let count = index(self.scratch.len().saturating_sub(first))?;
+        self.elements.push(count);
+        self.elements.extend(self.scratch.drain(first..));
+        self.close(id, at)
     }
 
     fn push<E: serde::de::Error>(&mut self, node: Node) -> Result<u32, E> {
@@ -155,11 +248,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let b = self.0;
-        let id = b.push(Node {
-            tag: Tag::Array,
-            a: 0,
-            b: 0,
-        })?;
+        let id = b.open(Tag::Array)?;
         let first = b.scratch.len();
         loop {
             let next = index(b.nodes.len())?;
@@ -169,20 +258,12 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                 break;
             }
         }
-        let at = index(b.elements.len())?;
-        let count = index(b.scratch.len() - first)?;
-        b.elements.push(count);
-        b.elements.extend(b.scratch.drain(first..));
-        b.close(id, at)
+        b.close_array(id, first)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let b = self.0;
-        let id = b.push(Node {
-            tag: Tag::Object,
-            a: 0,
-            b: 0,
-        })?;
+        let id = b.open(Tag::Object)?;
         let mut count: u32 = 0;
         while map.next_key_seed(KeySeed(&mut *b))?.is_some() {
             map.next_value_seed(ValueSeed(&mut *b))?;

@@ -1,10 +1,15 @@
-//! JSON documents as a tape: the request objects Palisade evaluates, read in one pass with no allocation per node.
+//! JSON documents as a tape: the request objects Palisade evaluates, read with no allocation per node.
 //!
-//! A [`Doc`] owns a copy of its text, one flat `Vec` of 12-byte nodes in document order, a side string for the strings
-//! that had escapes (unescaped once, while parsing; every other string is a slice of the text) and one table of array
-//! element positions (so `list[i]` is O(1)). A container node records the index one past its last descendant, so a
-//! reader skips a sibling in O(1). Reading and dropping never recurse, so documents as deep as kube-apiserver sends
-//! (10,000 levels) are safe on a wasm host's stack.
+//! A [`Doc`] holds one flat `Vec` of 12-byte nodes in document order, the bytes its strings are slices of, a side
+//! string for the strings that had escapes (parsed documents only) and one table of array element positions (so
+//! `list[i]` is O(1)). A container node records the index one past its last descendant, so a reader skips a sibling
+//! in O(1). Reading, writing ([`Ref::to_json`]) and dropping never recurse, so documents as deep as kube-apiserver
+//! sends (10,000 levels) are safe on a wasm host's stack.
+//!
+//! Three ways in, one layout: a `Doc` field of a serde type is built from the deserializer's events in the pass that
+//! reads the whole input (`build`: how the review's `object` and `oldObject` are read); [`Doc::from_value`] lays out
+//! a `serde_json::Value` without recursion (objects nested deeper than serde_json reads); [`Doc::parse`] reads a
+//! text on its own, iteratively, to 10,000 levels.
 //!
 //! What is accepted, refused and how numbers read is serde_json's `Value`, exactly (checked against it as an oracle
 //! by the unit tests and the `review_reader` fuzz target): the same grammar, escapes (paired surrogates only), control
@@ -582,47 +587,12 @@ impl Doc {
         })
     }
 
-    /// The document from a `serde_json::Value` (its text, written and read again, without recursion).
+    /// The document from a `serde_json::Value`, without recursion (any depth).
     pub fn from_value(value: &Value) -> Result<Doc, ParseError> {
-        enum Step<'v> {
-            Value(&'v Value),
-            Key(&'v str),
-            Text(&'static str),
-        }
-        let mut text = String::new();
-        let mut todo = vec![Step::Value(value)];
-        while let Some(step) = todo.pop() {
-            match step {
-                Step::Text(t) => text.push_str(t),
-                Step::Key(k) => {
-                    text.push_str(&Value::from(k).to_string());
-                    text.push(':');
-                }
-                Step::Value(Value::Array(items)) => {
-                    text.push('[');
-                    todo.push(Step::Text("]"));
-                    for (i, item) in items.iter().enumerate().rev() {
-                        todo.push(Step::Value(item));
-                        if i > 0 {
-                            todo.push(Step::Text(","));
-                        }
-                    }
-                }
-                Step::Value(Value::Object(map)) => {
-                    text.push('{');
-                    todo.push(Step::Text("}"));
-                    for (i, (k, v)) in map.iter().enumerate().rev() {
-                        todo.push(Step::Value(v));
-                        todo.push(Step::Key(k));
-                        if i > 0 {
-                            todo.push(Step::Text(","));
-                        }
-                    }
-                }
-                Step::Value(scalar) => text.push_str(&scalar.to_string()),
-            }
-        }
-        Doc::parse(&text)
+        build::Builder::from_value(value).map_err(|_| ParseError {
+            message: "document too large",
+            offset: 0,
+        })
     }
 
     /// The bytes its strings are slices of: the text a parsed document was read from ([`Doc::parse`]), the strings
