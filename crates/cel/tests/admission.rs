@@ -459,3 +459,39 @@ fn certificate_request_environment() {
     assert!(env.compile("object.x", Expect::Bool).is_err());
     assert!(env.compile("self + 1", Expect::Any).is_err());
 }
+
+#[test]
+fn request_is_built_only_when_read_and_at_most_once() {
+    let env = Env::admission();
+    let req = json!({"operation": "CREATE", "userInfo": {"username": "alice"},
+                     "resource": {"group": "", "resource": "secrets"}, "namespace": "team-a", "name": "web"});
+    let built = Cell::new(0);
+    let produce = || {
+        built.set(built.get() + 1);
+        &req
+    };
+    let rbac = Rbac {
+        calls: Cell::new(0),
+    };
+    let act = Activation::new().request(&produce).authorizer(&rbac);
+    let eval = |src: &str| {
+        env.compile(src, Expect::Any)
+            .unwrap()
+            .eval(&act, &mut Budget::kubernetes())
+            .map(|v| v.to_json().unwrap())
+    };
+    assert_eq!(eval("1 + 1 == 2").unwrap(), json!(true));
+    assert_eq!(
+        built.get(),
+        0,
+        "an expression that does not read `request` does not build it"
+    );
+    assert_eq!(eval("request.operation").unwrap(), json!("CREATE"));
+    assert_eq!(eval("has(request.userInfo.username)").unwrap(), json!(true));
+    // `authorizer` asks as the requesting user (alice), about the request's resource, both read from `request`
+    assert_eq!(
+        eval("authorizer.requestResource.check('get').reason()").unwrap(),
+        json!("rbac: allowed by role")
+    );
+    assert_eq!(built.get(), 1, "built once, then kept");
+}
