@@ -82,15 +82,70 @@ pub fn validate(
         Err(message) => return early(policy, message, trace),
     }
 
-    let mut budget = Budget::kubernetes();
-    let mut outcome = Outcome::default();
     // Validations first, then every messageExpression with what is left of the budget (the validator's two
     // filters): running out while rendering messages turns each decision into `failed messageExpression: …`.
-    let mut passed: Vec<Result<bool, String>> = Vec::with_capacity(policy.validations.len());
-    let mut traced: Vec<Expression> = Vec::new();
+    let mut budget = Budget::kubernetes();
+    let tracing = trace.is_some();
+    let validated = match run_validations(policy, &activation, &mut budget, tracing) {
+        Ok(validated) => validated,
+        Err((e, traced)) => {
+            if let Some(t) = trace.as_deref_mut() {
+                t.cost = budget.used();
+                t.validations
+                    .extend(traced.into_iter().map(|expression| ValidationTrace {
+                        expression,
+                        outcome: "error",
+                        message: None,
+                        message_expression: None,
+                    }));
+            }
+            return early(policy, e.to_string(), trace);
+        }
+    };
+    let messages = render_messages(policy, &activation, &mut budget, tracing);
+    let mut outcome = Outcome {
+        decisions: decide(
+            policy,
+            validated,
+            messages,
+            trace.as_deref_mut().map(|t| &mut t.validations),
+        ),
+        ..Outcome::default()
+    };
+    if let Some(t) = trace.as_deref_mut() {
+        t.cost = budget.used();
+    }
+    audit_annotations(
+        policy,
+        &activation,
+        &mut outcome,
+        trace.as_deref_mut().map(|t| &mut t.audit_annotations),
+    );
+    if let Some(t) = trace {
+        record_variables(policy, &activation, t);
+    }
+    outcome
+}
+
+/// Each validation's result, `Ok(passed)` or `Err(message)` by failurePolicy later, and when tracing each one's trace.
+struct Validated {
+    passed: Vec<Result<bool, String>>,
+    traced: Vec<Expression>,
+}
+
+/// Run the validations under `budget`. `Err` when the budget ran out: the whole evaluation then ends by failurePolicy
+/// (with the traces so far).
+fn run_validations(
+    policy: &Policy,
+    activation: &Activation<'_>,
+    budget: &mut Budget,
+    tracing: bool,
+) -> Result<Validated, (EvalError, Vec<Expression>)> {
+    let mut passed = Vec::with_capacity(policy.validations.len());
+    let mut traced = Vec::new();
     for validation in &policy.validations {
-        let result = validation.expression.eval(&activation, &mut budget);
-        if trace.is_some() {
+        let result = validation.expression.eval(activation, budget);
+        if tracing {
             traced.push(Expression::new(
                 "",
                 validation.expression.source(),
@@ -100,36 +155,45 @@ pub fn validate(
         }
         match result {
             Ok(v) => passed.push(Ok(v.as_bool() == Some(true))),
-            Err(e) if e.is_out_of_budget() => {
-                if let Some(t) = trace.as_deref_mut() {
-                    t.cost = budget.used();
-                    t.validations
-                        .extend(traced.into_iter().map(|expression| ValidationTrace {
-                            expression,
-                            outcome: "error",
-                            message: None,
-                            message_expression: None,
-                        }));
-                }
-                return early(policy, e.to_string(), trace);
-            }
+            Err(e) if e.is_out_of_budget() => return Err((e, traced)),
             Err(e) => passed.push(Err(error_message(validation.expression.source(), &e))),
         }
     }
-    let mut messages: Vec<Option<String>> = Vec::with_capacity(policy.validations.len());
-    let mut message_traces: Vec<Option<Expression>> = Vec::new();
-    let mut messages_failed: Option<EvalError> = None;
+    Ok(Validated { passed, traced })
+}
+
+/// What the messageExpressions rendered (one entry per validation), their traces, and the error that stopped them
+/// when the budget ran out.
+struct Messages {
+    rendered: Vec<Option<String>>,
+    traced: Vec<Option<Expression>>,
+    failed: Option<EvalError>,
+}
+
+/// Render every validation's messageExpression with what is left of `budget` (a message that errors or is not a
+/// string is no message; running out stops them all).
+fn render_messages(
+    policy: &Policy,
+    activation: &Activation<'_>,
+    budget: &mut Budget,
+    tracing: bool,
+) -> Messages {
+    let mut messages = Messages {
+        rendered: Vec::with_capacity(policy.validations.len()),
+        traced: Vec::new(),
+        failed: None,
+    };
     for validation in &policy.validations {
         let Some(program) = &validation.message_expression else {
-            messages.push(None);
-            if trace.is_some() {
-                message_traces.push(None);
+            messages.rendered.push(None);
+            if tracing {
+                messages.traced.push(None);
             }
             continue;
         };
-        let result = program.eval(&activation, &mut budget);
-        if trace.is_some() {
-            message_traces.push(Some(Expression::new(
+        let result = program.eval(activation, budget);
+        if tracing {
+            messages.traced.push(Some(Expression::new(
                 "",
                 program.source(),
                 &result,
@@ -137,17 +201,29 @@ pub fn validate(
             )));
         }
         match result {
-            Ok(CelValue::String(s)) => messages.push(Some(s.as_str().to_owned())),
-            Ok(_) => messages.push(None),
+            Ok(CelValue::String(s)) => messages.rendered.push(Some(s.as_str().to_owned())),
+            Ok(_) => messages.rendered.push(None),
             Err(e) if e.is_out_of_budget() => {
-                messages_failed = Some(e);
+                messages.failed = Some(e);
                 break;
             }
-            Err(_) => messages.push(None),
+            Err(_) => messages.rendered.push(None),
         }
     }
+    messages
+}
+
+/// One decision per validation, from its result and its message; with `trace`, each validation's outcome as well.
+fn decide(
+    policy: &Policy,
+    validated: Validated,
+    mut messages: Messages,
+    mut trace: Option<&mut Vec<ValidationTrace>>,
+) -> Vec<Decision> {
+    let Validated { passed, mut traced } = validated;
+    let mut decisions = Vec::with_capacity(passed.len());
     for (i, (validation, result)) in policy.validations.iter().zip(passed).enumerate() {
-        let (decision, outcome_name) = match (result, &messages_failed) {
+        let (decision, outcome_name) = match (result, &messages.failed) {
             (Err(message), _) => (for_error(policy, message), "error"),
             (Ok(_), Some(e)) => (
                 for_error(policy, format!("failed messageExpression: {e}")),
@@ -160,7 +236,10 @@ pub fn validate(
                         .reason
                         .clone()
                         .unwrap_or_else(|| "Invalid".to_owned()),
-                    message: failure_message(validation, messages.get(i).cloned().flatten()),
+                    message: failure_message(
+                        validation,
+                        messages.rendered.get(i).cloned().flatten(),
+                    ),
                 },
                 "fail",
             ),
@@ -170,33 +249,38 @@ pub fn validate(
                 .get_mut(i)
                 .map(|e| std::mem::replace(e, placeholder()))
         {
-            t.validations.push(ValidationTrace {
+            t.push(ValidationTrace {
                 expression,
                 outcome: outcome_name,
                 message: match &decision {
                     Decision::Deny { message, .. } => Some(message.clone()),
                     Decision::Admit => None,
                 },
-                message_expression: message_traces.get_mut(i).and_then(Option::take),
+                message_expression: messages.traced.get_mut(i).and_then(Option::take),
             });
         }
-        outcome.decisions.push(decision);
+        decisions.push(decision);
     }
-    if let Some(t) = trace.as_deref_mut() {
-        t.cost = budget.used();
-    }
+    decisions
+}
 
-    let mut annotation_budget = Budget::kubernetes();
+/// The audit annotations, under a budget of their own: each non-empty string value is an annotation; a value of
+/// another type or an error denies under `failurePolicy: Fail` (`annotation_errors`) and is dropped under Ignore.
+fn audit_annotations(
+    policy: &Policy,
+    activation: &Activation<'_>,
+    outcome: &mut Outcome,
+    mut trace: Option<&mut Vec<Expression>>,
+) {
+    let mut budget = Budget::kubernetes();
     for annotation in &policy.audit_annotations {
-        let result = annotation
-            .value_expression
-            .eval(&activation, &mut annotation_budget);
+        let result = annotation.value_expression.eval(activation, &mut budget);
         if let Some(t) = trace.as_deref_mut() {
-            t.audit_annotations.push(Expression::new(
+            t.push(Expression::new(
                 &annotation.key,
                 annotation.value_expression.source(),
                 &result,
-                annotation_budget.last_call(),
+                budget.last_call(),
             ));
         }
         match result {
@@ -225,10 +309,6 @@ pub fn validate(
             }
         }
     }
-    if let Some(t) = trace {
-        record_variables(policy, &activation, t);
-    }
-    outcome
 }
 
 /// An evaluation that ends before its validations: one decision by failurePolicy.
