@@ -1,7 +1,7 @@
 //! Is an uncompressed point on a NIST curve? What Go's `elliptic.Unmarshal` checks before
 //! `x509.ParseCertificateRequest` accepts an ECDSA key: `x, y < p` and
 //! `y² ≡ x³ − 3x + b (mod p)`. Plain big-number arithmetic on 32-bit limbs; inputs are at most
-//! 66 bytes, so the schoolbook algorithms cost nothing.
+//! 66 bytes, and the reduction works in place, so a check costs a few microseconds.
 
 /// Little-endian 32-bit limbs, no leading zero limbs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,20 +126,56 @@ impl Big {
         self.limb(i / 32) >> (i % 32) & 1 == 1
     }
 
-    /// `self mod m` by binary long division.
+    /// `self mod m` by binary long division, in place: one remainder of `m`'s width plus a limb, shifted a bit at a
+    /// time (no allocation per bit: a P-521 check reduces 1,000-bit products).
     fn rem(&self, m: &Big) -> Big {
-        let mut r = Big(Vec::new());
+        let mut r = vec![0u32; m.0.len() + 1];
         for i in (0..self.bits()).rev() {
-            // r = r * 2 + bit
-            r = r.add(&r);
-            if self.bit(i) {
-                r = r.add(&Big(vec![1]));
+            // r = 2r + bit: r < m before, so 2r + 1 < 2m fits the extra limb
+            let mut carry = u32::from(self.bit(i));
+            for limb in &mut r {
+                let out = *limb >> 31;
+                *limb = (*limb << 1) | carry;
+                carry = out;
             }
-            if r.cmp(m) != std::cmp::Ordering::Less {
-                r = r.sub(m);
+            if !limbs_less(&r, &m.0) {
+                limbs_sub(&mut r, &m.0);
             }
         }
-        r
+        let mut b = Big(r);
+        b.trim();
+        b
+    }
+}
+
+/// `a < b` for little-endian limbs of any lengths.
+fn limbs_less(a: &[u32], b: &[u32]) -> bool {
+    let n = a.len().max(b.len());
+    for i in (0..n).rev() {
+        let (x, y) = (
+            a.get(i).copied().unwrap_or(0),
+            b.get(i).copied().unwrap_or(0),
+        );
+        if x != y {
+            return x < y;
+        }
+    }
+    false
+}
+
+/// `a -= b` in place, for `a >= b`.
+fn limbs_sub(a: &mut [u32], b: &[u32]) {
+    let mut borrow = 0u64;
+    for (i, limb) in a.iter_mut().enumerate() {
+        let subtrahend = u64::from(b.get(i).copied().unwrap_or(0)) + borrow;
+        let minuend = u64::from(*limb);
+        if minuend >= subtrahend {
+            *limb = (minuend - subtrahend) as u32;
+            borrow = 0;
+        } else {
+            *limb = ((1u64 << 32) + minuend - subtrahend) as u32;
+            borrow = 1;
+        }
     }
 }
 
@@ -195,4 +231,76 @@ pub(crate) fn on_curve(bits: usize, point: &[u8]) -> bool {
     // x³ − 3x + b  ==  x³ + (p − 3x) + b   (mod p)
     let rhs = x3.add(&p.sub(&three_x)).add(&b).rem(&p);
     lhs == rhs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn big(v: u128) -> Big {
+        Big::from_be(&v.to_be_bytes())
+    }
+
+    #[test]
+    fn rem_agrees_with_u128() {
+        let values = [
+            0u128,
+            1,
+            2,
+            0xffff_ffff,
+            0x1_0000_0000,
+            0xdead_beef_cafe_f00d_1234_5678_9abc_def0,
+            u128::MAX,
+            u128::MAX - 1,
+        ];
+        let moduli = [
+            1u128,
+            2,
+            3,
+            0xffff_ffff,
+            0x1_0000_0001,
+            0xffff_ffff_0000_0001,
+            u128::MAX,
+        ];
+        for v in values {
+            for m in moduli {
+                assert_eq!(big(v).rem(&big(m)), big(v % m), "{v} mod {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn rem_of_a_product_plus_remainder_is_the_remainder() {
+        let (len, p_hex, _) = curve(521).unwrap_or_default();
+        assert_eq!(len, 66);
+        let p = Big::from_hex(p_hex);
+        let a = Big::from_hex("0123456789abcdeffedcba98765432100123456789abcdeffedcba9876543210");
+        let r = Big::from_hex("00ffee");
+        assert_eq!(a.mul(&p).add(&r).rem(&p), r);
+        assert_eq!(p.rem(&p), Big(Vec::new()));
+    }
+
+    #[test]
+    fn the_p256_generator_is_on_its_curve_and_a_moved_point_is_not() {
+        let gx = "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296";
+        let gy = "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5";
+        let point = |y: &str| {
+            let mut bytes = vec![4u8];
+            for hex in [gx, y] {
+                bytes.extend(
+                    Big::from_hex(hex)
+                        .0
+                        .iter()
+                        .rev()
+                        .flat_map(|l| l.to_be_bytes()),
+                );
+            }
+            bytes
+        };
+        assert!(on_curve(256, &point(gy)));
+        assert!(!on_curve(
+            256,
+            &point("4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f6")
+        ));
+    }
 }
