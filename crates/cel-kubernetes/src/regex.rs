@@ -444,6 +444,16 @@ fn class_char(chars: &[char], i: &mut usize, fold_case: bool) -> Option<ClassCha
     Some(ClassChar::Char(c))
 }
 
+/// A bracketed class read by [`parse_class`].
+struct ParsedClass {
+    /// Its ranges, folded when the `i` flag is on, before any negation.
+    ranges: Vec<(u32, u32)>,
+    /// `[^…]`.
+    negated: bool,
+    /// The index after its `]`.
+    end: usize,
+}
+
 /// Parses the bracketed class starting at `chars[start] == '['`: its ranges (folded when
 /// `fold_case`, before any negation), whether it is negated, and the index after its `]`.
 /// `Ok(None)` when it holds something this module does not rewrite.
@@ -451,7 +461,7 @@ fn parse_class(
     chars: &[char],
     start: usize,
     fold_case: bool,
-) -> Result<Option<(Vec<(u32, u32)>, bool, usize)>, RegexError> {
+) -> Result<Option<ParsedClass>, RegexError> {
     let mut i = start + 1;
     let negated = chars.get(i) == Some(&'^');
     if negated {
@@ -519,7 +529,11 @@ fn parse_class(
     } else {
         normalize(ranges)
     };
-    Ok(Some((ranges, negated, i)))
+    Ok(Some(ParsedClass {
+        ranges,
+        negated,
+        end: i,
+    }))
 }
 
 /// Writes `c`, a literal outside a class, matching its whole case orbit when `fold_case`
@@ -630,9 +644,9 @@ fn translate(pattern: &str) -> Result<String, RegexError> {
                 }
             }
             '[' => match parse_class(&chars, i - 1, fold_case)? {
-                Some((ranges, negated, end)) => {
-                    push_class(&mut out, &ranges, negated);
-                    i = end;
+                Some(class) => {
+                    push_class(&mut out, &class.ranges, class.negated);
+                    i = class.end;
                 }
                 None => out.push('['),
             },
