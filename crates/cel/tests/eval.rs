@@ -500,7 +500,7 @@ fn cost_follows_cel_go() {
     assert_eq!(cost(&format!("'{long}' == '{long}'")), 10);
 }
 
-/// RE2 (cel-go) Perl classes are ASCII-only; the evaluator rewrites them for the `regex` crate.
+/// RE2 (cel-go) Perl classes are ASCII-only; the evaluator rewrites them for `regex_lite`.
 #[test]
 fn regexes_follow_re2_semantics() {
     let obj = json!({});

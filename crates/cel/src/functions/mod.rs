@@ -24,7 +24,7 @@ mod sets;
 mod strings;
 mod time;
 
-use ::regex::Regex;
+use palisade_cel_kubernetes::regex::Regex;
 
 use crate::cost::Meter;
 use crate::error::EvalError;

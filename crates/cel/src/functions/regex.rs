@@ -3,7 +3,7 @@
 //! over RE2 syntax (`palisade_cel_kubernetes::regex`).
 
 use palisade_cel_kubernetes::regex as re2;
-use regex::Regex;
+use palisade_cel_kubernetes::regex::Regex;
 
 use super::args::{int_arg, nso, str_arg};
 use super::names::Method;

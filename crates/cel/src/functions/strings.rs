@@ -2,7 +2,7 @@
 //! regex ones through [`super::regex`]), cel-go's strings extension (indices count code points),
 //! `strings.quote`, and the number formatting `string(x)` and `format` use; with their cost.
 
-use regex::Regex;
+use palisade_cel_kubernetes::regex::Regex;
 
 use super::args::{REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR, ceil_cost, int_arg, nso, str_arg};
 use super::names::Method;
