@@ -1,5 +1,5 @@
-//! Per-request bindings: borrowed JSON, lazily evaluated `variables`, the authorizer and a lazy
-//! `namespaceObject`.
+//! Per-request bindings: borrowed JSON and tapes, lazily evaluated `variables`, the authorizer,
+//! and a lazy `request` and `namespaceObject` (built only when an expression reads them).
 
 use std::cell::RefCell;
 use std::rc::Rc;
