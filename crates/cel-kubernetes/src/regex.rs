@@ -417,6 +417,31 @@ fn hex_escape(chars: &[char], i: &mut usize) -> Option<u32> {
     char::from_u32(v).map(u32::from)
 }
 
+/// Go's octal escape after its backslash, whose first digit `d` is at `chars[*i - 1]`: `\0` and up to two more octal
+/// digits, or a non-zero digit followed by at least one more (`\12`); a lone `\1`…`\7` is a backreference, which RE2
+/// refuses (`invalid escape sequence`). `None` when `d` is not an octal digit.
+fn octal_escape(chars: &[char], i: &mut usize, d: char) -> Option<Result<u32, RegexError>> {
+    let first = d.to_digit(8)?;
+    let octal = |c: Option<&char>| c.and_then(|c| c.to_digit(8));
+    if first != 0 && octal(chars.get(*i)).is_none() {
+        return Some(Err(RegexError::go(
+            "invalid escape sequence",
+            &format!("\\{d}"),
+        )));
+    }
+    let mut value = first;
+    for _ in 0..2 {
+        match octal(chars.get(*i)) {
+            Some(digit) => {
+                value = value * 8 + digit;
+                *i += 1;
+            }
+            None => break,
+        }
+    }
+    Some(Ok(value))
+}
+
 /// Reads one class character or Perl class at `chars[*i..]` (None: not something this module
 /// rewrites; the class is then left for `regex_lite` to judge).
 fn class_char(chars: &[char], i: &mut usize, fold_case: bool) -> Option<ClassChar> {
@@ -438,6 +463,11 @@ fn class_char(chars: &[char], i: &mut usize, fold_case: bool) -> Option<ClassCha
         'r' => 0xD,
         'v' => 0xB,
         'x' => return hex_escape(chars, i).map(ClassChar::Char),
+        '0'..='7' => {
+            return octal_escape(chars, i, e)
+                .and_then(Result::ok)
+                .map(ClassChar::Char);
+        }
         e if e.is_ascii_punctuation() => u32::from(e),
         _ => return None,
     };
@@ -626,6 +656,15 @@ fn translate(pattern: &str) -> Result<String, RegexError> {
                             );
                         }
                     }
+                    '0'..='7' => match octal_escape(&chars, &mut i, e) {
+                        Some(Ok(v)) => {
+                            let mut raw = String::new();
+                            push_ranges(&mut raw, &[(v, v)]);
+                            push_literal(&mut out, v, fold_case, &raw);
+                        }
+                        Some(Err(e)) => return Err(e),
+                        None => {}
+                    },
                     'x' => {
                         let from = i;
                         match hex_escape(&chars, &mut i) {
@@ -825,6 +864,13 @@ mod tests {
     // upstream: Go src/regexp/syntax/doc.go (Perl classes are ASCII, \Q…\E, repeat limit)
     #[test]
     fn re2_semantics() {
+        // octal escapes: `\0` and up to two more digits, `\12`, three digits at most
+        assert_eq!(find(&re(r"a\0b"), "xa\0b"), "a\0b");
+        assert_eq!(find(&re(r"\12"), "a\nb"), "\n");
+        assert_eq!(find(&re(r"\101+"), "xAAy"), "AA");
+        assert_eq!(find(&re(r"\1234"), "S4"), "S4");
+        assert_eq!(find(&re(r"[\101-\103]+"), "xABCD"), "ABC");
+        assert_eq!(find(&re(r"(?i)\101"), "xa"), "a");
         assert_eq!(find(&re(r"\d+"), "x١٢3"), "3");
         assert_eq!(find(&re(r"[\d]+"), "x١٢34"), "34");
         assert_eq!(find(&re(r"\w+"), "é_a1"), "_a1");
@@ -887,6 +933,8 @@ mod tests {
         assert_eq!(err("a{2,1001}"), go("invalid repeat count: `{2,1001}`"));
         assert_eq!(err("a{3,2}"), go("invalid repeat count: `{3,2}`"));
         assert!(err("[z-a]").starts_with("error parsing regexp: "));
+        // a lone \1…\7 is a backreference, which RE2 refuses (parse.go, "Octal escapes")
+        assert_eq!(err(r"(a)\1"), go(r"invalid escape sequence: `\1`"));
         // what Go accepts
         for ok in [
             "a*?", "a+?", "a??", "(?s)a", "(?:a)*", r"\*", "[*+?]", "abc]", r"\Q*\E",
