@@ -122,6 +122,22 @@ impl Big {
         }
     }
 
+    /// `self >> s`.
+    fn shr(&self, s: usize) -> Big {
+        let (skip, bits) = (s / 32, (s % 32) as u32);
+        let limbs = (skip..self.0.len()).map(|i| {
+            let high = if bits == 0 {
+                0
+            } else {
+                self.limb(i + 1) << (32 - bits)
+            };
+            (self.limb(i) >> bits) | high
+        });
+        let mut b = Big(limbs.collect());
+        b.trim();
+        b
+    }
+
     fn bit(&self, i: usize) -> bool {
         self.limb(i / 32) >> (i % 32) & 1 == 1
     }
@@ -129,8 +145,14 @@ impl Big {
     /// `self mod m` by binary long division, in place: one remainder of `m`'s width plus a limb, shifted a bit at a
     /// time (no allocation per bit: a P-521 check reduces 1,000-bit products).
     fn rem(&self, m: &Big) -> Big {
+        let (total, width) = (self.bits(), m.bits());
+        // the top `width - 1` bits are below `m` already: they are the remainder's start, with no step each
+        let loaded = width.saturating_sub(1).min(total);
         let mut r = vec![0u32; m.0.len() + 1];
-        for i in (0..self.bits()).rev() {
+        for (slot, limb) in r.iter_mut().zip(self.shr(total - loaded).0) {
+            *slot = limb;
+        }
+        for i in (0..total - loaded).rev() {
             // r = 2r + bit: r < m before, so 2r + 1 < 2m fits the extra limb
             let mut carry = u32::from(self.bit(i));
             for limb in &mut r {
@@ -266,6 +288,18 @@ mod tests {
             for m in moduli {
                 assert_eq!(big(v).rem(&big(m)), big(v % m), "{v} mod {m}");
             }
+        }
+    }
+
+    #[test]
+    fn shr_agrees_with_u128() {
+        let v = 0xdead_beef_cafe_f00d_1234_5678_9abc_def0u128;
+        for s in [0, 1, 31, 32, 33, 64, 100, 127, 128, 200] {
+            assert_eq!(
+                big(v).shr(s),
+                big(v.checked_shr(s as u32).unwrap_or(0)),
+                "{s}"
+            );
         }
     }
 
