@@ -346,9 +346,10 @@ impl ReadError {
     }
 }
 
-/// Read a JSON object document (`document` names it in messages, e.g. [`ADMISSION_REVIEW`]) into `T`. The fast path
-/// reads without tracking field paths, request objects into their tape ([`palisade_json::Doc`]); only a failing input
-/// is read again to say what is wrong and where.
+/// Read a JSON object document (`document` names it in messages, e.g. [`ADMISSION_REVIEW`]) into `T`, in one pass of
+/// serde_json that builds the request objects' tapes ([`palisade_json::Doc`]) and tracks no field paths: a refused
+/// input is worded with serde_json's error and the field path `jsonpath` finds where it stopped, and only a document
+/// nested deeper than serde_json reads is read again ([`crate::review::deep`]).
 pub fn read_object<T: DeserializeOwned + CarriesRequests>(
     input: &[u8],
     document: &'static str,

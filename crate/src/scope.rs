@@ -53,7 +53,8 @@ pub fn attributes(request: &AdmissionRequest) -> Attributes<'_> {
 pub struct RequestScope<'r> {
     pub request: &'r AdmissionRequest,
     pub cluster: &'r dyn Cluster,
-    /// The `request` variable, built on first use (a request no policy matches never builds it).
+    /// The `request` variable, built on first use (a request no policy matches, or whose expressions never read it,
+    /// never builds it).
     request_value: OnceCell<Value>,
     namespace: OnceCell<Result<Option<Value>, HostError>>,
 }
