@@ -113,11 +113,14 @@ fn selector_view(doc: &Doc) -> Value {
                 let mut kept = serde_json::Map::new();
                 if let Some(labels) = meta.member("labels") {
                     let labels = shape(labels, &|labels| {
-                        let strings = labels.sorted_members().into_iter().filter_map(|(k, v)| {
-                            v.as_str()
-                                .map(|v| (k.to_owned(), Value::String(v.to_owned())))
-                        });
-                        Value::Object(strings.collect())
+                        // inserted one by one: `collect` into a map would link a sort for this element type
+                        let mut strings = serde_json::Map::new();
+                        for (k, v) in labels.sorted_members() {
+                            if let Some(v) = v.as_str() {
+                                strings.insert(k.to_owned(), Value::String(v.to_owned()));
+                            }
+                        }
+                        Value::Object(strings)
                     });
                     kept.insert("labels".to_owned(), labels);
                 }

@@ -219,7 +219,7 @@ impl Policies {
             (0..self.policies.len()).collect()
         } else {
             let mut candidates: Vec<usize> = self.index.candidates(&attributes).copied().collect();
-            palisade_cel_kubernetes::sort::sort(&mut candidates);
+            palisade_json::sort::sort(&mut candidates);
             candidates.dedup();
             candidates
         };

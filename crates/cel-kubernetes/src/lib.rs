@@ -52,6 +52,5 @@ pub mod quantity;
 pub mod regex;
 pub mod semver;
 pub mod sets;
-pub mod sort;
 pub mod url;
 pub mod validation;

@@ -257,7 +257,7 @@ fn orbit(c: u32) -> Vec<u32> {
 
 /// Sorts and merges ranges.
 fn normalize(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
-    ranges.sort_unstable();
+    palisade_json::sort::sort(&mut ranges);
     let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
     for (lo, hi) in ranges {
         match out.last_mut() {

@@ -172,7 +172,7 @@ pub(crate) fn compile(
             }
             if flavor == Flavor::CertificateRequest || issues.len() > checked.errors.len() {
                 // cel-go prints its issues ordered by location
-                palisade_cel_kubernetes::sort::sort_by_key(&mut issues, |(offset, _)| *offset);
+                palisade_json::sort::sort_by_key(&mut issues, |(offset, _)| *offset);
             }
             let msgs: Vec<String> = issues
                 .iter()
@@ -1232,7 +1232,7 @@ fn optional_syntax(root: &SpannedExpr, source: &str) -> Vec<(usize, &'static str
         }
         stack.extend(children(e));
     }
-    palisade_cel_kubernetes::sort::sort_by_key(&mut out, |(offset, _)| *offset);
+    palisade_json::sort::sort_by_key(&mut out, |(offset, _)| *offset);
     out
 }
 
@@ -1319,7 +1319,7 @@ fn message_ranges(root: &SpannedExpr, types: &HashMap<i64, CelType>, source: &st
         }
         stack.extend(children(e));
     }
-    palisade_cel_kubernetes::sort::sort_by_key(&mut out, |(at, _)| *at);
+    palisade_json::sort::sort_by_key(&mut out, |(at, _)| *at);
     out.into_iter()
         .map(|(at, m)| format_issue(source, at, &m))
         .collect()

@@ -143,12 +143,7 @@ impl Policies {
                 }
                 let labels = match p.namespace.as_ref().and_then(|n| n.match_labels.as_ref()) {
                     Some(l) if errs.is_empty() => {
-                        // inserted one by one: collecting into a map sorts, a copy of driftsort per call site
-                        let mut sel = serde_json::Map::new();
-                        for (k, v) in l {
-                            sel.insert(k.clone(), Value::String(v.clone()));
-                        }
-                        let json = serde_json::json!({ "matchLabels": sel });
+                        let json = serde_json::json!({ "matchLabels": policy::labels_json(l) });
                         match palisade_matching::LabelSelector::parse(
                             &json,
                             "spec.selector.namespace",
@@ -185,9 +180,7 @@ impl Policies {
         if !all.is_empty() {
             return Err(all);
         }
-        palisade_cel_kubernetes::sort::sort_by(&mut policies, |a, b| {
-            a.policy.name.cmp(&b.policy.name)
-        });
+        palisade_json::sort::sort_by(&mut policies, |a, b| a.policy.name.cmp(&b.policy.name));
         Ok(Policies { policies, settings })
     }
 
@@ -310,7 +303,7 @@ fn evaluate_policy(
 
 /// approver-policy's denial: `No policy approved this request: [name: messages] …`, by policy name.
 fn denied_message(mut denials: Vec<(String, String)>) -> String {
-    palisade_cel_kubernetes::sort::sort_by(&mut denials, |a, b| a.0.cmp(&b.0));
+    palisade_json::sort::sort_by(&mut denials, |a, b| a.0.cmp(&b.0));
     let parts: Vec<String> = denials.iter().map(|(n, m)| format!("[{n}: {m}]")).collect();
     format!("No policy approved this request: {}", parts.join(" "))
 }

@@ -415,7 +415,7 @@ pub(crate) fn read(doc: &Value, errs: &mut Vec<FieldErr>) -> Option<Policy> {
         let p = spec_path.child("plugins");
         if let Some(o) = r.object(v, &p) {
             plugins = o.keys().cloned().collect();
-            palisade_cel_kubernetes::sort::sort(&mut plugins);
+            palisade_json::sort::sort(&mut plugins);
         }
     }
     let sel_path = spec_path.child("selector");
@@ -658,6 +658,16 @@ pub(crate) fn validate(p: &mut Policy, errs: &mut Vec<FieldErr>) {
     }
 }
 
+/// `matchLabels` as a JSON object. Inserted one by one: collecting into a map sorts, and every call site that does
+/// links its own copy of the standard library's sort.
+pub(crate) fn labels_json(labels: &BTreeMap<String, String>) -> serde_json::Map<String, Value> {
+    let mut out = serde_json::Map::new();
+    for (k, v) in labels {
+        out.insert(k.clone(), Value::String(v.clone()));
+    }
+    out
+}
+
 /// The webhook's own checks: no plugins (none is registered), a selector (issuerRef or namespace), namespace
 /// matchLabels a label selector accepts.
 fn validate_base(p: &Policy, spec: &Path, errs: &mut Vec<FieldErr>) {
@@ -683,12 +693,7 @@ fn validate_base(p: &Policy, spec: &Path, errs: &mut Vec<FieldErr>) {
                 .child("selector")
                 .child("namespace")
                 .child("matchLabels"),
-            BadValue::Json(Value::Object(
-                labels
-                    .iter()
-                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                    .collect(),
-            )),
+            BadValue::Json(Value::Object(labels_json(labels))),
             problem,
         ));
     }

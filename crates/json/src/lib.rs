@@ -23,6 +23,7 @@ use std::fmt;
 use serde_json::Value;
 
 mod build;
+pub mod sort;
 
 /// The deepest document [`Doc::parse`] reads: Go's `encoding/json` scanner, and so kube-apiserver, accepts 10,000
 /// nested lists and maps.
@@ -775,7 +776,7 @@ impl<'a> Ref<'a> {
     pub fn sorted_members(self) -> Vec<(&'a str, Ref<'a>)> {
         let mut all: Vec<(&'a str, Ref<'a>)> = self.members().collect();
         // stable: among equal keys the last written stays last
-        all.sort_by(|x, y| x.0.cmp(y.0));
+        sort::sort_by(&mut all, |x, y| x.0.cmp(y.0));
         let mut out: Vec<(&'a str, Ref<'a>)> = Vec::with_capacity(all.len());
         for (k, v) in all {
             match out.last_mut() {

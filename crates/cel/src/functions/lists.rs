@@ -150,7 +150,7 @@ fn list_member<'a>(
             let mut v = l.to_vec();
             check_sortable(&v)?;
             let mut err = None;
-            palisade_cel_kubernetes::sort::sort_by(&mut v, |a, b| match a.compare(b) {
+            palisade_json::sort::sort_by(&mut v, |a, b| match a.compare(b) {
                 Ok(Some(o)) => o,
                 Ok(None) => Ordering::Equal,
                 Err(e) => {

@@ -446,7 +446,7 @@ fn map_string(m: &Map<'_>) -> Result<String, EvalError> {
         check_len(total)?;
         parts.push(p);
     }
-    palisade_cel_kubernetes::sort::sort(&mut parts);
+    palisade_json::sort::sort(&mut parts);
     Ok(format!("{{{}}}", parts.join(", ")))
 }
 

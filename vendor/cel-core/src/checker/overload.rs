@@ -113,20 +113,18 @@ pub fn resolve_overload(
         if !any_arity_match {
             // Collect expected arg counts from overloads matching the call style
             let is_method = target.is_some();
-            let mut expected: Vec<usize> = func
-                .overloads
-                .iter()
-                .filter(|o| o.is_member == is_method)
-                .map(|o| {
-                    if is_method {
-                        o.params.len() - 1
-                    } else {
-                        o.params.len()
-                    }
-                })
-                .collect();
-            expected.sort_unstable();
-            expected.dedup();
+            // sorted and deduplicated as it is built (Palisade: no slice sort linked)
+            let mut expected: Vec<usize> = Vec::new();
+            for o in func.overloads.iter().filter(|o| o.is_member == is_method) {
+                let n = if is_method {
+                    o.params.len() - 1
+                } else {
+                    o.params.len()
+                };
+                if let Err(at) = expected.binary_search(&n) {
+                    expected.insert(at, n);
+                }
+            }
             return Err(OverloadMismatch::ArityMismatch { expected });
         }
         return Err(OverloadMismatch::TypeMismatch);

@@ -334,8 +334,9 @@ impl MacroRegistry {
             if m.name == name && (m.style == MacroStyle::Receiver) == is_receiver {
                 match m.arg_count {
                     ArgCount::Exact(n) => {
-                        if !counts.contains(&n) {
-                            counts.push(n);
+                        // kept sorted as it is built (Palisade: no slice sort linked)
+                        if let Err(at) = counts.binary_search(&n) {
+                            counts.insert(at, n);
                         }
                     }
                     ArgCount::VarArg(min) => {
@@ -358,7 +359,6 @@ impl MacroRegistry {
             ));
         }
 
-        counts.sort();
         Some(match counts.as_slice() {
             [n] => format!("exactly {} argument{}", n, if *n == 1 { "" } else { "s" }),
             _ => {

@@ -6,7 +6,7 @@
 //! workspace sorts through [`sort_by`] / [`sort_by_key`] / [`sort`] (see docs/architecture.md, "Artifacts").
 //!
 //! ```
-//! use palisade_cel_kubernetes::sort;
+//! use palisade_json::sort;
 //! let mut v = vec![(2, 'a'), (1, 'b'), (2, 'c'), (0, 'd')];
 //! sort::sort_by_key(&mut v, |p| p.0);
 //! assert_eq!(v, [(0, 'd'), (1, 'b'), (2, 'a'), (2, 'c')]);
