@@ -1,291 +1,90 @@
 //! Checker declarations: cel-core's standard library and extensions, plus the libraries
 //! Kubernetes enables that cel-core does not declare (sets, lists, regex, authz).
 
-use cel_core::{CelType, Env, FunctionDecl, OverloadDecl};
+use cel_core::{CelType, Env};
 
-use crate::authz::{T_AUTHORIZER, T_DECISION, T_GROUP, T_PATH, T_RESOURCE};
-
-fn t(name: &str) -> CelType {
-    CelType::type_param(name)
-}
-
-fn list(e: CelType) -> CelType {
-    CelType::list(e)
-}
+use crate::authz::{T_AUTHORIZER, T_RESOURCE};
+use crate::signature::{self, Row};
 
 fn abs(name: &str) -> CelType {
     CelType::abstract_type(name, &[])
 }
 
-fn method(
-    name: &str,
-    id: &str,
-    params: Vec<CelType>,
-    result: CelType,
-    tps: &[&str],
-) -> FunctionDecl {
-    FunctionDecl::new(name).with_overload(
-        OverloadDecl::method(id, params, result)
-            .with_type_params(tps.iter().map(|s| s.to_string()).collect()),
-    )
-}
+/// The functions Kubernetes enables that cel-core does not declare.
+#[rustfmt::skip]
+const EXTRA: &[Row] = &[
+    // cel-go's cross-type numeric ordering (`1 < 2.5`, `2u >= 1`)
+    ("_<_", "less_int64_uint64", false, "int, uint", "bool", &[]),
+    ("_<_", "less_int64_double", false, "int, double", "bool", &[]),
+    ("_<_", "less_uint64_int64", false, "uint, int", "bool", &[]),
+    ("_<_", "less_uint64_double", false, "uint, double", "bool", &[]),
+    ("_<_", "less_double_int64", false, "double, int", "bool", &[]),
+    ("_<_", "less_double_uint64", false, "double, uint", "bool", &[]),
+    ("_<=_", "less_equals_int64_uint64", false, "int, uint", "bool", &[]),
+    ("_<=_", "less_equals_int64_double", false, "int, double", "bool", &[]),
+    ("_<=_", "less_equals_uint64_int64", false, "uint, int", "bool", &[]),
+    ("_<=_", "less_equals_uint64_double", false, "uint, double", "bool", &[]),
+    ("_<=_", "less_equals_double_int64", false, "double, int", "bool", &[]),
+    ("_<=_", "less_equals_double_uint64", false, "double, uint", "bool", &[]),
+    ("_>_", "greater_int64_uint64", false, "int, uint", "bool", &[]),
+    ("_>_", "greater_int64_double", false, "int, double", "bool", &[]),
+    ("_>_", "greater_uint64_int64", false, "uint, int", "bool", &[]),
+    ("_>_", "greater_uint64_double", false, "uint, double", "bool", &[]),
+    ("_>_", "greater_double_int64", false, "double, int", "bool", &[]),
+    ("_>_", "greater_double_uint64", false, "double, uint", "bool", &[]),
+    ("_>=_", "greater_equals_int64_uint64", false, "int, uint", "bool", &[]),
+    ("_>=_", "greater_equals_int64_double", false, "int, double", "bool", &[]),
+    ("_>=_", "greater_equals_uint64_int64", false, "uint, int", "bool", &[]),
+    ("_>=_", "greater_equals_uint64_double", false, "uint, double", "bool", &[]),
+    ("_>=_", "greater_equals_double_int64", false, "double, int", "bool", &[]),
+    ("_>=_", "greater_equals_double_uint64", false, "double, uint", "bool", &[]),
+    // cel-go ext.Sets
+    ("sets.contains", "list_sets_contains_list", false, "list(T), list(T)", "bool", &["T"]),
+    ("sets.equivalent", "list_sets_equivalent_list", false, "list(T), list(T)", "bool", &["T"]),
+    ("sets.intersects", "list_sets_intersects_list", false, "list(T), list(T)", "bool", &["T"]),
+    // cel-go ext.Lists
+    ("lists.range", "lists_range", false, "int", "list(int)", &[]),
+    ("slice", "list_slice", true, "list(T), int, int", "list(T)", &["T"]),
+    ("flatten", "list_flatten", true, "list(list(T))", "list(T)", &["T"]),
+    ("flatten", "list_flatten_int", true, "list(dyn), int", "list(dyn)", &[]),
+    ("distinct", "list_distinct", true, "list(T)", "list(T)", &["T"]),
+    ("reverse", "list_reverse", true, "list(T)", "list(T)", &["T"]),
+    ("sort", "list_sort", true, "list(T)", "list(T)", &["T"]),
+    ("first", "list_first", true, "list(T)", "optional_type(T)", &["T"]),
+    ("last", "list_last", true, "list(T)", "optional_type(T)", &["T"]),
+    // k8s.io/apiserver/pkg/cel/library/lists.go
+    ("isSorted", "list_is_sorted", true, "list(T)", "bool", &["T"]),
+    ("sum", "list_sum", true, "list(T)", "T", &["T"]),
+    ("min", "list_min", true, "list(T)", "T", &["T"]),
+    ("max", "list_max", true, "list(T)", "T", &["T"]),
+    ("indexOf", "list_index_of", true, "list(T), T", "int", &["T"]),
+    ("lastIndexOf", "list_last_index_of", true, "list(T), T", "int", &["T"]),
+    // k8s.io/apiserver/pkg/cel/library/regex.go
+    ("find", "string_find_string", true, "string, string", "string", &[]),
+    ("findAll", "string_find_all_string", true, "string, string", "list(string)", &[]),
+    ("findAll", "string_find_all_string_int", true, "string, string, int", "list(string)", &[]),
+];
 
-fn func(name: &str, id: &str, params: Vec<CelType>, result: CelType, tps: &[&str]) -> FunctionDecl {
-    FunctionDecl::new(name).with_overload(
-        OverloadDecl::function(id, params, result)
-            .with_type_params(tps.iter().map(|s| s.to_string()).collect()),
-    )
-}
-
-/// cel-go's cross-type numeric ordering overloads (`1 < 2.5`, `2u >= 1`).
-fn cross_numeric() -> Vec<FunctionDecl> {
-    let kinds = [
-        ("int64", CelType::Int),
-        ("uint64", CelType::UInt),
-        ("double", CelType::Double),
-    ];
-    let mut out = Vec::new();
-    for (op, id) in [
-        ("_<_", "less"),
-        ("_<=_", "less_equals"),
-        ("_>_", "greater"),
-        ("_>=_", "greater_equals"),
-    ] {
-        let mut f = FunctionDecl::new(op);
-        for (an, at) in &kinds {
-            for (bn, bt) in &kinds {
-                if an != bn {
-                    f = f.with_overload(OverloadDecl::function(
-                        format!("{id}_{an}_{bn}"),
-                        vec![at.clone(), bt.clone()],
-                        CelType::Bool,
-                    ));
-                }
-            }
-        }
-        out.push(f);
-    }
-    out
-}
-
-fn extra() -> Vec<FunctionDecl> {
-    let lt = || list(t("T"));
-    let mut v = cross_numeric();
-    v.extend(vec![
-        // cel-go ext.Sets
-        func(
-            "sets.contains",
-            "list_sets_contains_list",
-            vec![lt(), lt()],
-            CelType::Bool,
-            &["T"],
-        ),
-        func(
-            "sets.equivalent",
-            "list_sets_equivalent_list",
-            vec![lt(), lt()],
-            CelType::Bool,
-            &["T"],
-        ),
-        func(
-            "sets.intersects",
-            "list_sets_intersects_list",
-            vec![lt(), lt()],
-            CelType::Bool,
-            &["T"],
-        ),
-        // cel-go ext.Lists
-        func(
-            "lists.range",
-            "lists_range",
-            vec![CelType::Int],
-            list(CelType::Int),
-            &[],
-        ),
-        method(
-            "slice",
-            "list_slice",
-            vec![lt(), CelType::Int, CelType::Int],
-            lt(),
-            &["T"],
-        ),
-        method(
-            "flatten",
-            "list_flatten",
-            vec![list(list(t("T")))],
-            lt(),
-            &["T"],
-        ),
-        method(
-            "flatten",
-            "list_flatten_int",
-            vec![list(CelType::Dyn), CelType::Int],
-            list(CelType::Dyn),
-            &[],
-        ),
-        method("distinct", "list_distinct", vec![lt()], lt(), &["T"]),
-        method("reverse", "list_reverse", vec![lt()], lt(), &["T"]),
-        method("sort", "list_sort", vec![lt()], lt(), &["T"]),
-        method(
-            "first",
-            "list_first",
-            vec![lt()],
-            CelType::optional(t("T")),
-            &["T"],
-        ),
-        method(
-            "last",
-            "list_last",
-            vec![lt()],
-            CelType::optional(t("T")),
-            &["T"],
-        ),
-        // k8s.io/apiserver/pkg/cel/library/lists.go
-        method(
-            "isSorted",
-            "list_is_sorted",
-            vec![lt()],
-            CelType::Bool,
-            &["T"],
-        ),
-        method("sum", "list_sum", vec![lt()], t("T"), &["T"]),
-        method("min", "list_min", vec![lt()], t("T"), &["T"]),
-        method("max", "list_max", vec![lt()], t("T"), &["T"]),
-        method(
-            "indexOf",
-            "list_index_of",
-            vec![lt(), t("T")],
-            CelType::Int,
-            &["T"],
-        ),
-        method(
-            "lastIndexOf",
-            "list_last_index_of",
-            vec![lt(), t("T")],
-            CelType::Int,
-            &["T"],
-        ),
-        // k8s.io/apiserver/pkg/cel/library/regex.go
-        method(
-            "find",
-            "string_find_string",
-            vec![CelType::String, CelType::String],
-            CelType::String,
-            &[],
-        ),
-        method(
-            "findAll",
-            "string_find_all_string",
-            vec![CelType::String, CelType::String],
-            list(CelType::String),
-            &[],
-        ),
-        method(
-            "findAll",
-            "string_find_all_string_int",
-            vec![CelType::String, CelType::String, CelType::Int],
-            list(CelType::String),
-            &[],
-        ),
-    ]);
-    v
-}
-
-fn authz() -> Vec<FunctionDecl> {
-    let s = || CelType::String;
-    vec![
-        method(
-            "path",
-            "authorizer_path",
-            vec![abs(T_AUTHORIZER), s()],
-            abs(T_PATH),
-            &[],
-        ),
-        method(
-            "group",
-            "authorizer_group",
-            vec![abs(T_AUTHORIZER), s()],
-            abs(T_GROUP),
-            &[],
-        ),
-        method(
-            "serviceAccount",
-            "authorizer_serviceaccount",
-            vec![abs(T_AUTHORIZER), s(), s()],
-            abs(T_AUTHORIZER),
-            &[],
-        ),
-        method(
-            "resource",
-            "groupcheck_resource",
-            vec![abs(T_GROUP), s()],
-            abs(T_RESOURCE),
-            &[],
-        ),
-        method(
-            "subresource",
-            "resourcecheck_subresource",
-            vec![abs(T_RESOURCE), s()],
-            abs(T_RESOURCE),
-            &[],
-        ),
-        method(
-            "namespace",
-            "resourcecheck_namespace",
-            vec![abs(T_RESOURCE), s()],
-            abs(T_RESOURCE),
-            &[],
-        ),
-        method(
-            "name",
-            "resourcecheck_name",
-            vec![abs(T_RESOURCE), s()],
-            abs(T_RESOURCE),
-            &[],
-        ),
-        method(
-            "fieldSelector",
-            "resourcecheck_fieldselector",
-            vec![abs(T_RESOURCE), s()],
-            abs(T_RESOURCE),
-            &[],
-        ),
-        method(
-            "labelSelector",
-            "resourcecheck_labelselector",
-            vec![abs(T_RESOURCE), s()],
-            abs(T_RESOURCE),
-            &[],
-        ),
-        FunctionDecl::new("check")
-            .with_overload(OverloadDecl::method(
-                "pathcheck_check",
-                vec![abs(T_PATH), s()],
-                abs(T_DECISION),
-            ))
-            .with_overload(OverloadDecl::method(
-                "resourcecheck_check",
-                vec![abs(T_RESOURCE), s()],
-                abs(T_DECISION),
-            )),
-        method(
-            "allowed",
-            "decision_allowed",
-            vec![abs(T_DECISION)],
-            CelType::Bool,
-            &[],
-        ),
-        method("reason", "decision_reason", vec![abs(T_DECISION)], s(), &[]),
-        method(
-            "errored",
-            "decision_errored",
-            vec![abs(T_DECISION)],
-            CelType::Bool,
-            &[],
-        ),
-        method("error", "decision_error", vec![abs(T_DECISION)], s(), &[]),
-    ]
-}
+/// The authorizer library (`authorizer.group(...).resource(...).check(...)`).
+#[rustfmt::skip]
+const AUTHZ: &[Row] = &[
+    // k8s.io/apiserver/pkg/cel/library/authz.go
+    ("path", "authorizer_path", true, "kubernetes.authorization.Authorizer, string", "kubernetes.authorization.PathCheck", &[]),
+    ("group", "authorizer_group", true, "kubernetes.authorization.Authorizer, string", "kubernetes.authorization.GroupCheck", &[]),
+    ("serviceAccount", "authorizer_serviceaccount", true, "kubernetes.authorization.Authorizer, string, string", "kubernetes.authorization.Authorizer", &[]),
+    ("resource", "groupcheck_resource", true, "kubernetes.authorization.GroupCheck, string", "kubernetes.authorization.ResourceCheck", &[]),
+    ("subresource", "resourcecheck_subresource", true, "kubernetes.authorization.ResourceCheck, string", "kubernetes.authorization.ResourceCheck", &[]),
+    ("namespace", "resourcecheck_namespace", true, "kubernetes.authorization.ResourceCheck, string", "kubernetes.authorization.ResourceCheck", &[]),
+    ("name", "resourcecheck_name", true, "kubernetes.authorization.ResourceCheck, string", "kubernetes.authorization.ResourceCheck", &[]),
+    ("fieldSelector", "resourcecheck_fieldselector", true, "kubernetes.authorization.ResourceCheck, string", "kubernetes.authorization.ResourceCheck", &[]),
+    ("labelSelector", "resourcecheck_labelselector", true, "kubernetes.authorization.ResourceCheck, string", "kubernetes.authorization.ResourceCheck", &[]),
+    ("check", "pathcheck_check", true, "kubernetes.authorization.PathCheck, string", "kubernetes.authorization.Decision", &[]),
+    ("check", "resourcecheck_check", true, "kubernetes.authorization.ResourceCheck, string", "kubernetes.authorization.Decision", &[]),
+    ("allowed", "decision_allowed", true, "kubernetes.authorization.Decision", "bool", &[]),
+    ("reason", "decision_reason", true, "kubernetes.authorization.Decision", "string", &[]),
+    ("errored", "decision_errored", true, "kubernetes.authorization.Decision", "bool", &[]),
+    ("error", "decision_error", true, "kubernetes.authorization.Decision", "string", &[]),
+];
 
 /// Standard library, cel-core's extensions (strings, math, encoders, optionals) and the
 /// Kubernetes additions above.
@@ -294,7 +93,7 @@ pub(crate) fn library() -> Env {
 }
 
 fn stripped_library() -> Env {
-    let mut env = Env::with_standard_library().with_extension(crate::ext_decls::extensions(&[
+    let mut env = crate::core_decls::standard().with_extension(crate::core_decls::extensions(&[
         "strings",
         "math",
         "encoders",
@@ -314,7 +113,7 @@ fn stripped_library() -> Env {
         "google.protobuf.Duration",
         CelType::type_of(CelType::Duration),
     );
-    env.with_extension(extra())
+    env.with_extension(signature::declare(EXTRA))
 }
 
 /// The admission library (everything but the variables), built once.
@@ -322,7 +121,7 @@ fn admission_library() -> &'static Env {
     static LIBRARY: std::sync::OnceLock<Env> = std::sync::OnceLock::new();
     LIBRARY.get_or_init(|| {
         let mut env = stripped_library()
-            .with_extension(authz())
+            .with_extension(signature::declare(AUTHZ))
             .with_extension(crate::kube::decls())
             .with_proto_registry(std::sync::Arc::new(crate::admission_types::KubeTypes));
         for t in crate::kube::TYPE_NAMES {
@@ -360,8 +159,8 @@ pub(crate) fn admission(vars: crate::AdmissionVars) -> Env {
 /// approver-policy v0.27 `validator.compile`: `cel.Types(&CertificateRequest{})`, `self`
 /// (string), `cr` (the `CertificateRequest` message), `ext.Strings()`, `ServiceAccountLib()`.
 pub(crate) fn certificate_request() -> Env {
-    let mut env = Env::with_standard_library()
-        .with_extension(crate::ext_decls::extensions(&["strings"]))
+    let mut env = crate::core_decls::standard()
+        .with_extension(crate::core_decls::extensions(&["strings"]))
         .with_extension(crate::approver::decls())
         .with_proto_registry(std::sync::Arc::new(crate::approver::Messages));
     env.add_variable("self", CelType::String);
@@ -370,4 +169,24 @@ pub(crate) fn certificate_request() -> Env {
         CelType::message(crate::approver::T_CERTIFICATE_REQUEST),
     );
     env
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::authz::{T_AUTHORIZER, T_DECISION, T_GROUP, T_PATH, T_RESOURCE};
+    use cel_core::CelType;
+
+    #[test]
+    fn the_authorizer_library_names_only_its_types() {
+        let types = [T_AUTHORIZER, T_DECISION, T_GROUP, T_PATH, T_RESOURCE];
+        for decl in super::signature::declare(super::AUTHZ) {
+            for o in &decl.overloads {
+                for t in o.params.iter().chain([&o.result]) {
+                    if let CelType::Abstract { name, .. } = t {
+                        assert!(types.contains(&&**name), "{}: {name}", o.id);
+                    }
+                }
+            }
+        }
+    }
 }

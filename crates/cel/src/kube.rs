@@ -6,6 +6,8 @@
 use std::fmt;
 
 use cel_core::{CelType, FunctionDecl, OverloadDecl};
+
+use crate::signature::{self, Row};
 use palisade_cel_kubernetes::cidr::Cidr;
 use palisade_cel_kubernetes::format::Format;
 use palisade_cel_kubernetes::ip::Ip;
@@ -92,187 +94,104 @@ impl fmt::Display for KubeValue {
     }
 }
 
-fn abs(name: &str) -> CelType {
-    CelType::abstract_type(name, &[])
-}
-
-fn f(name: &str, id: &str, params: Vec<CelType>, result: CelType) -> FunctionDecl {
-    FunctionDecl::new(name).with_overload(OverloadDecl::function(id, params, result))
-}
-
-fn m(name: &str, id: &str, params: Vec<CelType>, result: CelType) -> FunctionDecl {
-    FunctionDecl::new(name).with_overload(OverloadDecl::method(id, params, result))
-}
+/// Checker declarations of the libraries, with upstream's overload ids (besides one `format.<name>()` per format).
+#[rustfmt::skip]
+const ROWS: &[Row] = &[
+    // quantity.go
+    ("quantity", "string_to_quantity", false, "string", "kubernetes.Quantity", &[]),
+    ("isQuantity", "is_quantity_string", false, "string", "bool", &[]),
+    ("sign", "quantity_sign", true, "kubernetes.Quantity", "int", &[]),
+    ("isInteger", "quantity_is_integer", true, "kubernetes.Quantity", "bool", &[]),
+    ("asInteger", "quantity_as_integer", true, "kubernetes.Quantity", "int", &[]),
+    ("asApproximateFloat", "quantity_as_float", true, "kubernetes.Quantity", "double", &[]),
+    ("add", "quantity_add", true, "kubernetes.Quantity, kubernetes.Quantity", "kubernetes.Quantity", &[]),
+    ("add", "quantity_add_int", true, "kubernetes.Quantity, int", "kubernetes.Quantity", &[]),
+    ("sub", "quantity_sub", true, "kubernetes.Quantity, kubernetes.Quantity", "kubernetes.Quantity", &[]),
+    ("sub", "quantity_sub_int", true, "kubernetes.Quantity, int", "kubernetes.Quantity", &[]),
+    ("isLessThan", "quantity_is_less_than", true, "kubernetes.Quantity, kubernetes.Quantity", "bool", &[]),
+    ("isLessThan", "semver_is_less_than", true, "kubernetes.Semver, kubernetes.Semver", "bool", &[]),
+    ("isGreaterThan", "quantity_is_greater_than", true, "kubernetes.Quantity, kubernetes.Quantity", "bool", &[]),
+    ("isGreaterThan", "semver_is_greater_than", true, "kubernetes.Semver, kubernetes.Semver", "bool", &[]),
+    ("compareTo", "quantity_compare_to", true, "kubernetes.Quantity, kubernetes.Quantity", "int", &[]),
+    ("compareTo", "semver_compare_to", true, "kubernetes.Semver, kubernetes.Semver", "int", &[]),
+    // semverlib.go
+    ("semver", "string_to_semver", false, "string", "kubernetes.Semver", &[]),
+    ("semver", "string_bool_to_semver", false, "string, bool", "kubernetes.Semver", &[]),
+    ("isSemver", "is_semver_string", false, "string", "bool", &[]),
+    ("isSemver", "is_semver_string_bool", false, "string, bool", "bool", &[]),
+    ("major", "semver_major", true, "kubernetes.Semver", "int", &[]),
+    ("minor", "semver_minor", true, "kubernetes.Semver", "int", &[]),
+    ("patch", "semver_patch", true, "kubernetes.Semver", "int", &[]),
+    // ip.go
+    ("ip", "string_to_ip", false, "string", "net.IP", &[]),
+    ("isIP", "is_ip", false, "string", "bool", &[]),
+    ("ip.isCanonical", "ip_is_canonical", false, "string", "bool", &[]),
+    ("family", "ip_family", true, "net.IP", "int", &[]),
+    ("isUnspecified", "ip_is_unspecified", true, "net.IP", "bool", &[]),
+    ("isLoopback", "ip_is_loopback", true, "net.IP", "bool", &[]),
+    ("isLinkLocalMulticast", "ip_is_link_local_multicast", true, "net.IP", "bool", &[]),
+    ("isLinkLocalUnicast", "ip_is_link_local_unicast", true, "net.IP", "bool", &[]),
+    ("isGlobalUnicast", "ip_is_global_unicast", true, "net.IP", "bool", &[]),
+    ("string", "ip_to_string", false, "net.IP", "string", &[]),
+    ("string", "cidr_to_string", false, "net.CIDR", "string", &[]),
+    // cidr.go
+    ("cidr", "string_to_cidr", false, "string", "net.CIDR", &[]),
+    ("isCIDR", "is_cidr", false, "string", "bool", &[]),
+    ("containsIP", "cidr_contains_ip_string", true, "net.CIDR, string", "bool", &[]),
+    ("containsIP", "cidr_contains_ip_ip", true, "net.CIDR, net.IP", "bool", &[]),
+    ("containsCIDR", "cidr_contains_cidr_string", true, "net.CIDR, string", "bool", &[]),
+    ("containsCIDR", "cidr_contains_cidr", true, "net.CIDR, net.CIDR", "bool", &[]),
+    ("ip", "cidr_ip", true, "net.CIDR", "net.IP", &[]),
+    ("prefixLength", "cidr_prefix_length", true, "net.CIDR", "int", &[]),
+    ("masked", "cidr_masked", true, "net.CIDR", "net.CIDR", &[]),
+    // urls.go
+    ("url", "string_to_url", false, "string", "kubernetes.URL", &[]),
+    ("isURL", "is_url_string", false, "string", "bool", &[]),
+    ("getScheme", "url_get_scheme", true, "kubernetes.URL", "string", &[]),
+    ("getHost", "url_get_host", true, "kubernetes.URL", "string", &[]),
+    ("getHostname", "url_get_hostname", true, "kubernetes.URL", "string", &[]),
+    ("getPort", "url_get_port", true, "kubernetes.URL", "string", &[]),
+    ("getEscapedPath", "url_get_escaped_path", true, "kubernetes.URL", "string", &[]),
+    ("getQuery", "url_get_query", true, "kubernetes.URL", "map(string, list(string))", &[]),
+    // format.go
+    ("format.named", "format-named", false, "string", "optional_type(kubernetes.NamedFormat)", &[]),
+    ("validate", "format-validate", true, "kubernetes.NamedFormat, string", "optional_type(list(string))", &[]),
+];
 
 /// Checker declarations, with upstream's overload ids.
 pub(crate) fn decls() -> Vec<FunctionDecl> {
-    use CelType::{Bool, Double, Int, String as Str};
-    let q = || abs(T_QUANTITY);
-    let s = || abs(T_SEMVER);
-    let ipt = || abs(T_IP);
-    let c = || abs(T_CIDR);
-    let u = || abs(T_URL);
-    let fm = || abs(T_FORMAT);
-    let mut v = vec![
-        // quantity.go
-        f("quantity", "string_to_quantity", vec![Str], q()),
-        f("isQuantity", "is_quantity_string", vec![Str], Bool),
-        m("sign", "quantity_sign", vec![q()], Int),
-        m("isInteger", "quantity_is_integer", vec![q()], Bool),
-        m("asInteger", "quantity_as_integer", vec![q()], Int),
-        m("asApproximateFloat", "quantity_as_float", vec![q()], Double),
-        FunctionDecl::new("add")
-            .with_overload(OverloadDecl::method("quantity_add", vec![q(), q()], q()))
-            .with_overload(OverloadDecl::method(
-                "quantity_add_int",
-                vec![q(), Int],
-                q(),
-            )),
-        FunctionDecl::new("sub")
-            .with_overload(OverloadDecl::method("quantity_sub", vec![q(), q()], q()))
-            .with_overload(OverloadDecl::method(
-                "quantity_sub_int",
-                vec![q(), Int],
-                q(),
-            )),
-        FunctionDecl::new("isLessThan")
-            .with_overload(OverloadDecl::method(
-                "quantity_is_less_than",
-                vec![q(), q()],
-                Bool,
-            ))
-            .with_overload(OverloadDecl::method(
-                "semver_is_less_than",
-                vec![s(), s()],
-                Bool,
-            )),
-        FunctionDecl::new("isGreaterThan")
-            .with_overload(OverloadDecl::method(
-                "quantity_is_greater_than",
-                vec![q(), q()],
-                Bool,
-            ))
-            .with_overload(OverloadDecl::method(
-                "semver_is_greater_than",
-                vec![s(), s()],
-                Bool,
-            )),
-        FunctionDecl::new("compareTo")
-            .with_overload(OverloadDecl::method(
-                "quantity_compare_to",
-                vec![q(), q()],
-                Int,
-            ))
-            .with_overload(OverloadDecl::method(
-                "semver_compare_to",
-                vec![s(), s()],
-                Int,
-            )),
-        // semverlib.go
-        FunctionDecl::new("semver")
-            .with_overload(OverloadDecl::function("string_to_semver", vec![Str], s()))
-            .with_overload(OverloadDecl::function(
-                "string_bool_to_semver",
-                vec![Str, Bool],
-                s(),
-            )),
-        FunctionDecl::new("isSemver")
-            .with_overload(OverloadDecl::function("is_semver_string", vec![Str], Bool))
-            .with_overload(OverloadDecl::function(
-                "is_semver_string_bool",
-                vec![Str, Bool],
-                Bool,
-            )),
-        m("major", "semver_major", vec![s()], Int),
-        m("minor", "semver_minor", vec![s()], Int),
-        m("patch", "semver_patch", vec![s()], Int),
-        // ip.go
-        f("ip", "string_to_ip", vec![Str], ipt()),
-        f("isIP", "is_ip", vec![Str], Bool),
-        f("ip.isCanonical", "ip_is_canonical", vec![Str], Bool),
-        m("family", "ip_family", vec![ipt()], Int),
-        m("isUnspecified", "ip_is_unspecified", vec![ipt()], Bool),
-        m("isLoopback", "ip_is_loopback", vec![ipt()], Bool),
-        m(
-            "isLinkLocalMulticast",
-            "ip_is_link_local_multicast",
-            vec![ipt()],
-            Bool,
-        ),
-        m(
-            "isLinkLocalUnicast",
-            "ip_is_link_local_unicast",
-            vec![ipt()],
-            Bool,
-        ),
-        m("isGlobalUnicast", "ip_is_global_unicast", vec![ipt()], Bool),
-        FunctionDecl::new("string")
-            .with_overload(OverloadDecl::function("ip_to_string", vec![ipt()], Str))
-            .with_overload(OverloadDecl::function("cidr_to_string", vec![c()], Str)),
-        // cidr.go
-        f("cidr", "string_to_cidr", vec![Str], c()),
-        f("isCIDR", "is_cidr", vec![Str], Bool),
-        FunctionDecl::new("containsIP")
-            .with_overload(OverloadDecl::method(
-                "cidr_contains_ip_string",
-                vec![c(), Str],
-                Bool,
-            ))
-            .with_overload(OverloadDecl::method(
-                "cidr_contains_ip_ip",
-                vec![c(), ipt()],
-                Bool,
-            )),
-        FunctionDecl::new("containsCIDR")
-            .with_overload(OverloadDecl::method(
-                "cidr_contains_cidr_string",
-                vec![c(), Str],
-                Bool,
-            ))
-            .with_overload(OverloadDecl::method(
-                "cidr_contains_cidr",
-                vec![c(), c()],
-                Bool,
-            )),
-        m("ip", "cidr_ip", vec![c()], ipt()),
-        m("prefixLength", "cidr_prefix_length", vec![c()], Int),
-        m("masked", "cidr_masked", vec![c()], c()),
-        // urls.go
-        f("url", "string_to_url", vec![Str], u()),
-        f("isURL", "is_url_string", vec![Str], Bool),
-        m("getScheme", "url_get_scheme", vec![u()], Str),
-        m("getHost", "url_get_host", vec![u()], Str),
-        m("getHostname", "url_get_hostname", vec![u()], Str),
-        m("getPort", "url_get_port", vec![u()], Str),
-        m("getEscapedPath", "url_get_escaped_path", vec![u()], Str),
-        m(
-            "getQuery",
-            "url_get_query",
-            vec![u()],
-            CelType::map(Str, CelType::list(Str)),
-        ),
-        // format.go
-        f(
-            "format.named",
-            "format-named",
-            vec![Str],
-            CelType::optional(fm()),
-        ),
-        m(
-            "validate",
-            "format-validate",
-            vec![fm(), Str],
-            CelType::optional(CelType::list(Str)),
-        ),
-    ];
+    let mut v = signature::declare(ROWS);
     for format in Format::all() {
         let name = format!("format.{}", format.cel_name());
-        v.push(f(
-            &name,
-            &format!("format-{}", format.cel_name()),
-            vec![],
-            fm(),
-        ));
+        v.push(
+            FunctionDecl::new(&name).with_overload(OverloadDecl::function(
+                &format!("format-{}", format.cel_name()),
+                vec![],
+                CelType::abstract_type(T_FORMAT, &[]),
+            )),
+        );
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use cel_core::CelType;
+
+    #[test]
+    fn every_declared_type_is_a_library_type() {
+        for decl in super::decls() {
+            for o in &decl.overloads {
+                for t in o.params.iter().chain([&o.result]) {
+                    let mut t = t;
+                    while let CelType::Optional(inner) | CelType::List(inner) = t {
+                        t = inner;
+                    }
+                    if let CelType::Abstract { name, .. } = t {
+                        assert!(super::TYPE_NAMES.contains(&&**name), "{}: {name}", o.id);
+                    }
+                }
+            }
+        }
+    }
 }

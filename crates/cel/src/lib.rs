@@ -20,13 +20,14 @@ mod approver;
 mod authz;
 mod checker_types;
 mod compile;
+mod core_decls;
 mod cost;
 mod decls;
 mod error;
 mod eval;
-mod ext_decls;
 mod functions;
 mod kube;
+mod signature;
 mod time;
 mod value;
 

@@ -1,0 +1,163 @@
+//! Checker declarations written as text: one row per overload, its parameter and result types in cel-go's type
+//! syntax (`string`, `list(T)`, `map(string, list(string))`, `optional_type(T)`, `kubernetes.Quantity`).
+//!
+//! Why text: a declaration built with `CelType` constructors is code, a few hundred bytes of wasm per overload; the
+//! same declaration as a row of `&str` is data, a tenth of that. The libraries declare hundreds of overloads, and
+//! they are only read when a bundle is configured.
+//!
+//! A type name is read as cel-go prints it: the primitives (`bool`, `int`, `uint`, `double`, `string`, `bytes`,
+//! `dyn`, `null_type`, `google.protobuf.Timestamp`, `google.protobuf.Duration`), `list(E)`, `map(K, V)`,
+//! `optional_type(E)` and `type(E)`; a name of one upper-case letter is a type parameter (`T`); any other name is an
+//! abstract (opaque) type (`net.IP`).
+
+use cel_core::{CelType, FunctionDecl, OverloadDecl};
+
+/// One overload: the function's name, the overload id, whether it is called as a method (the first parameter is
+/// the receiver), the parameter types separated by commas, the result type and the type parameters.
+pub(crate) type Row = (
+    &'static str,
+    &'static str,
+    bool,
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+);
+
+/// The declarations of `rows`, one `FunctionDecl` per row (the environment merges overloads of one name).
+pub(crate) fn declare(rows: &[Row]) -> Vec<FunctionDecl> {
+    rows.iter()
+        .map(|&(name, id, member, params, result, tps)| {
+            let params = parse_list(params);
+            let result = parse(result);
+            let o = if member {
+                OverloadDecl::method(id, params, result)
+            } else {
+                OverloadDecl::function(id, params, result)
+            };
+            FunctionDecl::new(name)
+                .with_overload(o.with_type_params(tps.iter().map(|s| s.to_string()).collect()))
+        })
+        .collect()
+}
+
+/// The types of a comma-separated list (`""` is none).
+pub(crate) fn parse_list(text: &str) -> Vec<CelType> {
+    split_top(text).into_iter().map(parse).collect()
+}
+
+/// One type name (see the module documentation).
+pub(crate) fn parse(text: &str) -> CelType {
+    let text = text.trim();
+    if let Some((head, args)) = text.strip_suffix(')').and_then(|t| t.split_once('(')) {
+        let mut args = parse_list(args).into_iter();
+        let mut next = || args.next().unwrap_or(CelType::Dyn);
+        return match head {
+            "list" => CelType::list(next()),
+            "map" => {
+                let key = next();
+                CelType::map(key, next())
+            }
+            "optional_type" => CelType::optional(next()),
+            "type" => CelType::type_of(next()),
+            other => CelType::abstract_type(other, &[]),
+        };
+    }
+    match text {
+        "bool" => CelType::Bool,
+        "int" => CelType::Int,
+        "uint" => CelType::UInt,
+        "double" => CelType::Double,
+        "string" => CelType::String,
+        "bytes" => CelType::Bytes,
+        "dyn" => CelType::Dyn,
+        "null_type" => CelType::Null,
+        "google.protobuf.Timestamp" => CelType::Timestamp,
+        "google.protobuf.Duration" => CelType::Duration,
+        p if p.len() == 1 && p.bytes().all(|b| b.is_ascii_uppercase()) => CelType::type_param(p),
+        other => CelType::abstract_type(other, &[]),
+    }
+}
+
+/// `text` split at the commas outside parentheses; empty parts are dropped.
+fn split_top(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            b',' if depth == 0 => {
+                out.push(text.get(start..i).unwrap_or_default());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(text.get(start..).unwrap_or_default());
+    out.retain(|p| !p.trim().is_empty());
+    out
+}
+
+/// `t` in the syntax [`parse`] reads (the generators of the tables write it).
+#[cfg(test)]
+pub(crate) fn render(t: &CelType) -> String {
+    match t {
+        CelType::Bool => "bool".into(),
+        CelType::Int => "int".into(),
+        CelType::UInt => "uint".into(),
+        CelType::Double => "double".into(),
+        CelType::String => "string".into(),
+        CelType::Bytes => "bytes".into(),
+        CelType::Dyn => "dyn".into(),
+        CelType::Null => "null_type".into(),
+        CelType::Timestamp => "google.protobuf.Timestamp".into(),
+        CelType::Duration => "google.protobuf.Duration".into(),
+        CelType::List(e) => format!("list({})", render(e)),
+        CelType::Map(k, v) => format!("map({}, {})", render(k), render(v)),
+        CelType::Optional(e) => format!("optional_type({})", render(e)),
+        CelType::Type(e) => format!("type({})", render(e)),
+        CelType::TypeParam(n) => n.to_string(),
+        CelType::Abstract { name, params } if params.is_empty() => name.to_string(),
+        other => panic!("no text for {other:?}: extend signature::render and parse"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_type_reads_back_as_written() {
+        let types = [
+            CelType::Bool,
+            CelType::Int,
+            CelType::UInt,
+            CelType::Double,
+            CelType::String,
+            CelType::Bytes,
+            CelType::Dyn,
+            CelType::Null,
+            CelType::Timestamp,
+            CelType::Duration,
+            CelType::type_param("T"),
+            CelType::abstract_type("net.IP", &[]),
+            CelType::list(CelType::type_param("T")),
+            CelType::map(CelType::String, CelType::list(CelType::String)),
+            CelType::optional(CelType::list(CelType::String)),
+            CelType::type_of(CelType::optional(CelType::Dyn)),
+        ];
+        for t in types {
+            let text = render(&t);
+            assert_eq!(parse(&text), t, "{text}");
+        }
+        assert_eq!(
+            parse_list("map(string, list(int)), T, kubernetes.Quantity"),
+            vec![
+                CelType::map(CelType::String, CelType::list(CelType::Int)),
+                CelType::type_param("T"),
+                CelType::abstract_type("kubernetes.Quantity", &[]),
+            ]
+        );
+        assert_eq!(parse_list(""), Vec::<CelType>::new());
+    }
+}
