@@ -240,7 +240,9 @@ pub fn is_date_time(s: &str) -> bool {
     if s.len() < 4 {
         return false;
     }
-    let lower = s.to_lowercase();
+    // ASCII is enough: only ASCII digits, `t`, `z` and separators can make a date-time, and no other character
+    // lowercases to one of them
+    let lower = s.to_ascii_lowercase();
     let mut parts = lower.split('t');
     let (Some(date), Some(time)) = (parts.next(), parts.next()) else {
         return false;

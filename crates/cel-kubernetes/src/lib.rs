@@ -52,5 +52,6 @@ pub mod quantity;
 pub mod regex;
 pub mod semver;
 pub mod sets;
+mod simple_case;
 pub mod url;
 pub mod validation;

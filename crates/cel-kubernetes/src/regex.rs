@@ -184,8 +184,8 @@ fn check_structure(pattern: &str) -> Result<(), RegexError> {
 /// Go's case orbits with more than two members, and the runes Go leaves unfolded although
 /// Rust's full case mappings relate them to others (`unicode/tables.go` `caseOrbit`; the
 /// Greek iota-subscript pairs are Go's simple mappings where Rust's `to_uppercase` is the full
-/// two-character one). A rune not listed here folds to `to_lowercase`/`to_uppercase` (when
-/// single characters).
+/// two-character one). A rune not listed here folds to its simple lower and upper case
+/// ([`crate::simple_case`]).
 const ORBITS: &[&[u32]] = &[
     &[0x4B, 0x6B, 0x212A],
     &[0x53, 0x73, 0x17F],
@@ -236,18 +236,8 @@ fn orbit(c: u32) -> Vec<u32> {
         return vec![c & !8, c | 8];
     }
     let mut out = vec![c];
-    let Some(ch) = char::from_u32(c) else {
-        return out;
-    };
-    fn single(mut it: impl Iterator<Item = char>) -> Option<char> {
-        let first = it.next()?;
-        it.next().is_none().then_some(first)
-    }
-    for other in [single(ch.to_lowercase()), single(ch.to_uppercase())]
-        .into_iter()
-        .flatten()
-    {
-        let o = u32::from(other);
+    let (lower, upper) = crate::simple_case::mappings(c);
+    for o in [lower, upper] {
         if !out.contains(&o) {
             out.push(o);
         }

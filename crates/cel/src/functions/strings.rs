@@ -575,7 +575,11 @@ pub(crate) fn format(fmt: &str, args: &[Value<'_>]) -> Result<String, EvalError>
                         )));
                     }
                 };
-                if verb == 'X' { s.to_uppercase() } else { s }
+                if verb == 'X' {
+                    s.to_ascii_uppercase()
+                } else {
+                    s
+                }
             }
             other => {
                 return Err(EvalError::new(format!(
