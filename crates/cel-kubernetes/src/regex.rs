@@ -19,7 +19,88 @@
 //! so `regex_lite`'s ASCII-only folding is never used. `\p{…}` classes are rejected by
 //! `regex_lite` (no Unicode tables), as they were before: such a pattern does not compile.
 
-pub use regex_lite::Regex;
+/// A compiled pattern: `regex_lite`'s program, and for the most common shape of admission patterns, a whole string
+/// of one ASCII class (`^[a-z0-9-]+$`), a scan of its bytes instead ([`WholeClass`]).
+#[derive(Clone, Debug)]
+pub struct Regex {
+    inner: regex_lite::Regex,
+    whole: Option<WholeClass>,
+}
+
+impl Regex {
+    /// Whether `s` has a match anywhere (Go's `MatchString`).
+    pub fn is_match(&self, s: &str) -> bool {
+        match &self.whole {
+            Some(w) => w.matches(s),
+            None => self.inner.is_match(s),
+        }
+    }
+
+    /// The leftmost match.
+    pub fn find<'h>(&self, s: &'h str) -> Option<regex_lite::Match<'h>> {
+        self.inner.find(s)
+    }
+
+    /// The leftmost match starting at or after `start`, anchors still seeing all of `s`.
+    pub fn find_at<'h>(&self, s: &'h str, start: usize) -> Option<regex_lite::Match<'h>> {
+        self.inner.find_at(s, start)
+    }
+}
+
+/// `^[class]+$` or `^[class]*$` with no flags, the class a set of ASCII characters and ranges (no negation, no
+/// escape): in Go's RE2, `^` and `$` outside multi-line mode are the ends of the text, so the pattern matches exactly
+/// the strings whose every character is in the class (and not empty, for `+`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct WholeClass {
+    /// bit `b` set: ASCII byte `b` is in the class
+    set: u128,
+    empty: bool,
+}
+
+impl WholeClass {
+    /// The fast form of `pattern`, when it has this shape.
+    fn of(pattern: &str) -> Option<WholeClass> {
+        let body = pattern.strip_prefix("^[")?;
+        let (class, empty) = if let Some(c) = body.strip_suffix("]+$") {
+            (c, false)
+        } else {
+            (body.strip_suffix("]*$")?, true)
+        };
+        let bytes = class.as_bytes();
+        if bytes.is_empty()
+            || bytes.first() == Some(&b'^')
+            || bytes
+                .iter()
+                .any(|b| !b.is_ascii() || matches!(b, b'\\' | b'[' | b']'))
+        {
+            return None;
+        }
+        let mut set = 0u128;
+        let mut i = 0;
+        while let Some(&lo) = bytes.get(i) {
+            // `a-z`; a `-` first or last is itself
+            if let (Some(b'-'), Some(&hi)) = (bytes.get(i + 1), bytes.get(i + 2)) {
+                if hi < lo {
+                    return None;
+                }
+                for b in lo..=hi {
+                    set |= 1u128 << b;
+                }
+                i += 3;
+            } else {
+                set |= 1u128 << lo;
+                i += 1;
+            }
+        }
+        Some(WholeClass { set, empty })
+    }
+
+    fn matches(&self, s: &str) -> bool {
+        (self.empty || !s.is_empty())
+            && s.bytes()
+                .all(|b| b.is_ascii() && self.set & (1u128 << b) != 0)
+    }
+}
 
 /// An invalid pattern, as Go's `regexp.Compile` reports it: `error parsing regexp: <code>:
 /// `<expr>``.
@@ -48,7 +129,7 @@ const NEST_LIMIT: u32 = 250;
 /// Compiles `pattern` with Go's RE2 semantics (see the module documentation).
 pub fn compile(pattern: &str) -> Result<Regex, RegexError> {
     let translated = translate(pattern)?;
-    regex_lite::RegexBuilder::new(&translated)
+    let inner = regex_lite::RegexBuilder::new(&translated)
         .size_limit(SIZE_LIMIT)
         .nest_limit(NEST_LIMIT)
         .build()
@@ -56,7 +137,11 @@ pub fn compile(pattern: &str) -> Result<Regex, RegexError> {
             let text = e.to_string();
             let cause = text.lines().last().unwrap_or_default().trim();
             RegexError(cause.trim_start_matches("error: ").to_string())
-        })
+        })?;
+    Ok(Regex {
+        inner,
+        whole: WholeClass::of(pattern),
+    })
 }
 
 /// What precedes a repetition operator, for Go's repetition errors.
@@ -817,6 +902,43 @@ pub fn find_all(re: &Regex, s: &str, n: i64) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_class_patterns_scan_and_agree_with_the_program() {
+        let fast = [
+            "^[a-z0-9-]+$",
+            "^[a-z]*$",
+            "^[-a-zA-Z0-9_.]+$",
+            "^[a-z0-9.-]+$",
+            "^[ab]+$",
+        ];
+        let slow = [
+            "^[^a-z]+$",
+            "^[a-z]+",
+            "[a-z]+$",
+            "^[\\d]+$",
+            "^[a-z]+$|x",
+            "(?i)^[a-z]+$",
+            "^[é]+$",
+            "^[]a]+$",
+        ];
+        for p in fast {
+            assert!(compile(p).unwrap().whole.is_some(), "{p}");
+        }
+        for p in slow {
+            assert!(compile(p).map(|r| r.whole.is_none()).unwrap_or(true), "{p}");
+        }
+        let inputs = [
+            "", "a", "abc", "abc-123", "ABC", "a.b", "a_b", "-", "a\n", "\nabc", "abc\n", "é",
+            "aé", "a b", "0", "z", "{", "`", "ab.c-d_e",
+        ];
+        for p in fast {
+            let re = compile(p).unwrap();
+            for s in inputs {
+                assert_eq!(re.is_match(s), re.inner.is_match(s), "{p} on {s:?}");
+            }
+        }
+    }
 
     fn re(p: &str) -> Regex {
         compile(p).unwrap()

@@ -1,6 +1,7 @@
 //! Parse + check through cel-core, with depth guards and cel-go's error formatting.
 
-use std::collections::{HashMap, HashSet};
+use crate::ids::{IdMap, IdSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use cel_core::{CelType, CheckError, CheckErrorKind, Expr, ReferenceInfo, SpannedExpr};
@@ -124,8 +125,8 @@ pub(crate) fn compile(
             return Err(CompileError::Invalid(msgs.join("\n")));
         }
     }
-    let mut synthetic = HashSet::new();
-    let mut presence = HashSet::new();
+    let mut synthetic = IdSet::default();
+    let mut presence = IdSet::default();
     let (refs, result_type) = if check {
         let mut checked = env.check(&expr);
         if !checked.errors.is_empty() {
@@ -135,7 +136,7 @@ pub(crate) fn compile(
             // only the indexes typed `dyn` (or left an unbound parameter), so a selection on a
             // typed element (`cr.groups[0].foo`, `namespaceObject.status.conditions[0].foo`)
             // stays an error, and the issues reported are those of the re-check
-            let only: HashSet<i64> = checked
+            let only: IdSet = checked
                 .type_map
                 .iter()
                 .filter(|(_, t)| is_dynish(t))
@@ -192,9 +193,9 @@ pub(crate) fn compile(
         if flavor == Flavor::CertificateRequest {
             presence = proto3_presence_tests(&expr, &checked.type_map);
         }
-        (checked.reference_map, ty)
+        (checked.reference_map.into_iter().collect::<IdMap<_>>(), ty)
     } else {
-        (HashMap::new(), CelType::Dyn)
+        (IdMap::default(), CelType::Dyn)
     };
     check_result_type(flavor, expect, &result_type)?;
     let calls = resolve_calls(&expr, &refs)?;
@@ -391,7 +392,7 @@ fn mismatched_equality(
 ) -> Vec<(usize, String)> {
     use cel_core::BinaryOp;
     let types = &checked.type_map;
-    let reported: HashSet<i64> = checked.errors.iter().map(|e| e.expr_id).collect();
+    let reported: IdSet = checked.errors.iter().map(|e| e.expr_id).collect();
     let accumulator = |e: &SpannedExpr| matches!(&e.node, Expr::Ident(n) if n == "__result__");
     let mut out = Vec::new();
     let mut stack = vec![root];
@@ -801,9 +802,9 @@ fn ast_depth(root: &SpannedExpr) -> usize {
 /// of `matches`, `find`, `findAll` compiled.
 fn resolve_calls(
     root: &SpannedExpr,
-    refs: &HashMap<i64, ReferenceInfo>,
-) -> Result<HashMap<i64, Call>, CompileError> {
-    let mut out = HashMap::new();
+    refs: &IdMap<ReferenceInfo>,
+) -> Result<IdMap<Call>, CompileError> {
+    let mut out = IdMap::default();
     let mut stack = vec![root];
     while let Some(e) = stack.pop() {
         if let Expr::Call { expr, args } = &e.node {
@@ -861,7 +862,7 @@ fn call_target(callee: &SpannedExpr, reference: Option<&ReferenceInfo>) -> Targe
 
 /// The constant a literal node is, when it is one: a scalar literal, or a list or map literal
 /// already folded.
-fn literal_const(e: &SpannedExpr, folded: &HashMap<i64, Const>) -> Option<Const> {
+fn literal_const(e: &SpannedExpr, folded: &IdMap<Const>) -> Option<Const> {
     Some(match &e.node {
         Expr::Null => Const::Null,
         Expr::Bool(b) => Const::Bool(*b),
@@ -880,9 +881,9 @@ fn literal_const(e: &SpannedExpr, folded: &HashMap<i64, Const>) -> Option<Const>
 /// evaluate, like any literal); so is a type conversion of a constant (`maybeOptimizeConstUnary`:
 /// `duration('1h')`, `string(1)`; one that fails is left to fail when evaluated); `x in <such a
 /// list of primitives>` becomes a set lookup (`maybeOptimizeSetMembership`). Without recursion: nodes are visited children first.
-fn fold_constants(root: &SpannedExpr) -> (HashMap<i64, Const>, HashMap<i64, ConstSet>) {
+fn fold_constants(root: &SpannedExpr) -> (IdMap<Const>, IdMap<ConstSet>) {
     let mut order = Vec::new();
-    let mut seen: HashMap<i64, u32> = HashMap::new();
+    let mut seen: IdMap<u32> = IdMap::default();
     let mut stack = vec![root];
     while let Some(e) = stack.pop() {
         *seen.entry(e.id).or_default() += 1;
@@ -890,8 +891,8 @@ fn fold_constants(root: &SpannedExpr) -> (HashMap<i64, Const>, HashMap<i64, Cons
         stack.extend(children(e));
     }
     let unique = |id: i64| seen.get(&id) == Some(&1);
-    let mut folded: HashMap<i64, Const> = HashMap::new();
-    let mut sets = HashMap::new();
+    let mut folded: IdMap<Const> = IdMap::default();
+    let mut sets = IdMap::default();
     for e in order.iter().rev() {
         match &e.node {
             Expr::List(items) if unique(e.id) => {
@@ -951,7 +952,7 @@ fn fold_constants(root: &SpannedExpr) -> (HashMap<i64, Const>, HashMap<i64, Cons
     (folded, sets)
 }
 
-fn has_folded_call(root: &SpannedExpr, consts: &HashMap<i64, Const>) -> bool {
+fn has_folded_call(root: &SpannedExpr, consts: &IdMap<Const>) -> bool {
     if consts.is_empty() {
         return false;
     }
@@ -980,13 +981,12 @@ fn max_id(root: &SpannedExpr) -> i64 {
 fn wrap_indexes(
     e: SpannedExpr,
     next_id: &mut i64,
-    synthetic: &mut HashSet<i64>,
-    only: Option<&HashSet<i64>>,
+    synthetic: &mut IdSet,
+    only: Option<&IdSet>,
 ) -> SpannedExpr {
     let SpannedExpr { id, node, span } = e;
-    let w = |x: Box<SpannedExpr>, n: &mut i64, s: &mut HashSet<i64>| {
-        Box::new(wrap_indexes(*x, n, s, only))
-    };
+    let w =
+        |x: Box<SpannedExpr>, n: &mut i64, s: &mut IdSet| Box::new(wrap_indexes(*x, n, s, only));
     let node = match node {
         Expr::List(items) => Expr::List(
             items
@@ -1239,8 +1239,8 @@ fn optional_syntax(root: &SpannedExpr, source: &str) -> Vec<(usize, &'static str
 /// `has(cr.<field>)` on approver-policy's proto3 message is true only when the field is set,
 /// i.e. not `""` / `[]`; the evaluator reads `cr` from a map holding every field, so these
 /// tests are marked for a presence check.
-fn proto3_presence_tests(root: &SpannedExpr, types: &HashMap<i64, CelType>) -> HashSet<i64> {
-    let mut out = HashSet::new();
+fn proto3_presence_tests(root: &SpannedExpr, types: &HashMap<i64, CelType>) -> IdSet {
+    let mut out = IdSet::default();
     let mut stack = vec![root];
     while let Some(e) = stack.pop() {
         if let Expr::MemberTestOnly { expr, .. } = &e.node

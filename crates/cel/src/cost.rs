@@ -67,7 +67,7 @@ impl Budget {
 
 /// Sizes of long strings (characters) and large objects (entries), counted once per evaluation so that `size()` and
 /// every size-based charge stay O(1); the value is kept so its address is not reused while the entry lives.
-pub(crate) type Sizes<'a> = HashMap<(usize, usize, bool), (Value<'a>, u64)>;
+pub(crate) type Sizes<'a> = HashMap<(usize, usize, bool), (Value<'a>, u64), crate::ids::Ids>;
 
 /// Strings and objects up to this size are measured directly.
 const SIZE_MEMO_FROM: usize = 256;

@@ -1,6 +1,6 @@
 //! The tree-walking evaluator over cel-core's checked AST, with cel-go's runtime cost model.
 
-use std::collections::{HashMap, HashSet};
+use crate::ids::{IdMap, IdSet};
 use std::rc::Rc;
 
 use cel_core::{BinaryOp, ComprehensionData, Expr, ReferenceInfo, SpannedExpr, UnaryOp};
@@ -32,20 +32,20 @@ pub(crate) trait Scope<'a> {
 #[derive(Debug)]
 pub(crate) struct Compiled {
     pub expr: SpannedExpr,
-    pub refs: HashMap<i64, ReferenceInfo>,
+    pub refs: IdMap<ReferenceInfo>,
     /// Every call node's resolved function and literal regex (by node id).
-    pub calls: HashMap<i64, Call>,
+    pub calls: IdMap<Call>,
     /// Constant list and map literals, built once when the program is compiled (by node id).
-    pub consts: HashMap<i64, Const>,
+    pub consts: IdMap<Const>,
     /// `x in <constant list of primitives>` as a set lookup (by the id of the `in` node).
-    pub sets: HashMap<i64, ConstSet>,
+    pub sets: IdMap<ConstSet>,
     /// Whether any call (a conversion of a constant) was folded into `consts`.
     pub const_calls: bool,
     /// Ids of the `dyn(…)` calls the compiler inserted (free, unlike a written `dyn`).
-    pub synthetic: HashSet<i64>,
+    pub synthetic: IdSet,
     /// Ids of `has(…)` tests on a proto3 message bound as a map (approver-policy's `cr`):
     /// true only when the field is present and not its zero value.
-    pub presence: HashSet<i64>,
+    pub presence: IdSet,
     /// The container, for name resolution in unchecked programs.
     pub container: String,
     /// cel-go's `EnableErrorOnBadPresenceTest`: `has(x.f)` and `x.?f` on a value that is not a
@@ -77,7 +77,7 @@ pub(crate) fn run<'a>(
         budget,
         locals: Vec::new(),
         depth,
-        sizes: HashMap::new(),
+        sizes: Sizes::default(),
     };
     ctx.eval(&prog.expr)
 }

@@ -26,6 +26,7 @@ mod decls;
 mod error;
 mod eval;
 mod functions;
+mod ids;
 mod kube;
 mod signature;
 mod time;

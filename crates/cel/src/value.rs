@@ -6,6 +6,8 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
+
+use crate::ids::Ids;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -197,7 +199,7 @@ impl<'a> Iterator for ListIter<'_, 'a> {
 #[derive(Clone, Debug, Default)]
 pub struct OwnedMap<'a> {
     entries: Vec<(Value<'a>, Value<'a>)>,
-    index: HashMap<u64, Vec<usize>>,
+    index: HashMap<u64, Vec<usize>, Ids>,
 }
 
 fn key_hash(k: &Value<'_>) -> Option<u64> {
@@ -233,7 +235,7 @@ impl<'a> OwnedMap<'a> {
     pub fn from_entries(entries: Vec<(Value<'a>, Value<'a>)>) -> Result<Self, Value<'a>> {
         let mut m = OwnedMap {
             entries: Vec::with_capacity(entries.len()),
-            index: HashMap::with_capacity(entries.len()),
+            index: HashMap::with_capacity_and_hasher(entries.len(), Ids::default()),
         };
         for (k, v) in entries {
             m.insert(k, v)?;
@@ -497,7 +499,7 @@ impl Const {
 #[derive(Debug, Default)]
 pub struct ConstMap {
     entries: Vec<(Const, Const)>,
-    index: HashMap<u64, Vec<usize>>,
+    index: HashMap<u64, Vec<usize>, Ids>,
 }
 
 impl ConstMap {
@@ -506,7 +508,7 @@ impl ConstMap {
     pub(crate) fn new(entries: Vec<(Const, Const)>) -> Option<ConstMap> {
         let mut m = ConstMap {
             entries: Vec::with_capacity(entries.len()),
-            index: HashMap::with_capacity(entries.len()),
+            index: HashMap::with_capacity_and_hasher(entries.len(), Ids::default()),
         };
         for (k, v) in entries {
             let kv = k.to_value();
@@ -536,7 +538,7 @@ impl ConstMap {
 #[derive(Debug)]
 pub(crate) struct ConstSet {
     list: Arc<[Const]>,
-    index: HashMap<u64, Vec<usize>>,
+    index: HashMap<u64, Vec<usize>, Ids>,
 }
 
 /// How deeply a JSON value nests: 0 for a scalar, 1 for a flat list or map. Measured without recursion, so values as
@@ -580,7 +582,8 @@ fn set_hash(v: &Value<'_>) -> Option<u64> {
 impl ConstSet {
     /// `None` unless every element is a bool, number or string (cel-go: primitive, not bytes).
     pub(crate) fn new(list: &Arc<[Const]>) -> Option<ConstSet> {
-        let mut index: HashMap<u64, Vec<usize>> = HashMap::with_capacity(list.len());
+        let mut index: HashMap<u64, Vec<usize>, Ids> =
+            HashMap::with_capacity_and_hasher(list.len(), Ids::default());
         for (i, c) in list.iter().enumerate() {
             match c {
                 Const::Bool(_) | Const::Int(_) | Const::Uint(_) | Const::String(_) => {}
