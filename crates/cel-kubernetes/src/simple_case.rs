@@ -353,7 +353,7 @@ pub(crate) fn mappings(c: u32) -> (u32, u32) {
     match RANGES.get(at) {
         Some(&(first, _, lower, upper)) if first <= c => {
             if lower == ALTERNATE {
-                if (c - first) % 2 == 0 {
+                if (c - first).is_multiple_of(2) {
                     (c + 1, c)
                 } else {
                     (c, c - 1)
@@ -403,7 +403,7 @@ mod tests {
                 let offset = n - last.0;
                 let alternating =
                     last.2 == ALTERNATE || (last.0 == last.1 && (last.2, last.3) == (1, 0));
-                let fits = if offset % 2 == 0 {
+                let fits = if offset.is_multiple_of(2) {
                     (dl, du) == (1, 0)
                 } else {
                     (dl, du) == (0, -1)

@@ -165,7 +165,7 @@ pub(crate) fn decls() -> Vec<FunctionDecl> {
         let name = format!("format.{}", format.cel_name());
         v.push(
             FunctionDecl::new(&name).with_overload(OverloadDecl::function(
-                &format!("format-{}", format.cel_name()),
+                format!("format-{}", format.cel_name()),
                 vec![],
                 CelType::abstract_type(T_FORMAT, &[]),
             )),
