@@ -375,7 +375,9 @@ fn read_object_from<T: DeserializeOwned + CarriesRequests>(
             Err(e) => ReadFault::NotJson(e.to_string()),
         });
     }
-    let e = match serde_json::from_str(text) {
+    // the request objects keep their strings as positions in one shared copy of the input
+    let source: std::sync::Arc<str> = std::sync::Arc::from(text);
+    let e = match palisade_json::reading_source(&source, |text| serde_json::from_str(text)) {
         Ok(parsed) => return Ok(parsed),
         Err(e) => e,
     };

@@ -3,9 +3,13 @@
 //!
 //! The events are serde_json's own, so what is accepted, refused (with serde_json's words and position) and how
 //! numbers read is exactly what a `serde_json::Value` would have been; the deserializer's recursion limit (serde_json's
-//! 128) holds. Every string is copied once into the document's text; nodes and array positions are laid out as
+//! 128) holds. A string that is a slice of the declared source ([`crate::reading_source`]) is kept as its position
+//! there; any other is copied once into the document's side string. Nodes and array positions are laid out as
 //! [`crate::Parser`] lays them out. [`Builder::from_value`] lays out a `serde_json::Value` the same way, without
 //! recursion (the deep path: objects nested deeper than serde_json reads).
+
+use std::cell::RefCell;
+use std::sync::Arc;
 
 use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 
@@ -13,9 +17,17 @@ use serde_json::Value;
 
 use crate::{Doc, Node, Tag};
 
+thread_local! {
+    /// The input being read within [`crate::reading_source`].
+    pub(crate) static SOURCE: RefCell<Option<Arc<str>>> = const { RefCell::new(None) };
+}
+
 /// The document being built.
 pub(crate) struct Builder {
-    text: String,
+    /// The text strings may be slices of (empty: none).
+    source: Arc<str>,
+    /// Copied strings.
+    escaped: String,
     nodes: Vec<Node>,
     elements: Vec<u32>,
     /// element positions of the arrays still open, innermost last
@@ -27,10 +39,11 @@ fn index<E: serde::de::Error>(n: usize) -> Result<u32, E> {
 }
 
 impl Builder {
-    fn new() -> Builder {
+    fn new(source: Option<Arc<str>>) -> Builder {
         // sized for a typical Kubernetes object, so that small ones never grow
         Builder {
-            text: String::with_capacity(2048),
+            escaped: String::with_capacity(if source.is_some() { 64 } else { 2048 }),
+            source: source.unwrap_or_else(|| Arc::from("")),
             nodes: Vec::with_capacity(256),
             elements: Vec::with_capacity(64),
             scratch: Vec::with_capacity(64),
@@ -39,15 +52,16 @@ impl Builder {
 
     fn finish(self) -> Doc {
         Doc {
-            text: self.text,
+            text: self.source,
             nodes: self.nodes,
-            escaped: String::new(),
+            escaped: self.escaped,
             elements: self.elements,
         }
     }
 
     pub(crate) fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Doc, D::Error> {
-        let mut b = Builder::new();
+        let source = SOURCE.with(|s| s.borrow().clone());
+        let mut b = Builder::new(source);
         deserializer.deserialize_any(ValueSeed(&mut b))?;
         Ok(b.finish())
     }
@@ -58,7 +72,7 @@ impl Builder {
             Array(std::slice::Iter<'v, Value>, u32, usize),
             Object(serde_json::map::Iter<'v>, u32, u32),
         }
-        let mut b = Builder::new();
+        let mut b = Builder::new(None);
         let mut stack: Vec<Open<'_>> = Vec::new();
         let mut next = Some(value);
         loop {
@@ -141,11 +155,22 @@ impl Builder {
     }
 
     fn string<E: serde::de::Error>(&mut self, s: &str) -> Result<(), E> {
-        let a = index(self.text.len())?;
         let b = index(s.len())?;
-        self.text.push_str(s);
+        // a slice of the source is kept as its position there (addresses compared, nothing dereferenced)
+        let (at, base) = (s.as_ptr() as usize, self.source.as_ptr() as usize);
+        if at >= base && at - base + s.len() <= self.source.len() {
+            let a = index(at - base)?;
+            self.push(Node {
+                tag: Tag::Str,
+                a,
+                b,
+            })?;
+            return Ok(());
+        }
+        let a = index(self.escaped.len())?;
+        self.escaped.push_str(s);
         self.push(Node {
-            tag: Tag::Str,
+            tag: Tag::EscStr,
             a,
             b,
         })?;

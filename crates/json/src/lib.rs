@@ -19,6 +19,7 @@
 //! ([`Ref::member`]) and [`Ref::sorted_members`] lists the keys sorted, once each.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -72,7 +73,9 @@ impl Node {
 /// A JSON document read into a tape (see the module documentation).
 #[derive(Clone)]
 pub struct Doc {
-    text: String,
+    /// The text `Tag::Str` nodes are slices of: the whole input a document was read from, shared by every document
+    /// read from it ([`reading_source`]).
+    text: Arc<str>,
     nodes: Vec<Node>,
     escaped: String,
     /// For each array: its length, then the node index of each element.
@@ -569,6 +572,7 @@ impl Doc {
 
     /// [`Doc::parse_with_depth`] of a text the document keeps (no copy).
     fn parse_owned(text: String, max_depth: usize) -> Result<Doc, ParseError> {
+        let text: Arc<str> = Arc::from(text);
         let mut p = Parser {
             bytes: text.as_bytes(),
             at: 0,
@@ -596,8 +600,8 @@ impl Doc {
         })
     }
 
-    /// The bytes its strings are slices of: the text a parsed document was read from ([`Doc::parse`]), the strings
-    /// one after another in a document read by a deserializer.
+    /// The text its unescaped strings are slices of: what a parsed document was read from ([`Doc::parse`]), the whole
+    /// input a document deserialized within [`reading_source`] was part of, empty otherwise.
     pub fn text(&self) -> &str {
         &self.text
     }
@@ -1014,6 +1018,17 @@ impl serde::Serialize for Doc {
             Err(e) => Err(serde::ser::Error::custom(e)),
         }
     }
+}
+
+/// Reads with `text` as the source of the documents deserialized in `read`: a string of a [`Doc`] that serde hands over
+/// as a slice of `text` (serde_json's `from_str` does for every string without escapes) is kept as a position in
+/// `text`, not copied; the documents share `text`. What is read is the same with or without a source (a string from
+/// anywhere else is copied, as always): only the copies are saved.
+pub fn reading_source<T>(text: &Arc<str>, read: impl FnOnce(&str) -> T) -> T {
+    let previous = build::SOURCE.with(|s| s.replace(Some(Arc::clone(text))));
+    let out = read(text);
+    build::SOURCE.with(|s| s.replace(previous));
+    out
 }
 
 impl<'de> serde::Deserialize<'de> for Doc {

@@ -23,6 +23,14 @@ fn agree(text: &str) -> bool {
             .map_err(ToString::to_string),
         "built differs for {text:?}"
     );
+    // read with the input as the source of its strings: the same document
+    let source: std::sync::Arc<str> = std::sync::Arc::from(text);
+    let sourced = crate::reading_source(&source, |t| serde_json::from_str::<Doc>(t));
+    assert_eq!(
+        sourced.as_ref().map(|d| d.to_value()).ok(),
+        built.as_ref().map(|d| d.to_value()).ok(),
+        "read with a source differs for {text:?}"
+    );
     if let Ok(d) = &built {
         // both written and read again (serde_json's float reading may move a float by one ulp)
         let written = serde_json::from_str::<Value>(&d.root().to_json()).ok();
@@ -413,4 +421,40 @@ fn serializes_as_compact_json() {
             r#"{"a":1,"b":["x\"y",2.5,null,{}],"a":true}"#.to_owned()
         ))
     );
+}
+
+#[test]
+fn documents_read_with_a_source_share_it() {
+    #[derive(serde::Deserialize)]
+    struct Review {
+        object: Doc,
+        #[serde(rename = "oldObject")]
+        old_object: Doc,
+    }
+    let text = r#"{"object":{"name":"a\"b","labels":{"app":"web"}},"oldObject":{"name":"c"}}"#;
+    let source: std::sync::Arc<str> = std::sync::Arc::from(text);
+    let review: Review = crate::reading_source(&source, |t| serde_json::from_str(t)).unwrap();
+    // one text, the input's, for both documents; the escaped string read right
+    assert_eq!(review.object.text().len(), text.len());
+    assert_eq!(review.old_object.text().len(), text.len());
+    let name = review.object.root().member("name").and_then(|n| n.as_str());
+    assert_eq!(name, Some("a\"b"));
+    let app = review
+        .object
+        .root()
+        .member("labels")
+        .and_then(|l| l.member("app"));
+    assert_eq!(app.and_then(|a| a.as_str()), Some("web"));
+    assert_eq!(
+        review
+            .old_object
+            .root()
+            .member("name")
+            .and_then(|n| n.as_str()),
+        Some("c")
+    );
+    // without a source, nothing is shared and the strings are copies
+    let alone: Review = serde_json::from_str(text).unwrap();
+    assert_eq!(alone.object.text(), "");
+    assert_eq!(alone.object.to_value(), review.object.to_value());
 }
