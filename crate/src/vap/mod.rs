@@ -100,12 +100,21 @@ impl Policies {
                 }
             }
         }
-        let mut binding_names: BTreeMap<String, usize> = BTreeMap::new();
+        // (name, document) of each binding read (a list: the map type it would take is not linked for this alone)
+        let mut binding_names: Vec<(String, usize)> = Vec::new();
         for (doc, value) in bundle.of_kind(Kind::ValidatingAdmissionPolicyBinding) {
             let Some(binding) = Binding::compile(doc, value, problems) else {
                 continue;
             };
-            if let Some(first) = binding_names.insert(binding.name.clone(), doc) {
+            // the document last read under this name, replaced by this one (as a map insert does)
+            let first = match binding_names.iter_mut().find(|(n, _)| *n == binding.name) {
+                Some((_, last)) => Some(std::mem::replace(last, doc)),
+                None => {
+                    binding_names.push((binding.name.clone(), doc));
+                    None
+                }
+            };
+            if let Some(first) = first {
                 problems.push(Diagnostic::in_document(
                     doc,
                     "metadata.name",

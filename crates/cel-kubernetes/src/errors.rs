@@ -3,11 +3,10 @@
 /// `utilerrors.NewAggregate(errs).Error()` over already-rendered messages: identical messages are printed once, a
 /// single distinct message bare, several as `[a, b]` in first-seen order. `None` when the list is empty.
 pub fn aggregate<S: AsRef<str>>(messages: &[S]) -> Option<String> {
-    let mut distinct = std::collections::BTreeSet::new();
     let mut seen: Vec<&str> = Vec::new();
     for m in messages {
         let m = m.as_ref();
-        if distinct.insert(m) {
+        if !seen.contains(&m) {
             seen.push(m);
         }
     }

@@ -344,7 +344,8 @@ impl Ctx {
         let path = subject.child("otherAttributes");
         let mut el = Vec::new();
         let mut found: Vec<(String, Vec<String>)> = Vec::new();
-        let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        // a CSR's subject has a handful of attributes: a list, not a set (no set type linked for it)
+        let mut seen: Vec<&str> = Vec::new();
         for atv in csr.rdns.iter().flatten() {
             if NAMED_SUBJECT_OIDS.contains(&atv.oid.as_str()) {
                 if atv.oid == COMMON_NAME || atv.oid == SERIAL_NUMBER {
@@ -359,7 +360,7 @@ impl Ctx {
                 }
                 continue;
             }
-            seen.insert(atv.oid.clone());
+            seen.push(&atv.oid);
             match &atv.value {
                 AttrValue::NonString => {
                     el.push(FieldErr::invalid(
@@ -373,7 +374,7 @@ impl Ctx {
         }
         el.extend(self.evaluate_oid_entries(&found, entries, &path));
         for e in entries {
-            if e.slice.required == Some(true) && !seen.contains(&e.oid) {
+            if e.slice.required == Some(true) && !seen.contains(&e.oid.as_str()) {
                 el.push(FieldErr::required(
                     &path.key(&e.oid).child("required"),
                     "true",

@@ -126,7 +126,8 @@ impl Policies {
     ) -> Result<Self, Vec<(usize, FieldError)>> {
         let mut all: Vec<(usize, FieldError)> = Vec::new();
         let mut policies: Vec<Compiled> = Vec::new();
-        let mut names: BTreeMap<String, usize> = BTreeMap::new();
+        // names seen (a list: the map type it would take is not linked for this alone)
+        let mut names: Vec<String> = Vec::new();
         for (idx, doc) in docs {
             let mut errs: Vec<FieldErr> = Vec::new();
             let parsed = policy::read(doc, &mut errs);
@@ -134,7 +135,11 @@ impl Policies {
                 if errs.is_empty() {
                     policy::validate(&mut p, &mut errs);
                 }
-                if !p.name.is_empty() && names.insert(p.name.clone(), *idx).is_some() {
+                let taken = names.contains(&p.name);
+                if !taken {
+                    names.push(p.name.clone());
+                }
+                if !p.name.is_empty() && taken {
                     errs.push(FieldErr::invalid(
                         &field::Path::new("metadata.name"),
                         field::BadValue::Str(p.name.clone()),
@@ -170,9 +175,12 @@ impl Policies {
                 }
             }
             // duplicates collapsed, as ToAggregate does
-            let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+            // a few problems per document: a list, not a set (no set type linked for it)
+            let mut seen: Vec<String> = Vec::new();
             for e in errs {
-                if seen.insert(e.to_string()) {
+                let text = e.to_string();
+                if !seen.contains(&text) {
+                    seen.push(text);
                     all.push((*idx, e.into()));
                 }
             }
