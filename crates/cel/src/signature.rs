@@ -42,27 +42,62 @@ pub(crate) fn declare(rows: &[Row]) -> Vec<FunctionDecl> {
 
 /// The types of a comma-separated list (`""` is none).
 pub(crate) fn parse_list(text: &str) -> Vec<CelType> {
-    split_top(text).into_iter().map(parse).collect()
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some((t, after)) = next_type(rest) {
+        out.push(t);
+        rest = after;
+    }
+    out
 }
 
 /// One type name (see the module documentation).
 pub(crate) fn parse(text: &str) -> CelType {
-    let text = text.trim();
-    if let Some((head, args)) = text.strip_suffix(')').and_then(|t| t.split_once('(')) {
-        let mut args = parse_list(args).into_iter();
-        let mut next = || args.next().unwrap_or(CelType::Dyn);
-        return match head {
-            "list" => CelType::list(next()),
-            "map" => {
-                let key = next();
-                CelType::map(key, next())
-            }
-            "optional_type" => CelType::optional(next()),
-            "type" => CelType::type_of(next()),
-            other => CelType::abstract_type(other, &[]),
-        };
+    next_type(text).map_or(CelType::Dyn, |(t, _)| t)
+}
+
+/// The first type of `text` (after any separators) and what follows it; one pass, no intermediate lists (the tables
+/// are read on every configure of a fresh instance).
+fn next_type(text: &str) -> Option<(CelType, &str)> {
+    let start = text.bytes().position(|b| b != b' ' && b != b',')?;
+    let text = text.get(start..)?;
+    let end = text
+        .bytes()
+        .position(|b| matches!(b, b'(' | b',' | b')'))
+        .unwrap_or(text.len());
+    if end == 0 {
+        return None;
     }
-    match text {
+    let (name, rest) = text.split_at(end);
+    let name = name.trim_end();
+    let Some(mut rest) = rest.strip_prefix('(') else {
+        return Some((named(name), rest));
+    };
+    let mut args = Vec::with_capacity(2);
+    while let Some((t, after)) = next_type(rest) {
+        args.push(t);
+        rest = after;
+    }
+    let rest = rest.trim_start_matches(' ');
+    let rest = rest.strip_prefix(')').unwrap_or(rest);
+    let mut args = args.into_iter();
+    let mut next = || args.next().unwrap_or(CelType::Dyn);
+    let t = match name {
+        "list" => CelType::list(next()),
+        "map" => {
+            let key = next();
+            CelType::map(key, next())
+        }
+        "optional_type" => CelType::optional(next()),
+        "type" => CelType::type_of(next()),
+        other => CelType::abstract_type(other, &[]),
+    };
+    Some((t, rest))
+}
+
+/// A type written without parameters.
+fn named(name: &str) -> CelType {
+    match name {
         "bool" => CelType::Bool,
         "int" => CelType::Int,
         "uint" => CelType::UInt,
@@ -76,26 +111,6 @@ pub(crate) fn parse(text: &str) -> CelType {
         p if p.len() == 1 && p.bytes().all(|b| b.is_ascii_uppercase()) => CelType::type_param(p),
         other => CelType::abstract_type(other, &[]),
     }
-}
-
-/// `text` split at the commas outside parentheses; empty parts are dropped.
-fn split_top(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0usize, 0usize);
-    for (i, b) in text.bytes().enumerate() {
-        match b {
-            b'(' => depth += 1,
-            b')' => depth = depth.saturating_sub(1),
-            b',' if depth == 0 => {
-                out.push(text.get(start..i).unwrap_or_default());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(text.get(start..).unwrap_or_default());
-    out.retain(|p| !p.trim().is_empty());
-    out
 }
 
 /// `t` in the syntax [`parse`] reads (the generators of the tables write it).
