@@ -237,8 +237,9 @@ impl std::error::Error for CompileError {}
 pub struct Env {
     /// Variable declarations (name -> type).
     variables: HashMap<String, CelType>,
-    /// Function declarations indexed by name.
-    functions: HashMap<String, FunctionDecl>,
+    /// Function declarations indexed by name, shared between clones until one of them adds a function
+    /// (Palisade: cloning an environment was a deep copy of every declaration).
+    functions: Arc<HashMap<String, FunctionDecl>>,
     /// Container namespace for qualified name resolution.
     container: String,
     /// Type registry for resolving protobuf types.
@@ -258,7 +259,7 @@ impl Env {
     pub fn new() -> Self {
         Self {
             variables: HashMap::new(),
-            functions: HashMap::new(),
+            functions: Arc::new(HashMap::new()),
             container: String::new(),
             proto_registry: None,
             abbreviations: Abbreviations::new(),
@@ -274,7 +275,7 @@ impl Env {
 
         // Add standard library functions
         for func in STANDARD_LIBRARY.iter() {
-            env.functions.insert(func.name.clone(), func.clone());
+            Arc::make_mut(&mut env.functions).insert(func.name.clone(), func.clone());
         }
 
         // Add type constants (type values for type checking)
@@ -331,11 +332,12 @@ impl Env {
     ///
     /// If a function with the same name already exists, overloads are merged.
     pub fn add_function(&mut self, decl: FunctionDecl) {
-        if let Some(existing) = self.functions.get_mut(&decl.name) {
+        let functions = Arc::make_mut(&mut self.functions);
+        if let Some(existing) = functions.get_mut(&decl.name) {
             // Merge overloads
             existing.overloads.extend(decl.overloads);
         } else {
-            self.functions.insert(decl.name.clone(), decl);
+            functions.insert(decl.name.clone(), decl);
         }
     }
 
