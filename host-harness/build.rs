@@ -48,6 +48,7 @@ fn run() -> Result<(), String> {
     for watched in [
         workspace.join("crate"),
         workspace.join("crates"),
+        workspace.join("vendor"),
         workspace.join("Cargo.toml"),
         workspace.join("Cargo.lock"),
         manifest_dir.join("floors/src"),
