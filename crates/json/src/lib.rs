@@ -1,7 +1,8 @@
 //! JSON documents as a tape: the request objects Palisade evaluates, read with no allocation per node.
 //!
-//! A [`Doc`] holds one flat `Vec` of 12-byte nodes in document order, the bytes its strings are slices of, a side
-//! string for the strings that had escapes (parsed documents only) and one table of array element positions (so
+//! A [`Doc`] holds one flat `Vec` of 12-byte nodes in document order, the text its strings are slices of (shared:
+//! documents read from one input all point into one copy of it, [`reading_source`]), a side string for the strings
+//! that are not such slices (they had escapes, or came from elsewhere) and one table of array element positions (so
 //! `list[i]` is O(1)). A container node records the index one past its last descendant, so a reader skips a sibling
 //! in O(1). Reading, writing ([`Ref::to_json`]) and dropping never recurse, so documents as deep as kube-apiserver
 //! sends (10,000 levels) are safe on a wasm host's stack.
