@@ -377,6 +377,14 @@ fn read_object_from<T: DeserializeOwned + CarriesRequests>(
     }
     // the request objects keep their strings as positions in one shared copy of the input
     let source: std::sync::Arc<str> = std::sync::Arc::from(text);
+    // one pass into a tape, the request objects nodes of it; anything it does not read (a refusal, a document
+    // deeper than it reads) is read by serde_json below, whose refusals are the ones users see
+    if T::TAPE
+        && let Ok(doc) = palisade_json::Doc::parse_shared(&source, TAPE_DEPTH)
+        && let Some(parsed) = T::from_tape(doc.root())
+    {
+        return Ok(parsed);
+    }
     let e = match palisade_json::reading_source(&source, |text| serde_json::from_str(text)) {
         Ok(parsed) => return Ok(parsed),
         Err(e) => e,
@@ -420,8 +428,12 @@ fn read_refused<T: DeserializeOwned + CarriesRequests>(
     })
 }
 
+/// How deep the tape reading of an input goes ([`CarriesRequests::from_tape`]): below serde_json's recursion limit
+/// (128), so that the tape never reads what serde_json would refuse; deeper inputs take serde_json's path.
+const TAPE_DEPTH: usize = 100;
+
 /// Input of `validate`: a bare AdmissionReview, or `{"review": AdmissionReview, "context": …}`. One pass over the bytes.
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Input {
     api_version: Option<String>,
@@ -433,12 +445,66 @@ struct Input {
 
 impl CarriesRequests for Input {
     const REQUESTS: &'static [&'static [&'static str]] = &[&["request"], &["review", "request"]];
+    const TAPE: bool = true;
+
+    fn from_tape(root: palisade_json::Ref<'_>) -> Option<Self> {
+        use crate::review::tape::{fields, optional, string};
+        let mut f = [None; 5];
+        fields(
+            root,
+            &[
+                &["apiVersion"],
+                &["kind"],
+                &["request"],
+                &["review"],
+                &["context"],
+            ],
+            false,
+            &mut f,
+        )?;
+        let [api_version, kind, request, review, context] = f;
+        let mut out = Input {
+            api_version: optional(api_version, string)?,
+            kind: None,
+            request: None,
+            review: None,
+            context: None,
+        };
+        out.kind = optional(kind, string)?;
+        out.request = optional(request, crate::review::tape::admission_request)?;
+        out.review = optional(review, |r| Input::from_tape(r).map(Box::new))?;
+        out.context = optional(context, StaticContext::from_tape)?;
+        Some(out)
+    }
 
     fn request_mut(&mut self, at: usize) -> Option<&mut AdmissionRequest> {
         match at {
             0 => self.request.as_mut(),
             _ => self.review.as_mut()?.request.as_mut(),
         }
+    }
+}
+
+/// The tape reading of a `validate` input ([`CarriesRequests::from_tape`]) against serde_json's, for the tests and the
+/// fuzzer: whatever the tape reads, serde_json must read too, to the same value. `Ok(true)` when the tape read the
+/// input, `Ok(false)` when it left it to serde_json; `Err` says how the two readings differ.
+pub fn check_tape_reading(input: &[u8]) -> Result<bool, String> {
+    let Ok(text) = std::str::from_utf8(input) else {
+        return Ok(false);
+    };
+    let source: std::sync::Arc<str> = std::sync::Arc::from(text);
+    let Ok(doc) = palisade_json::Doc::parse_shared(&source, TAPE_DEPTH) else {
+        return Ok(false);
+    };
+    let Some(tape) = Input::from_tape(doc.root()) else {
+        return Ok(false);
+    };
+    match serde_json::from_str::<Input>(text) {
+        Ok(serde) if format!("{tape:?}") == format!("{serde:?}") => Ok(true),
+        Ok(serde) => Err(format!("the tape read {tape:?}, serde_json read {serde:?}")),
+        Err(e) => Err(format!(
+            "the tape read what serde_json refuses ({e}): {tape:?}"
+        )),
     }
 }
 
@@ -680,6 +746,49 @@ mod tests {
                 let message = out["response"]["status"]["message"].as_str().unwrap();
                 assert!(message.contains("recursion limit exceeded"), "{message}");
             }
+        }
+    }
+
+    /// The tape reading of the review reads what serde_json reads, to the same value, and leaves to serde_json what
+    /// serde would not read the same way (a field twice, a wrong type, a struct as a list): inputs at the edges of the
+    /// derives, each with whether the tape reads it.
+    #[test]
+    fn the_tape_reads_the_review_as_serde_does() {
+        let request = |extra: &str| format!(r#"{{"request":{{"uid":"t",{REQUEST}{extra}}}}}"#);
+        let context = |c: &str| format!(r#"{{"review":{},"context":{c}}}"#, request(""));
+        let cases: Vec<(String, bool)> = vec![
+            (request(""), true),
+            (include_str!("../../bench/pod-review.json").to_owned(), true),
+            (request(r#","name":"n","namespace":"ns","subResource":"status","dryRun":true"#), true),
+            // policy-sdk-rust's snake_case names and empty objects
+            (request(r#","sub_resource":"","request_kind":{},"request_resource":{"group":"","version":"","resource":""},"dry_run":false,"options":{}"#), true),
+            (request(r#","requestKind":null,"requestSubResource":null,"dryRun":null,"options":null"#), true),
+            (request(r#","object":null,"oldObject":{"a":[1,-0,2.5,1e3,18446744073709551615,-9223372036854775808]}"#), true),
+            (request(r#","object":"a string","old_object":[]"#), true),
+            (request(r#","options":{"a":1,"a":{"b":null},"c":"\u00e9\ud83d\ude00"}"#), true),
+            (request(r#","\u006eame":"escaped key""#), true),
+            (r#"{"request":{"uid":"t","kind":{"group":"","version":"v1","kind":"Pod","other":1},"resource":{},"operation":"CREATE","userInfo":{"username":"a","groups":["g"],"extra":{"k":["a"],"k":["b"],"j":[]}}},"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","unknown":[{}]}"#.to_owned(), true),
+            (context(r#"{"namespaces":[{"metadata":{"name":"a"}}],"authorizations":[{"subject":{"user":"u"},"verb":"get","allowed":true},{"resource":null}]}"#), true),
+            (context("{}"), true),
+            (context("null"), true),
+            // serde refuses these, or reads them otherwise: serde_json reads them
+            (request(r#","uid":"twice""#), false),
+            (request(r#","userInfo":{"username":"b"}"#), false),
+            (request(r#","user_info":{"username":"b"}"#), false),
+            (request(r#","name":null"#), false),
+            (request(r#","dryRun":"yes""#), false),
+            (request(r#","requestKind":["","v1","Pod"]"#), false),
+            (r#"{"request":{"uid":1}}"#.to_owned(), false),
+            (r#"{"request":{"kind":{},"resource":{},"operation":"CREATE","userInfo":{}}}"#.to_owned(), false),
+            (r#"{"request":{"uid":"t","kind":{"group":null},"resource":{},"operation":"CREATE","userInfo":{}}}"#.to_owned(), false),
+            (r#"{"request":{"uid":"t","kind":{},"resource":{},"operation":"CREATE","userInfo":{"groups":[1]}}}"#.to_owned(), false),
+            (context(r#"{"unknown":1}"#), false),
+            (context(r#"{"authorizations":[{"subject":{"user":"u","other":1}}]}"#), false),
+            (context(r#"{"authorizations":[{"allowed":null}]}"#), false),
+            (r#"{"request":null,"request":null}"#.to_owned(), false),
+        ];
+        for (input, reads) in cases {
+            assert_eq!(check_tape_reading(input.as_bytes()), Ok(reads), "{input}");
         }
     }
 

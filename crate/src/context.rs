@@ -12,6 +12,10 @@ use palisade_cel_kubernetes::cluster::{
 use serde::Deserialize;
 use serde_json::Value;
 
+use palisade_json::Ref;
+
+use crate::review::tape::{boolean, defaulted, fields, list, optional, string, value};
+
 /// The `context` object of docs/architecture.md, as passed to the C ABI, the browser and the harness.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -43,6 +47,86 @@ pub struct Authorization {
     pub namespace: Option<String>,
     pub path: Option<String>,
     pub allowed: bool,
+}
+
+impl StaticContext {
+    /// Read from a tape node as serde reads it, or `None` (see [`crate::review::tape`]).
+    pub(crate) fn from_tape(r: Ref<'_>) -> Option<Self> {
+        let mut f = [None; 2];
+        fields(r, &[&["namespaces"], &["authorizations"]], true, &mut f)?;
+        let [namespaces, authorizations] = f;
+        Some(StaticContext {
+            namespaces: optional(namespaces, |r| list(r, value))?,
+            authorizations: optional(authorizations, |r| list(r, Authorization::from_tape))?,
+        })
+    }
+}
+
+impl Authorization {
+    #[allow(
+        clippy::field_reassign_with_default,
+        reason = "filled field by field: one way out on a refusal, not one per field (smaller code)"
+    )]
+    fn from_tape(r: Ref<'_>) -> Option<Self> {
+        const NAMES: &[&[&str]] = &[
+            &["subject"],
+            &["verb"],
+            &["apiGroup"],
+            &["resource"],
+            &["subresource"],
+            &["name"],
+            &["namespace"],
+            &["path"],
+            &["allowed"],
+        ];
+        let mut f = [None; 9];
+        fields(r, NAMES, true, &mut f)?;
+        let [
+            subject,
+            verb,
+            api_group,
+            resource,
+            subresource,
+            name,
+            namespace,
+            path,
+            allowed,
+        ] = f;
+        let mut out = Authorization::default();
+        out.subject = defaulted(subject, |r| {
+            let mut f = [None; 2];
+            fields(r, &[&["user"], &["group"]], true, &mut f)?;
+            let [user, group] = f;
+            Some(Subject {
+                user: optional(user, string)?,
+                group: optional(group, string)?,
+            })
+        })?;
+        // the optional strings, in the order of `NAMES`
+        for (field, r) in [
+            &mut out.verb,
+            &mut out.api_group,
+            &mut out.resource,
+            &mut out.subresource,
+            &mut out.name,
+            &mut out.namespace,
+            &mut out.path,
+        ]
+        .into_iter()
+        .zip([
+            verb,
+            api_group,
+            resource,
+            subresource,
+            name,
+            namespace,
+            path,
+        ]) {
+            *field = optional(r, string)?;
+        }
+        out.allowed = defaulted(allowed, boolean)?;
+        Some(out)
+    }
 }
 
 /// `None` or `*` matches anything, otherwise equality.

@@ -54,7 +54,7 @@ pub struct ValidationRequest<R, S> {
 }
 
 /// The guest's reading: a request whose `object`/`oldObject` nest deeper than serde reads is read by
-/// [`crate::review::deep`].
+/// [`crate::review::deep`]. Not from a tape: the settings are kept as their text, which a tape does not keep.
 impl<S> crate::review::CarriesRequests
     for ValidationRequest<Option<crate::review::AdmissionRequest>, S>
 {

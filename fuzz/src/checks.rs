@@ -137,6 +137,9 @@ pub fn check_review_reader(data: &[u8]) {
     });
     check_deep_reader(data);
     check_tape_reader(data);
+    if let Err(e) = palisade::api::check_tape_reading(data) {
+        panic!("the review read from its tape differs from serde_json's reading: {e}");
+    }
 }
 
 /// The tape (`palisade::json::Doc`, what `object` and `oldObject` are read into) against serde_json as the oracle:

@@ -1,7 +1,9 @@
 //! AdmissionReview (`admission.k8s.io/v1` and `v1beta1`): the input and the output of every entrypoint.
 //!
-//! Field names are Kubernetes' JSON names. `object` and `oldObject` are read into their tape ([`Doc`]: one pass, no
-//! allocation per node, any depth kube-apiserver sends); absent and `null` both mean "none".
+//! Field names are Kubernetes' JSON names. A review is read from the tape of the whole input ([`tape`]: one pass over
+//! the bytes, `object` and `oldObject` nodes of it); what that reading leaves alone (a refusal, a shape serde reads
+//! otherwise) is read by serde_json, `object` and `oldObject` then built into their tape in serde_json's own pass
+//! ([`Doc`]'s `Deserialize`). Absent and `null` both mean "none".
 
 use std::collections::BTreeMap;
 
@@ -12,6 +14,7 @@ use serde_json::Value;
 mod cursor;
 pub mod deep;
 mod identity;
+pub(crate) mod tape;
 pub use identity::{Identity, identity};
 
 /// The two AdmissionReview versions Palisade reads and writes.
@@ -189,6 +192,16 @@ impl AdmissionRequest {
 pub trait CarriesRequests {
     /// The field paths, from the document root, of the requests.
     const REQUESTS: &'static [&'static [&'static str]];
+    /// Whether the document is read from a tape first ([`CarriesRequests::from_tape`]).
+    const TAPE: bool = false;
+    /// The document read from the tape of the whole input (the request objects nodes of it), exactly as serde reads
+    /// it, or `None` (then serde_json reads the input: [`tape`]). Only asked when [`CarriesRequests::TAPE`].
+    fn from_tape(_root: palisade_json::Ref<'_>) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
     /// The request at `REQUESTS[at]`, once read.
     fn request_mut(&mut self, at: usize) -> Option<&mut AdmissionRequest>;
 }
@@ -196,6 +209,11 @@ pub trait CarriesRequests {
 /// Any JSON object, read as a document that carries no request.
 impl CarriesRequests for Value {
     const REQUESTS: &'static [&'static [&'static str]] = &[];
+    const TAPE: bool = true;
+
+    fn from_tape(root: palisade_json::Ref<'_>) -> Option<Self> {
+        tape::value(root)
+    }
 
     fn request_mut(&mut self, _at: usize) -> Option<&mut AdmissionRequest> {
         None

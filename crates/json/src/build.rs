@@ -15,7 +15,7 @@ use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess,
 
 use serde_json::Value;
 
-use crate::{Doc, Node, Tag};
+use crate::{Doc, Node, Tag, Tape};
 
 thread_local! {
     /// The input being read within [`crate::reading_source`].
@@ -51,12 +51,12 @@ impl Builder {
     }
 
     fn finish(self) -> Doc {
-        Doc {
+        Doc::whole(Tape {
             text: self.source,
             nodes: self.nodes,
             escaped: self.escaped,
             elements: self.elements,
-        }
+        })
     }
 
     pub(crate) fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Doc, D::Error> {

@@ -1,16 +1,18 @@
 //! JSON documents as a tape: the request objects Palisade evaluates, read with no allocation per node.
 //!
-//! A [`Doc`] holds one flat `Vec` of 12-byte nodes in document order, the text its strings are slices of (shared:
-//! documents read from one input all point into one copy of it, [`reading_source`]), a side string for the strings
-//! that are not such slices (they had escapes, or came from elsewhere) and one table of array element positions (so
-//! `list[i]` is O(1)). A container node records the index one past its last descendant, so a reader skips a sibling
-//! in O(1). Reading, writing ([`Ref::to_json`]) and dropping never recurse, so documents as deep as kube-apiserver
-//! sends (10,000 levels) are safe on a wasm host's stack.
+//! A [`Doc`] is one node of a tape: one flat `Vec` of 12-byte nodes in document order, the text its strings are slices
+//! of, a side string for the strings that are not such slices (they had escapes, or came from elsewhere) and one table
+//! of array element positions (so `list[i]` is O(1)). Tapes are shared: the request objects are nodes of the tape of
+//! their whole review ([`Doc::subtree`]), and documents read from one input point into one copy of it. A container
+//! node records the index one past its last descendant, so a reader skips a sibling in O(1). Reading, writing
+//! ([`Ref::to_json`]) and dropping never recurse, so documents as deep as kube-apiserver sends (10,000 levels) are
+//! safe on a wasm host's stack.
 //!
-//! Three ways in, one layout: a `Doc` field of a serde type is built from the deserializer's events in the pass that
-//! reads the whole input (`build`: how the review's `object` and `oldObject` are read); [`Doc::from_value`] lays out
-//! a `serde_json::Value` without recursion (objects nested deeper than serde_json reads); [`Doc::parse`] reads a
-//! text on its own, iteratively, to 10,000 levels.
+//! Three ways in, one layout: [`Doc::parse`] / [`Doc::parse_shared`] read a text on their own (`parse`: eight bytes at
+//! a time where they can, iteratively, to a depth the caller sets) — how a whole review is read; a `Doc` field of a
+//! serde type is built from the deserializer's events in the pass that reads the whole input (`build`: how a review
+//! that the tape reading leaves to serde_json reads its objects); [`Doc::from_value`] lays out a `serde_json::Value`
+//! without recursion (objects nested deeper than serde_json reads).
 //!
 //! What is accepted, refused and how numbers read is serde_json's `Value`, exactly (checked against it as an oracle
 //! by the unit tests and the `review_reader` fuzz target): the same grammar, escapes (paired surrogates only), control
@@ -25,6 +27,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 mod build;
+mod parse;
 pub mod sort;
 
 /// The deepest document [`Doc::parse`] reads: Go's `encoding/json` scanner, and so kube-apiserver, accepts 10,000
@@ -71,9 +74,16 @@ impl Node {
     }
 }
 
-/// A JSON document read into a tape (see the module documentation).
+/// A JSON document read into a tape (see the module documentation): one node of a tape, the tape shared (a request
+/// object is a node of the tape of its whole review).
 #[derive(Clone)]
 pub struct Doc {
+    tape: Arc<Tape>,
+    root: u32,
+}
+
+/// The nodes of one reading.
+struct Tape {
     /// The text `Tag::Str` nodes are slices of: the whole input a document was read from, shared by every document
     /// read from it ([`reading_source`]).
     text: Arc<str>,
@@ -134,432 +144,6 @@ impl PartialEq for Ref<'_> {
     }
 }
 
-struct Frame {
-    node: u32,
-    object: bool,
-    count: u32,
-    /// arrays: where this array's element positions start in the parser's scratch stack
-    scratch: usize,
-}
-
-struct Parser<'t> {
-    bytes: &'t [u8],
-    at: usize,
-    nodes: Vec<Node>,
-    escaped: String,
-    elements: Vec<u32>,
-    scratch: Vec<u32>,
-}
-
-type Res<T> = Result<T, ParseError>;
-
-fn to_u32(n: usize, at: usize) -> Res<u32> {
-    u32::try_from(n).map_err(|_| ParseError {
-        message: "document too large",
-        offset: at,
-    })
-}
-
-impl<'t> Parser<'t> {
-    fn fail<T>(&self, message: &'static str) -> Res<T> {
-        Err(ParseError {
-            message,
-            offset: self.at,
-        })
-    }
-
-    fn peek(&mut self) -> Option<u8> {
-        while let Some(&b) = self.bytes.get(self.at) {
-            if matches!(b, b' ' | b'\n' | b'\t' | b'\r') {
-                self.at += 1;
-            } else {
-                return Some(b);
-            }
-        }
-        None
-    }
-
-    fn push(&mut self, node: Node) -> Res<u32> {
-        let id = to_u32(self.nodes.len(), self.at)?;
-        self.nodes.push(node);
-        Ok(id)
-    }
-
-    fn literal(&mut self, word: &[u8], tag: Tag) -> Res<()> {
-        let end = self.at + word.len();
-        if self.bytes.get(self.at..end) == Some(word) {
-            self.at = end;
-            self.push(Node { tag, a: 0, b: 0 })?;
-            Ok(())
-        } else {
-            self.fail("expected ident")
-        }
-    }
-
-    /// Skip, eight bytes at a time, the bytes of a string that need no attention (not `"`, `\\` or a control
-    /// character); stops at the first word that holds one, which the caller then reads byte by byte.
-    fn skip_plain(&mut self) {
-        const ONES: u64 = 0x0101_0101_0101_0101;
-        const HIGH: u64 = 0x8080_8080_8080_8080;
-        let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-        while let Some(word) = self
-            .bytes
-            .get(self.at..self.at + 8)
-            .and_then(|w| <[u8; 8]>::try_from(w).ok())
-        {
-            let x = u64::from_le_bytes(word);
-            let special = has_zero(x ^ (ONES * u64::from(b'"')))
-                | has_zero(x ^ (ONES * u64::from(b'\\')))
-                | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
-            if special != 0 {
-                return;
-            }
-            self.at += 8;
-        }
-    }
-
-    /// A string whose opening quote is at `self.at`.
-    fn string(&mut self) -> Res<()> {
-        self.at += 1;
-        let start = self.at;
-        loop {
-            self.skip_plain();
-            match self.bytes.get(self.at) {
-                None => return self.fail("eof while parsing a string"),
-                Some(b'"') => {
-                    let node = Node {
-                        tag: Tag::Str,
-                        a: to_u32(start, start)?,
-                        b: to_u32(self.at - start, start)?,
-                    };
-                    self.at += 1;
-                    self.push(node)?;
-                    return Ok(());
-                }
-                Some(b'\\') => return self.escaped_string(start),
-                Some(&b) if b < 0x20 => {
-                    return self.fail("control character while parsing a string");
-                }
-                Some(_) => self.at += 1,
-            }
-        }
-    }
-
-    /// The rest of a string that has an escape at `self.at`, unescaped into the side string.
-    fn escaped_string(&mut self, start: usize) -> Res<()> {
-        let from = self.escaped.len();
-        let mut run = start;
-        loop {
-            self.skip_plain();
-            match self.bytes.get(self.at) {
-                None => return self.fail("eof while parsing a string"),
-                Some(b'"') => {
-                    self.flush(run)?;
-                    let node = Node {
-                        tag: Tag::EscStr,
-                        a: to_u32(from, self.at)?,
-                        b: to_u32(self.escaped.len() - from, self.at)?,
-                    };
-                    self.at += 1;
-                    self.push(node)?;
-                    return Ok(());
-                }
-                Some(b'\\') => {
-                    self.flush(run)?;
-                    self.at += 1;
-                    self.escape()?;
-                    run = self.at;
-                }
-                Some(&b) if b < 0x20 => {
-                    return self.fail("control character while parsing a string");
-                }
-                Some(_) => self.at += 1,
-            }
-        }
-    }
-
-    /// Copy the unescaped run `run..self.at` of the text to the side string.
-    fn flush(&mut self, run: usize) -> Res<()> {
-        match self
-            .bytes
-            .get(run..self.at)
-            .and_then(|b| std::str::from_utf8(b).ok())
-        {
-            Some(s) => {
-                self.escaped.push_str(s);
-                Ok(())
-            }
-            None => self.fail("invalid unicode code point"),
-        }
-    }
-
-    fn hex4(&mut self) -> Res<u32> {
-        let mut n = 0u32;
-        for _ in 0..4 {
-            let Some(&b) = self.bytes.get(self.at) else {
-                return self.fail("eof while parsing a string");
-            };
-            let d = match b {
-                b'0'..=b'9' => b - b'0',
-                b'a'..=b'f' => b - b'a' + 10,
-                b'A'..=b'F' => b - b'A' + 10,
-                _ => return self.fail("invalid escape"),
-            };
-            n = (n << 4) | u32::from(d);
-            self.at += 1;
-        }
-        Ok(n)
-    }
-
-    /// One escape after its backslash, as serde_json reads into a `String` (surrogates must pair).
-    fn escape(&mut self) -> Res<()> {
-        let Some(&b) = self.bytes.get(self.at) else {
-            return self.fail("eof while parsing a string");
-        };
-        self.at += 1;
-        let c = match b {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let n = self.hex4()?;
-                let code = match n {
-                    0xDC00..=0xDFFF => return self.fail("lone leading surrogate in hex escape"),
-                    0xD800..=0xDBFF => {
-                        if self.bytes.get(self.at..self.at + 2) != Some(b"\\u") {
-                            return self.fail("unexpected end of hex escape");
-                        }
-                        self.at += 2;
-                        let n2 = self.hex4()?;
-                        if !(0xDC00..=0xDFFF).contains(&n2) {
-                            return self.fail("lone leading surrogate in hex escape");
-                        }
-                        0x1_0000 + ((n - 0xD800) << 10) + (n2 - 0xDC00)
-                    }
-                    n => n,
-                };
-                match char::from_u32(code) {
-                    Some(c) => c,
-                    None => return self.fail("invalid unicode code point"),
-                }
-            }
-            _ => return self.fail("invalid escape"),
-        };
-        self.escaped.push(c);
-        Ok(())
-    }
-
-    /// A number starting at `self.at`, with serde_json's grammar and its conversions.
-    fn number(&mut self) -> Res<()> {
-        let start = self.at;
-        let negative = self.bytes.get(self.at) == Some(&b'-');
-        if negative {
-            self.at += 1;
-        }
-        let digits = |p: &mut Self| {
-            let from = p.at;
-            while matches!(p.bytes.get(p.at), Some(b'0'..=b'9')) {
-                p.at += 1;
-            }
-            p.at - from
-        };
-        match self.bytes.get(self.at) {
-            Some(b'0') => {
-                self.at += 1;
-                if matches!(self.bytes.get(self.at), Some(b'0'..=b'9')) {
-                    return self.fail("invalid number");
-                }
-            }
-            Some(b'1'..=b'9') => {
-                digits(self);
-            }
-            None => return self.fail("eof while parsing a value"),
-            Some(_) => return self.fail("invalid number"),
-        }
-        let int_end = self.at;
-        let mut float = false;
-        if self.bytes.get(self.at) == Some(&b'.') {
-            self.at += 1;
-            float = true;
-            if digits(self) == 0 {
-                return self.fail("invalid number");
-            }
-        }
-        if matches!(self.bytes.get(self.at), Some(b'e' | b'E')) {
-            self.at += 1;
-            float = true;
-            if matches!(self.bytes.get(self.at), Some(b'+' | b'-')) {
-                self.at += 1;
-            }
-            if digits(self) == 0 {
-                return self.fail("invalid number");
-            }
-        }
-        let token = self.bytes.get(start..self.at).unwrap_or_default();
-        if !float {
-            let mut significand: Option<u64> = Some(0);
-            for &d in self
-                .bytes
-                .get(start + usize::from(negative)..int_end)
-                .unwrap_or_default()
-            {
-                significand = significand
-                    .and_then(|s| s.checked_mul(10))
-                    .and_then(|s| s.checked_add(u64::from(d - b'0')));
-            }
-            if let Some(s) = significand {
-                let node = if !negative {
-                    Node::of_bits(Tag::U64, s)
-                } else {
-                    let neg = (s as i64).wrapping_neg();
-                    if neg >= 0 {
-                        // `-0` and below i64::MIN: a double, as serde_json reads them
-                        Node::of_bits(Tag::F64, (-(s as f64)).to_bits())
-                    } else {
-                        Node::of_bits(Tag::I64, neg as u64)
-                    }
-                };
-                self.push(node)?;
-                return Ok(());
-            }
-        }
-        // fractions, exponents, integers beyond 64 bits: serde_json's own float reading, on this token alone
-        let parsed = std::str::from_utf8(token)
-            .ok()
-            .and_then(|t| serde_json::from_str::<f64>(t).ok());
-        match parsed {
-            Some(f) => {
-                self.push(Node::of_bits(Tag::F64, f.to_bits()))?;
-                Ok(())
-            }
-            None => {
-                self.at = start;
-                self.fail("number out of range")
-            }
-        }
-    }
-
-    /// A key (a string) and its colon, inside an object.
-    fn key(&mut self) -> Res<()> {
-        match self.peek() {
-            Some(b'"') => self.string()?,
-            None => return self.fail("eof while parsing an object"),
-            Some(_) => return self.fail("key must be a string"),
-        }
-        match self.peek() {
-            Some(b':') => {
-                self.at += 1;
-                Ok(())
-            }
-            None => self.fail("eof while parsing an object"),
-            Some(_) => self.fail("expected `:`"),
-        }
-    }
-
-    fn run(&mut self, max_depth: usize) -> Res<()> {
-        let mut stack: Vec<Frame> = Vec::new();
-        'value: loop {
-            if let Some(frame) = stack.last()
-                && !frame.object
-            {
-                let id = to_u32(self.nodes.len(), self.at)?;
-                self.scratch.push(id);
-            }
-            match self.peek() {
-                None => return self.fail("eof while parsing a value"),
-                Some(open @ (b'[' | b'{')) => {
-                    if stack.len() >= max_depth {
-                        return self.fail("recursion limit exceeded");
-                    }
-                    self.at += 1;
-                    let object = open == b'{';
-                    let tag = if object { Tag::Object } else { Tag::Array };
-                    let node = self.push(Node { tag, a: 0, b: 0 })?;
-                    let close = if object { b'}' } else { b']' };
-                    if self.peek() == Some(close) {
-                        self.at += 1;
-                        let end = to_u32(self.nodes.len(), self.at)?;
-                        let b = if object {
-                            0
-                        } else {
-                            let at = to_u32(self.elements.len(), self.at)?;
-                            self.elements.push(0);
-                            at
-                        };
-                        if let Some(n) = self.nodes.get_mut(node as usize) {
-                            n.a = end;
-                            n.b = b;
-                        }
-                    } else {
-                        if object {
-                            self.key()?;
-                        }
-                        stack.push(Frame {
-                            node,
-                            object,
-                            count: 1,
-                            scratch: self.scratch.len(),
-                        });
-                        continue 'value;
-                    }
-                }
-                Some(b'"') => self.string()?,
-                Some(b'n') => self.literal(b"null", Tag::Null)?,
-                Some(b't') => self.literal(b"true", Tag::True)?,
-                Some(b'f') => self.literal(b"false", Tag::False)?,
-                Some(b'-' | b'0'..=b'9') => self.number()?,
-                Some(_) => return self.fail("expected value"),
-            }
-            // after a value: close every container it completes, or go on with the next element
-            loop {
-                let Some(frame) = stack.last_mut() else {
-                    return match self.peek() {
-                        None => Ok(()),
-                        Some(_) => self.fail("trailing characters"),
-                    };
-                };
-                let close = if frame.object { b'}' } else { b']' };
-                match self.peek() {
-                    Some(b',') => {
-                        self.at += 1;
-                        frame.count += 1;
-                        if frame.object {
-                            self.key()?;
-                        }
-                        continue 'value;
-                    }
-                    Some(c) if c == close => {
-                        self.at += 1;
-                        let end = to_u32(self.nodes.len(), self.at)?;
-                        let b = if frame.object {
-                            frame.count
-                        } else {
-                            let at = to_u32(self.elements.len(), self.at)?;
-                            self.elements.push(frame.count);
-                            self.elements.extend(self.scratch.drain(frame.scratch..));
-                            at
-                        };
-                        if let Some(n) = self.nodes.get_mut(frame.node as usize) {
-                            n.a = end;
-                            n.b = b;
-                        }
-                        stack.pop();
-                    }
-                    None if frame.object => return self.fail("eof while parsing an object"),
-                    None => return self.fail("eof while parsing a list"),
-                    Some(_) if frame.object => return self.fail("expected `,` or `}`"),
-                    Some(_) => return self.fail("expected `,` or `]`"),
-                }
-            }
-        }
-    }
-}
-
 impl Doc {
     /// Read one JSON document, up to [`MAX_DEPTH`] levels deep.
     pub fn parse(text: &str) -> Result<Doc, ParseError> {
@@ -573,24 +157,34 @@ impl Doc {
 
     /// [`Doc::parse_with_depth`] of a text the document keeps (no copy).
     fn parse_owned(text: String, max_depth: usize) -> Result<Doc, ParseError> {
-        let text: Arc<str> = Arc::from(text);
-        let mut p = Parser {
-            bytes: text.as_bytes(),
-            at: 0,
-            // about one node per 12 bytes of typical Kubernetes JSON
-            nodes: Vec::with_capacity(text.len() / 12 + 1),
-            escaped: String::new(),
-            elements: Vec::new(),
-            scratch: Vec::new(),
-        };
-        p.run(max_depth)?;
-        let (nodes, escaped, elements) = (p.nodes, p.escaped, p.elements);
-        Ok(Doc {
-            text,
-            nodes,
-            escaped,
-            elements,
-        })
+        Doc::parse_shared(&Arc::from(text), max_depth)
+    }
+
+    /// [`Doc::parse_with_depth`] of a shared text: the document's strings are slices of it (no copy).
+    pub fn parse_shared(text: &Arc<str>, max_depth: usize) -> Result<Doc, ParseError> {
+        let parsed = parse::parse(text, max_depth)?;
+        Ok(Doc::whole(Tape {
+            text: Arc::clone(text),
+            nodes: parsed.nodes,
+            escaped: parsed.escaped,
+            elements: parsed.elements,
+        }))
+    }
+
+    /// The document whose root is the first node of `tape`.
+    fn whole(tape: Tape) -> Doc {
+        Doc {
+            tape: Arc::new(tape),
+            root: 0,
+        }
+    }
+
+    /// The node `r` of this document's tape as a document of its own (the tape shared, nothing copied).
+    pub fn subtree(r: Ref<'_>) -> Doc {
+        Doc {
+            tape: Arc::clone(&r.doc.tape),
+            root: r.id,
+        }
     }
 
     /// The document from a `serde_json::Value`, without recursion (any depth).
@@ -604,12 +198,15 @@ impl Doc {
     /// The text its unescaped strings are slices of: what a parsed document was read from ([`Doc::parse`]), the whole
     /// input a document deserialized within [`reading_source`] was part of, empty otherwise.
     pub fn text(&self) -> &str {
-        &self.text
+        &self.tape.text
     }
 
     /// The top node.
     pub fn root(&self) -> Ref<'_> {
-        Ref { doc: self, id: 0 }
+        Ref {
+            doc: self,
+            id: self.root,
+        }
     }
 
     /// The document as a `serde_json::Value` (for consumers that need one; not on the evaluation path).
@@ -618,7 +215,7 @@ impl Doc {
     }
 
     fn node(&self, id: u32) -> Node {
-        self.nodes.get(id as usize).copied().unwrap_or(Node {
+        self.tape.nodes.get(id as usize).copied().unwrap_or(Node {
             tag: Tag::Null,
             a: 0,
             b: 0,
@@ -634,11 +231,23 @@ impl Doc {
         }
     }
 
+    /// The bytes of a string node (none for other nodes).
+    #[inline]
+    fn bytes_of(&self, n: Node) -> &[u8] {
+        let (a, b) = (n.a as usize, n.b as usize);
+        let s = match n.tag {
+            Tag::Str => self.tape.text.as_bytes().get(a..a + b),
+            Tag::EscStr => self.tape.escaped.as_bytes().get(a..a + b),
+            _ => None,
+        };
+        s.unwrap_or_default()
+    }
+
     fn str_of(&self, n: Node) -> &str {
         let (a, b) = (n.a as usize, n.b as usize);
         let s = match n.tag {
-            Tag::Str => self.text.get(a..a + b),
-            Tag::EscStr => self.escaped.get(a..a + b),
+            Tag::Str => self.tape.text.get(a..a + b),
+            Tag::EscStr => self.tape.escaped.get(a..a + b),
             _ => None,
         };
         s.unwrap_or_default()
@@ -701,7 +310,13 @@ impl<'a> Ref<'a> {
     pub fn len(self) -> usize {
         let n = self.doc.node(self.id);
         match n.tag {
-            Tag::Array => self.doc.elements.get(n.b as usize).copied().unwrap_or(0) as usize,
+            Tag::Array => self
+                .doc
+                .tape
+                .elements
+                .get(n.b as usize)
+                .copied()
+                .unwrap_or(0) as usize,
             Tag::Object => n.b as usize,
             _ => 0,
         }
@@ -718,7 +333,7 @@ impl<'a> Ref<'a> {
             return None;
         }
         let at = (n.b as usize).checked_add(1)?.checked_add(i)?;
-        let id = *self.doc.elements.get(at)?;
+        let id = *self.doc.tape.elements.get(at)?;
         Some(Ref { doc: self.doc, id })
     }
 
@@ -734,6 +349,7 @@ impl<'a> Ref<'a> {
             doc: self.doc,
             ids: self
                 .doc
+                .tape
                 .elements
                 .get(at..at + len)
                 .unwrap_or_default()
@@ -763,17 +379,24 @@ impl<'a> Ref<'a> {
         if n.tag != Tag::Object {
             return None;
         }
+        let nodes = &doc.tape.nodes;
+        let key = key.as_bytes();
         let mut found = None;
-        let mut at = self.id + 1;
-        while at < n.a {
-            let k = doc.node(at);
+        let (mut at, end) = (self.id as usize + 1, n.a as usize);
+        while at < end {
+            let (Some(&k), Some(&v)) = (nodes.get(at), nodes.get(at + 1)) else {
+                break;
+            };
             // a key node's `b` is its length: most keys are told apart without reading their text
-            if k.b as usize == key.len() && doc.str_of(k) == key {
-                found = Some(Ref { doc, id: at + 1 });
+            if k.b as usize == key.len() && same_bytes(doc.bytes_of(k), key) {
+                found = Some(at + 1);
             }
-            at = doc.end(at + 1);
+            at = match v.tag {
+                Tag::Array | Tag::Object => v.a as usize,
+                _ => at + 2,
+            };
         }
-        found
+        found.map(|id| Ref { doc, id: id as u32 })
     }
 
     /// The members of an object as a `serde_json::Map` iterates them: sorted by key, each key once with its last
@@ -925,6 +548,26 @@ impl Ref<'_> {
 }
 
 /// A scalar as serde_json writes it (containers are written by [`Ref::to_json`]).
+/// Whether two byte strings are equal, compared eight bytes at a time: object keys are short, and a call to
+/// `memcmp` (a byte loop on wasm32) costs more than the comparison.
+#[inline]
+fn same_bytes(x: &[u8], y: &[u8]) -> bool {
+    if x.len() != y.len() {
+        return false;
+    }
+    let (mut xs, mut ys) = (x.chunks_exact(8), y.chunks_exact(8));
+    let word = |c: &[u8]| <[u8; 8]>::try_from(c).map(u64::from_ne_bytes).unwrap_or(0);
+    for (a, b) in (&mut xs).zip(&mut ys) {
+        if word(a) != word(b) {
+            return false;
+        }
+    }
+    xs.remainder()
+        .iter()
+        .zip(ys.remainder())
+        .all(|(a, b)| a == b)
+}
+
 fn write_scalar(out: &mut Vec<u8>, item: Item<'_>) {
     let written = match item {
         Item::Null | Item::Array(_) | Item::Object(_) => {

@@ -1,0 +1,511 @@
+//! [`Doc::parse`]'s reader: a text to a tape in one pass, iteratively (any depth up to the caller's limit, on any
+//! stack), with serde_json's grammar, escapes and numbers (see the crate documentation).
+//!
+//! Written for the shape of Kubernetes JSON: short keys and strings (eight bytes tested at a time for a quote, a
+//! backslash or a control character, and the first one found is jumped to), pretty-printed indentation (runs of
+//! spaces skipped eight at a time), few numbers. Internal steps answer `Result<(), Refused>` (one bit: results stay in
+//! registers) and note what was wrong in the parser.
+
+use crate::{Node, ParseError, Tag};
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each zero byte of `v` (exact for the lowest one; a borrow may flag bytes above it).
+#[inline]
+fn has_zero(v: u64) -> u64 {
+    v.wrapping_sub(ONES) & !v & HIGH
+}
+
+/// The largest text read: every node, side-string byte and element position then has a `u32` index (a node takes at
+/// least one byte of text, an array's positions at most one per node plus its length).
+const MAX_TEXT: usize = (u32::MAX / 2) as usize;
+
+/// A refusal, its words and position noted in [`Parser::error`].
+struct Refused;
+
+type R = Result<(), Refused>;
+
+/// What one reading lays out: nodes, the side string of unescaped strings, the array element positions.
+pub(crate) struct Parsed {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) escaped: String,
+    pub(crate) elements: Vec<u32>,
+}
+
+/// Read `text` into a tape, at most `max_depth` nested lists and maps.
+pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, ParseError> {
+    if text.len() > MAX_TEXT {
+        return Err(ParseError {
+            message: "document too large",
+            offset: 0,
+        });
+    }
+    let mut p = Parser {
+        bytes: text.as_bytes(),
+        at: 0,
+        // about one node per 12 bytes of typical Kubernetes JSON
+        nodes: Vec::with_capacity(text.len() / 12 + 1),
+        escaped: String::new(),
+        elements: Vec::new(),
+        scratch: Vec::new(),
+        error: ParseError {
+            message: "",
+            offset: 0,
+        },
+    };
+    match p.run(max_depth) {
+        Ok(()) => Ok(Parsed {
+            nodes: p.nodes,
+            escaped: p.escaped,
+            elements: p.elements,
+        }),
+        Err(Refused) => Err(p.error),
+    }
+}
+
+struct Frame {
+    node: u32,
+    object: bool,
+    count: u32,
+    /// arrays: where this array's element positions start in the parser's scratch stack
+    scratch: usize,
+}
+
+struct Parser<'t> {
+    bytes: &'t [u8],
+    at: usize,
+    nodes: Vec<Node>,
+    escaped: String,
+    elements: Vec<u32>,
+    scratch: Vec<u32>,
+    error: ParseError,
+}
+
+impl Parser<'_> {
+    #[cold]
+    fn fail(&mut self, message: &'static str) -> R {
+        self.error = ParseError {
+            message,
+            offset: self.at,
+        };
+        Err(Refused)
+    }
+
+    /// The next node's index (below `u32::MAX`: [`MAX_TEXT`]).
+    #[inline]
+    fn next_id(&self) -> u32 {
+        self.nodes.len() as u32
+    }
+
+    #[inline]
+    fn push(&mut self, tag: Tag, a: u32, b: u32) {
+        self.nodes.push(Node { tag, a, b });
+    }
+
+    /// The eight bytes from `self.at`, little-endian, when there are eight.
+    #[inline]
+    fn word(&self) -> Option<u64> {
+        let w = self.bytes.get(self.at..self.at + 8)?;
+        <[u8; 8]>::try_from(w).ok().map(u64::from_le_bytes)
+    }
+
+    /// The next byte that is not whitespace, whitespace skipped (runs of spaces, the indentation of pretty-printed
+    /// JSON, eight bytes at a time).
+    #[inline]
+    fn peek(&mut self) -> Option<u8> {
+        loop {
+            let b = *self.bytes.get(self.at)?;
+            if b > b' ' {
+                return Some(b);
+            }
+            match b {
+                b' ' => match self.word() {
+                    Some(w) => {
+                        let rest = w ^ (ONES * u64::from(b' '));
+                        self.at += if rest == 0 {
+                            8
+                        } else {
+                            (rest.trailing_zeros() / 8) as usize
+                        };
+                    }
+                    None => self.at += 1,
+                },
+                b'\n' | b'\t' | b'\r' => self.at += 1,
+                _ => return Some(b),
+            }
+        }
+    }
+
+    /// Move to the next byte of a string that needs attention (`"`, `\\` or a control character), eight bytes at a
+    /// time; at the end of the text when there is none.
+    #[inline]
+    fn skip_plain(&mut self) {
+        while let Some(x) = self.word() {
+            let special = has_zero(x ^ (ONES * u64::from(b'"')))
+                | has_zero(x ^ (ONES * u64::from(b'\\')))
+                | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
+            if special != 0 {
+                // exact for the lowest flagged byte: no borrow reaches it from below
+                self.at += (special.trailing_zeros() / 8) as usize;
+                return;
+            }
+            self.at += 8;
+        }
+        while let Some(&b) = self.bytes.get(self.at) {
+            if b == b'"' || b == b'\\' || b < 0x20 {
+                return;
+            }
+            self.at += 1;
+        }
+    }
+
+    /// A string whose opening quote is at `self.at`: a slice of the text unless it has an escape.
+    #[inline]
+    fn string(&mut self) -> R {
+        self.at += 1;
+        let start = self.at;
+        self.skip_plain();
+        if self.bytes.get(self.at) == Some(&b'"') {
+            self.push(Tag::Str, start as u32, (self.at - start) as u32);
+            self.at += 1;
+            Ok(())
+        } else {
+            self.string_rest(start)
+        }
+    }
+
+    /// A string stopped at an escape, a control character or the end of the text.
+    #[inline(never)]
+    fn string_rest(&mut self, start: usize) -> R {
+        match self.bytes.get(self.at) {
+            None => self.fail("eof while parsing a string"),
+            Some(b'\\') => self.escaped_string(start),
+            Some(_) => self.fail("control character while parsing a string"),
+        }
+    }
+
+    /// The rest of a string that has an escape at `self.at`, unescaped into the side string.
+    fn escaped_string(&mut self, start: usize) -> R {
+        let from = self.escaped.len();
+        let mut run = start;
+        loop {
+            self.skip_plain();
+            match self.bytes.get(self.at) {
+                None => return self.fail("eof while parsing a string"),
+                Some(b'"') => {
+                    self.flush(run)?;
+                    let len = self.escaped.len() - from;
+                    self.push(Tag::EscStr, from as u32, len as u32);
+                    self.at += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    self.flush(run)?;
+                    self.at += 1;
+                    self.escape()?;
+                    run = self.at;
+                }
+                Some(_) => return self.fail("control character while parsing a string"),
+            }
+        }
+    }
+
+    /// Copy the unescaped run `run..self.at` of the text to the side string.
+    fn flush(&mut self, run: usize) -> R {
+        match self
+            .bytes
+            .get(run..self.at)
+            .and_then(|b| std::str::from_utf8(b).ok())
+        {
+            Some(s) => {
+                self.escaped.push_str(s);
+                Ok(())
+            }
+            None => self.fail("invalid unicode code point"),
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, Refused> {
+        let mut n = 0u32;
+        for _ in 0..4 {
+            let Some(&b) = self.bytes.get(self.at) else {
+                self.fail("eof while parsing a string")?;
+                return Err(Refused);
+            };
+            let d = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                b'A'..=b'F' => b - b'A' + 10,
+                _ => {
+                    self.fail("invalid escape")?;
+                    return Err(Refused);
+                }
+            };
+            n = (n << 4) | u32::from(d);
+            self.at += 1;
+        }
+        Ok(n)
+    }
+
+    /// One escape after its backslash, as serde_json reads into a `String` (surrogates must pair).
+    fn escape(&mut self) -> R {
+        let Some(&b) = self.bytes.get(self.at) else {
+            return self.fail("eof while parsing a string");
+        };
+        self.at += 1;
+        let c = match b {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let n = self.hex4()?;
+                let code = match n {
+                    0xDC00..=0xDFFF => return self.fail("lone leading surrogate in hex escape"),
+                    0xD800..=0xDBFF => {
+                        if self.bytes.get(self.at..self.at + 2) != Some(b"\\u") {
+                            return self.fail("unexpected end of hex escape");
+                        }
+                        self.at += 2;
+                        let n2 = self.hex4()?;
+                        if !(0xDC00..=0xDFFF).contains(&n2) {
+                            return self.fail("lone leading surrogate in hex escape");
+                        }
+                        0x1_0000 + ((n - 0xD800) << 10) + (n2 - 0xDC00)
+                    }
+                    n => n,
+                };
+                match char::from_u32(code) {
+                    Some(c) => c,
+                    None => return self.fail("invalid unicode code point"),
+                }
+            }
+            _ => return self.fail("invalid escape"),
+        };
+        self.escaped.push(c);
+        Ok(())
+    }
+
+    fn literal(&mut self, word: &[u8], tag: Tag) -> R {
+        let end = self.at + word.len();
+        if self.bytes.get(self.at..end) == Some(word) {
+            self.at = end;
+            self.push(tag, 0, 0);
+            Ok(())
+        } else {
+            self.fail("expected ident")
+        }
+    }
+
+    /// A number starting at `self.at`, with serde_json's grammar and its conversions.
+    fn number(&mut self) -> R {
+        let start = self.at;
+        let negative = self.bytes.get(self.at) == Some(&b'-');
+        if negative {
+            self.at += 1;
+        }
+        let digits = |p: &mut Self| {
+            let from = p.at;
+            while matches!(p.bytes.get(p.at), Some(b'0'..=b'9')) {
+                p.at += 1;
+            }
+            p.at - from
+        };
+        match self.bytes.get(self.at) {
+            Some(b'0') => {
+                self.at += 1;
+                if matches!(self.bytes.get(self.at), Some(b'0'..=b'9')) {
+                    return self.fail("invalid number");
+                }
+            }
+            Some(b'1'..=b'9') => {
+                digits(self);
+            }
+            None => return self.fail("eof while parsing a value"),
+            Some(_) => return self.fail("invalid number"),
+        }
+        let int_end = self.at;
+        let mut float = false;
+        if self.bytes.get(self.at) == Some(&b'.') {
+            self.at += 1;
+            float = true;
+            if digits(self) == 0 {
+                return self.fail("invalid number");
+            }
+        }
+        if matches!(self.bytes.get(self.at), Some(b'e' | b'E')) {
+            self.at += 1;
+            float = true;
+            if matches!(self.bytes.get(self.at), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            if digits(self) == 0 {
+                return self.fail("invalid number");
+            }
+        }
+        let token = self.bytes.get(start..self.at).unwrap_or_default();
+        if !float {
+            let mut significand: Option<u64> = Some(0);
+            for &d in self
+                .bytes
+                .get(start + usize::from(negative)..int_end)
+                .unwrap_or_default()
+            {
+                significand = significand
+                    .and_then(|s| s.checked_mul(10))
+                    .and_then(|s| s.checked_add(u64::from(d - b'0')));
+            }
+            if let Some(s) = significand {
+                let node = if !negative {
+                    Node::of_bits(Tag::U64, s)
+                } else {
+                    let neg = (s as i64).wrapping_neg();
+                    if neg >= 0 {
+                        // `-0` and below i64::MIN: a double, as serde_json reads them
+                        Node::of_bits(Tag::F64, (-(s as f64)).to_bits())
+                    } else {
+                        Node::of_bits(Tag::I64, neg as u64)
+                    }
+                };
+                self.nodes.push(node);
+                return Ok(());
+            }
+        }
+        // fractions, exponents, integers beyond 64 bits: serde_json's own float reading, on this token alone
+        let parsed = std::str::from_utf8(token)
+            .ok()
+            .and_then(|t| serde_json::from_str::<f64>(t).ok());
+        match parsed {
+            Some(f) => {
+                self.nodes.push(Node::of_bits(Tag::F64, f.to_bits()));
+                Ok(())
+            }
+            None => {
+                self.at = start;
+                self.fail("number out of range")
+            }
+        }
+    }
+
+    /// A key (a string) and its colon, inside an object.
+    #[inline]
+    fn key(&mut self) -> R {
+        match self.peek() {
+            Some(b'"') => self.string()?,
+            None => return self.fail("eof while parsing an object"),
+            Some(_) => return self.fail("key must be a string"),
+        }
+        match self.peek() {
+            Some(b':') => {
+                self.at += 1;
+                Ok(())
+            }
+            None => self.fail("eof while parsing an object"),
+            Some(_) => self.fail("expected `:`"),
+        }
+    }
+
+    /// Close the container of `frame`, whose last value was just read.
+    fn close(&mut self, frame: &Frame) {
+        let end = self.next_id();
+        let b = if frame.object {
+            frame.count
+        } else {
+            let at = self.elements.len() as u32;
+            self.elements.push(frame.count);
+            self.elements.extend(self.scratch.drain(frame.scratch..));
+            at
+        };
+        if let Some(n) = self.nodes.get_mut(frame.node as usize) {
+            n.a = end;
+            n.b = b;
+        }
+    }
+
+    fn run(&mut self, max_depth: usize) -> R {
+        let mut stack: Vec<Frame> = Vec::new();
+        'value: loop {
+            if let Some(frame) = stack.last()
+                && !frame.object
+            {
+                let id = self.next_id();
+                self.scratch.push(id);
+            }
+            match self.peek() {
+                None => return self.fail("eof while parsing a value"),
+                Some(b'"') => self.string()?,
+                Some(open @ (b'[' | b'{')) => {
+                    if stack.len() >= max_depth {
+                        return self.fail("recursion limit exceeded");
+                    }
+                    self.at += 1;
+                    let object = open == b'{';
+                    let node = self.next_id();
+                    self.push(if object { Tag::Object } else { Tag::Array }, 0, 0);
+                    let close = if object { b'}' } else { b']' };
+                    if self.peek() == Some(close) {
+                        self.at += 1;
+                        let empty = Frame {
+                            node,
+                            object,
+                            count: 0,
+                            scratch: self.scratch.len(),
+                        };
+                        self.close(&empty);
+                    } else {
+                        if object {
+                            self.key()?;
+                        }
+                        stack.push(Frame {
+                            node,
+                            object,
+                            count: 1,
+                            scratch: self.scratch.len(),
+                        });
+                        continue 'value;
+                    }
+                }
+                Some(b'n') => self.literal(b"null", Tag::Null)?,
+                Some(b't') => self.literal(b"true", Tag::True)?,
+                Some(b'f') => self.literal(b"false", Tag::False)?,
+                Some(b'-' | b'0'..=b'9') => self.number()?,
+                Some(_) => return self.fail("expected value"),
+            }
+            // after a value: close every container it completes, or go on with the next element
+            loop {
+                let Some(frame) = stack.last_mut() else {
+                    return match self.peek() {
+                        None => Ok(()),
+                        Some(_) => self.fail("trailing characters"),
+                    };
+                };
+                let object = frame.object;
+                match self.peek() {
+                    Some(b',') => {
+                        self.at += 1;
+                        frame.count += 1;
+                        if object {
+                            self.key()?;
+                        }
+                        continue 'value;
+                    }
+                    Some(b'}') if object => {}
+                    Some(b']') if !object => {}
+                    None if object => return self.fail("eof while parsing an object"),
+                    None => return self.fail("eof while parsing a list"),
+                    Some(_) if object => return self.fail("expected `,` or `}`"),
+                    Some(_) => return self.fail("expected `,` or `]`"),
+                }
+                self.at += 1;
+                if let Some(frame) = stack.pop() {
+                    self.close(&frame);
+                }
+            }
+        }
+    }
+}
