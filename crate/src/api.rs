@@ -485,10 +485,23 @@ impl CarriesRequests for Input {
     }
 }
 
-/// The tape reading of a `validate` input ([`CarriesRequests::from_tape`]) against serde_json's, for the tests and the
-/// fuzzer: whatever the tape reads, serde_json must read too, to the same value. `Ok(true)` when the tape read the
-/// input, `Ok(false)` when it left it to serde_json; `Err` says how the two readings differ.
+/// The tape reading of an input ([`CarriesRequests::from_tape`]) against serde_json's, for the tests and the fuzzer:
+/// whatever the tape reads, serde_json must read too, to the same value; checked for both readings of a text, as the
+/// input of `validate` and as Kubewarden's `validate` payload. `Ok(true)` when the tape read it as the input of
+/// `validate`, `Ok(false)` when it left that to serde_json; `Err` says how the two readings differ.
 pub fn check_tape_reading(input: &[u8]) -> Result<bool, String> {
+    type Payload = crate::kubewarden::ValidationRequest<
+        Option<crate::review::AdmissionRequest>,
+        Option<crate::kubewarden::SettingsText>,
+    >;
+    let read = agrees::<Input>(input)?;
+    agrees::<Payload>(input)?;
+    Ok(read)
+}
+
+fn agrees<T: DeserializeOwned + CarriesRequests + std::fmt::Debug>(
+    input: &[u8],
+) -> Result<bool, String> {
     let Ok(text) = std::str::from_utf8(input) else {
         return Ok(false);
     };
@@ -496,10 +509,10 @@ pub fn check_tape_reading(input: &[u8]) -> Result<bool, String> {
     let Ok(doc) = palisade_json::Doc::parse_shared(&source, TAPE_DEPTH) else {
         return Ok(false);
     };
-    let Some(tape) = Input::from_tape(doc.root()) else {
+    let Some(tape) = T::from_tape(doc.root()) else {
         return Ok(false);
     };
-    match serde_json::from_str::<Input>(text) {
+    match serde_json::from_str::<T>(text) {
         Ok(serde) if format!("{tape:?}") == format!("{serde:?}") => Ok(true),
         Ok(serde) => Err(format!("the tape read {tape:?}, serde_json read {serde:?}")),
         Err(e) => Err(format!(
@@ -786,6 +799,11 @@ mod tests {
             (context(r#"{"authorizations":[{"subject":{"user":"u","other":1}}]}"#), false),
             (context(r#"{"authorizations":[{"allowed":null}]}"#), false),
             (r#"{"request":null,"request":null}"#.to_owned(), false),
+            // Kubewarden's payload: the settings kept as their text, exactly as written
+            (format!(r#"{{"request":{{"uid":"t",{REQUEST}}},"settings":{{ "policies" : [ ] ,"x":"\u00e9"}} }}"#), true),
+            (format!(r#"{{"request":{{"uid":"t",{REQUEST}}},"settings":null}}"#), true),
+            (format!(r#"{{"settings":  [1, 2.50] ,"request":{{"uid":"t",{REQUEST}}}}}"#), true),
+            (format!(r#"{{"settings":"s","settings":"t","request":{{"uid":"t",{REQUEST}}}}}"#), true),
         ];
         for (input, reads) in cases {
             assert_eq!(check_tape_reading(input.as_bytes()), Ok(reads), "{input}");

@@ -42,7 +42,7 @@ pub const NAMESPACE_NOT_FOUND_PREFIX: &str = "Cannot find v1/Namespace named ";
 pub const CALLBACK_FAILURE_PREFIX: &str = "Callback evaluation failure: ";
 
 /// The payload of `validate`: `{"request": AdmissionRequest, "settings": …}`. The guest reads it as
-/// `ValidationRequest<Option<AdmissionRequest>, Option<Box<RawValue>>>` (settings kept as text, to be recognised by
+/// `ValidationRequest<Option<AdmissionRequest>, Option<SettingsText>>` (settings kept as text, to be recognised by
 /// their bytes); the host writes whatever it holds (e.g. `ValidationRequest<&Value, &Value>`). Either field may be
 /// absent when read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,12 +53,36 @@ pub struct ValidationRequest<R, S> {
     pub settings: S,
 }
 
-/// The guest's reading: a request whose `object`/`oldObject` nest deeper than serde reads is read by
-/// [`crate::review::deep`]. Not from a tape: the settings are kept as their text, which a tape does not keep.
-impl<S> crate::review::CarriesRequests
-    for ValidationRequest<Option<crate::review::AdmissionRequest>, S>
+/// A JSON value kept as its text, exactly as written (what serde_json's `RawValue` keeps): the settings, which arrive
+/// with every call and are recognised by their bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsText(pub Box<str>);
+
+impl<'de> Deserialize<'de> for SettingsText {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Box::<serde_json::value::RawValue>::deserialize(deserializer)
+            .map(|raw| SettingsText(raw.into()))
+    }
+}
+
+/// The guest's reading: from the tape of the whole payload (the settings are its own text there), else by serde_json;
+/// a request whose `object`/`oldObject` nest deeper than serde reads is read by [`crate::review::deep`].
+impl crate::review::CarriesRequests
+    for ValidationRequest<Option<crate::review::AdmissionRequest>, Option<SettingsText>>
 {
     const REQUESTS: &'static [&'static [&'static str]] = &[&["request"]];
+    const TAPE: bool = true;
+
+    fn from_tape(root: palisade_json::Ref<'_>) -> Option<Self> {
+        use crate::review::tape::{admission_request, fields, optional};
+        let mut f = [None; 2];
+        fields(root, &[&["request"], &["settings"]], false, &mut f)?;
+        let [request, settings] = f;
+        Some(ValidationRequest {
+            request: optional(request, admission_request)?,
+            settings: optional(settings, |r| r.raw_text().map(|t| SettingsText(t.into())))?,
+        })
+    }
 
     fn request_mut(&mut self, _at: usize) -> Option<&mut crate::review::AdmissionRequest> {
         self.request.as_mut()

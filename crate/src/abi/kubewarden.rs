@@ -27,13 +27,12 @@ use std::collections::BTreeMap;
 
 use palisade_cel_kubernetes::cluster::{AccessDecision, AccessQuery, Cluster, HostError, Question};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use crate::api::{self, ADMISSION_REVIEW, BundleDocument, Configured, ReadError, ReadFault};
 pub use crate::kubewarden::{
     BINDING, CALLBACK_FAILURE_PREFIX, CAN_I, CanIRequest, GET_RESOURCE, GetResourceRequest,
-    KUBERNETES, NAMESPACE_NOT_FOUND_PREFIX, SettingsValidationResponse, SubjectAccessReviewStatus,
-    ValidationRequest, ValidationResponse,
+    KUBERNETES, NAMESPACE_NOT_FOUND_PREFIX, SettingsText, SettingsValidationResponse,
+    SubjectAccessReviewStatus, ValidationRequest, ValidationResponse,
 };
 use crate::review::AdmissionRequest;
 
@@ -63,7 +62,7 @@ pub fn validate(payload: &[u8], host: &HostCall<'_>) -> ValidationResponse {
         Ok(parts) => parts,
         Err(e) => return ValidationResponse::from_admission_response(e.response()),
     };
-    let raw = settings.as_deref().map_or("", RawValue::get);
+    let raw = settings.as_ref().map_or("", |s| &*s.0);
     with_settings(raw.as_bytes(), |configured| {
         ValidationResponse::from_admission_response(
             configured.review(&request, &HostCluster::new(host)),
@@ -135,8 +134,8 @@ const VALIDATION_REQUEST: &str = "the validation request";
 /// the same settings arrive with every call and are recognised by their bytes.
 fn read_validation_request(
     payload: &[u8],
-) -> Result<(AdmissionRequest, Option<Box<RawValue>>), ReadError> {
-    let parsed: ValidationRequest<Option<AdmissionRequest>, Option<Box<RawValue>>> =
+) -> Result<(AdmissionRequest, Option<SettingsText>), ReadError> {
+    let parsed: ValidationRequest<Option<AdmissionRequest>, Option<SettingsText>> =
         api::read_object(payload, VALIDATION_REQUEST).map_err(|e| match e.fault {
             // Only `request` has fields to get wrong, and it is the AdmissionReview's request: its faults are worded
             // as the C ABI words them.

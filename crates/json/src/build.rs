@@ -56,6 +56,7 @@ impl Builder {
             nodes: self.nodes,
             escaped: self.escaped,
             elements: self.elements,
+            spans: Vec::new(),
         })
     }
 

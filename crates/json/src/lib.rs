@@ -91,6 +91,8 @@ struct Tape {
     escaped: String,
     /// For each array: its length, then the node index of each element.
     elements: Vec<u32>,
+    /// Where each value directly inside the top container is in `text` (node, start, end): parsed documents only.
+    spans: Vec<[u32; 3]>,
 }
 
 /// Why a text is not a document [`Doc::parse`] reads: what is wrong and the byte offset where it was found. The
@@ -168,6 +170,7 @@ impl Doc {
             nodes: parsed.nodes,
             escaped: parsed.escaped,
             elements: parsed.elements,
+            spans: parsed.spans,
         }))
     }
 
@@ -304,6 +307,15 @@ impl<'a> Ref<'a> {
     /// The document this node belongs to.
     pub fn doc(self) -> &'a Doc {
         self.doc
+    }
+
+    /// The node's text as written in the input, for a value directly inside the top container of a parsed document
+    /// ([`Doc::parse_shared`]), `None` for any other node: what a reader that keeps a member as text needs (the
+    /// Kubewarden settings, recognised by their bytes).
+    pub fn raw_text(self) -> Option<&'a str> {
+        let tape = &self.doc.tape;
+        let [_, start, end] = tape.spans.iter().find(|s| s[0] == self.id)?;
+        tape.text.get(*start as usize..*end as usize)
     }
 
     /// Elements of an array, members of an object (each key counted as often as it is written), 0 otherwise.

@@ -26,11 +26,13 @@ struct Refused;
 
 type R = Result<(), Refused>;
 
-/// What one reading lays out: nodes, the side string of unescaped strings, the array element positions.
+/// What one reading lays out: nodes, the side string of unescaped strings, the array element positions, and where in
+/// the text each value directly inside the top container is (node, start, end).
 pub(crate) struct Parsed {
     pub(crate) nodes: Vec<Node>,
     pub(crate) escaped: String,
     pub(crate) elements: Vec<u32>,
+    pub(crate) spans: Vec<[u32; 3]>,
 }
 
 /// Read `text` into a tape, at most `max_depth` nested lists and maps.
@@ -49,6 +51,7 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, ParseError> 
         escaped: String::new(),
         elements: Vec::new(),
         scratch: Vec::new(),
+        spans: Vec::new(),
         error: ParseError {
             message: "",
             offset: 0,
@@ -59,6 +62,7 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, ParseError> 
             nodes: p.nodes,
             escaped: p.escaped,
             elements: p.elements,
+            spans: p.spans,
         }),
         Err(Refused) => Err(p.error),
     }
@@ -79,6 +83,7 @@ struct Parser<'t> {
     escaped: String,
     elements: Vec<u32>,
     scratch: Vec<u32>,
+    spans: Vec<[u32; 3]>,
     error: ParseError,
 }
 
@@ -429,6 +434,8 @@ impl Parser<'_> {
 
     fn run(&mut self, max_depth: usize) -> R {
         let mut stack: Vec<Frame> = Vec::new();
+        // the node and start of the value being read directly inside the top container
+        let mut top_member = [0, 0];
         'value: loop {
             if let Some(frame) = stack.last()
                 && !frame.object
@@ -436,7 +443,11 @@ impl Parser<'_> {
                 let id = self.next_id();
                 self.scratch.push(id);
             }
-            match self.peek() {
+            let next = self.peek();
+            if stack.len() == 1 {
+                top_member = [self.next_id(), self.at as u32];
+            }
+            match next {
                 None => return self.fail("eof while parsing a value"),
                 Some(b'"') => self.string()?,
                 Some(open @ (b'[' | b'{')) => {
@@ -478,6 +489,10 @@ impl Parser<'_> {
             }
             // after a value: close every container it completes, or go on with the next element
             loop {
+                if stack.len() == 1 {
+                    let [node, start] = top_member;
+                    self.spans.push([node, start, self.at as u32]);
+                }
                 let Some(frame) = stack.last_mut() else {
                     return match self.peek() {
                         None => Ok(()),

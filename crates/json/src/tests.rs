@@ -458,3 +458,24 @@ fn documents_read_with_a_source_share_it() {
     assert_eq!(alone.object.text(), "");
     assert_eq!(alone.object.to_value(), review.object.to_value());
 }
+
+/// The text of each value directly inside the top container, as written; no other node has one.
+#[test]
+fn raw_text_of_top_members() {
+    let text =
+        " {\"a\" : [1, {\"b\":2}] ,\n \"s\":\"x\\\"y\", \"n\": 12.5,\"e\":{}, \"t\" :true } ";
+    let doc = Doc::parse(text).unwrap();
+    let root = doc.root();
+    let raw = |k: &str| root.member(k).and_then(Ref::raw_text);
+    assert_eq!(raw("a"), Some("[1, {\"b\":2}]"));
+    assert_eq!(raw("s"), Some("\"x\\\"y\""));
+    assert_eq!(raw("n"), Some("12.5"));
+    assert_eq!(raw("e"), Some("{}"));
+    assert_eq!(raw("t"), Some("true"));
+    assert_eq!(root.raw_text(), None);
+    let inner = root.member("a").and_then(|a| a.index(1)).unwrap();
+    assert_eq!(inner.raw_text(), None);
+    // a document read from serde events keeps no text
+    let built: Doc = serde_json::from_str(text).unwrap();
+    assert_eq!(built.root().member("a").and_then(Ref::raw_text), None);
+}
