@@ -81,17 +81,7 @@ impl Authorization {
         ];
         let mut f = [None; 9];
         fields(r, NAMES, true, &mut f)?;
-        let [
-            subject,
-            verb,
-            api_group,
-            resource,
-            subresource,
-            name,
-            namespace,
-            path,
-            allowed,
-        ] = f;
+        let [subject, strings @ .., allowed] = f;
         let mut out = Authorization::default();
         out.subject = defaulted(subject, |r| {
             let mut f = [None; 2];
@@ -113,15 +103,8 @@ impl Authorization {
             &mut out.path,
         ]
         .into_iter()
-        .zip([
-            verb,
-            api_group,
-            resource,
-            subresource,
-            name,
-            namespace,
-            path,
-        ]) {
+        .zip(strings)
+        {
             *field = optional(r, string)?;
         }
         out.allowed = defaulted(allowed, boolean)?;
