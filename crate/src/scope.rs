@@ -31,7 +31,6 @@ pub fn attributes(request: &AdmissionRequest) -> Attributes<'_> {
             kind: &k.kind,
         }
     }
-    let (object, old_object) = request.selector_view();
     Attributes {
         operation: &request.operation,
         resource: gvr(&request.resource),
@@ -42,8 +41,7 @@ pub fn attributes(request: &AdmissionRequest) -> Attributes<'_> {
         request_kind: request.request_kind.as_ref().map(gvk),
         name: &request.name,
         namespace: &request.namespace,
-        object,
-        old_object,
+        objects: Some(request),
     }
 }
 
@@ -147,10 +145,10 @@ fn request_variable(r: &AdmissionRequest) -> Value {
         "dryRun": r.is_dry_run(),
     });
     if let (Some(options), Some(map)) = (
-        r.options.as_ref().filter(|o| !o.is_null()),
+        r.options.as_ref().filter(|o| !o.root().is_null()),
         v.as_object_mut(),
     ) {
-        map.insert("options".to_owned(), options.clone());
+        map.insert("options".to_owned(), options.to_value());
     }
     v
 }

@@ -59,6 +59,11 @@ impl Runtime {
     fn with(configure: impl FnOnce(&mut Config)) -> Result<Self, HostError> {
         let mut config = Config::new();
         config.epoch_interruption(true);
+        // `PALISADE_PERFMAP=1`: wasmtime writes /tmp/perf-PID.map, so that `perf record` names the module's
+        // functions (README, "Profiling")
+        if std::env::var_os("PALISADE_PERFMAP").is_some() {
+            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
         configure(&mut config);
         let engine = Engine::new(&config).map_err(|e| HostError::Load {
             module: String::new(),

@@ -453,7 +453,7 @@ mod tests {
             ),
             (&None, &None, &None)
         );
-        assert_eq!(request.options, None);
+        assert!(request.options.is_none());
         let mut kubernetes = camel;
         kubernetes["userInfo"] = json!({"username": "alice", "groups": ["devs"]});
         kubernetes["requestKind"] =

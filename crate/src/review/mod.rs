@@ -85,8 +85,8 @@ pub struct AdmissionRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(alias = "dry_run")]
     pub dry_run: Option<bool>,
-    #[serde(default, skip_serializing_if = "is_none_or_null")]
-    pub options: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Doc>,
     /// What objectSelectors read of `object` and `oldObject` (`kind`, `metadata`, `metadata.labels`) as JSON values,
     /// made on first use.
     #[serde(skip)]
@@ -135,8 +135,18 @@ fn selector_view(doc: &Doc) -> Value {
     })
 }
 
-fn is_none_or_null(v: &Option<Value>) -> bool {
-    matches!(v, None | Some(Value::Null))
+/// What label selectors read of `object` and `oldObject` (`palisade_matching::Objects`): `kind`, and `metadata` with
+/// only its `labels` when it is an object. Made on the first selector that reads them, once per request, small.
+impl palisade_matching::Objects for AdmissionRequest {
+    fn objects(&self) -> (Option<&Value>, Option<&Value>) {
+        let [object, old_object] = self.selector_view.get_or_init(|| {
+            [
+                self.object().map(selector_view),
+                self.old_object().map(selector_view),
+            ]
+        });
+        (object.as_ref(), old_object.as_ref())
+    }
 }
 
 impl AdmissionRequest {
@@ -154,7 +164,7 @@ impl AdmissionRequest {
         self.options = self
             .options
             .take()
-            .filter(|o| o.as_object().is_none_or(|m| !m.is_empty()));
+            .filter(|o| !matches!(o.root().item(), palisade_json::Item::Object(m) if m.is_empty()));
         self
     }
 
@@ -166,18 +176,6 @@ impl AdmissionRequest {
     /// The existing object, `None` when absent or `null` (CREATE, CONNECT).
     pub fn old_object(&self) -> Option<&Doc> {
         self.old_object.as_ref().filter(|d| !d.root().is_null())
-    }
-
-    /// `object` and `oldObject` as much as label selectors read of them (`palisade_matching::Attributes`): `kind`,
-    /// and `metadata` with only its `labels` when it is an object. Made once per request, small.
-    pub fn selector_view(&self) -> (Option<&Value>, Option<&Value>) {
-        let [object, old_object] = self.selector_view.get_or_init(|| {
-            [
-                self.object().map(selector_view),
-                self.old_object().map(selector_view),
-            ]
-        });
-        (object.as_ref(), old_object.as_ref())
     }
 
     /// Whether the request is a dry run.

@@ -26,9 +26,17 @@ pub(crate) fn fields<'a>(
     if !matches!(r.item(), Item::Object(_)) {
         return None;
     }
+    // Kubernetes writes an object's fields in the order they are declared, which is the order of `names`: the name
+    // after the last one found is tried first
+    let mut next = 0;
     for (key, value) in r.members() {
-        match names.iter().position(|aliases| aliases.contains(&key)) {
+        let at = match names.get(next) {
+            Some(aliases) if aliases.contains(&key) => Some(next),
+            _ => names.iter().position(|aliases| aliases.contains(&key)),
+        };
+        match at {
             Some(i) => {
+                next = i + 1;
                 let slot = found.get_mut(i)?;
                 if slot.is_some() {
                     return None;
@@ -210,7 +218,7 @@ pub(crate) fn admission_request(r: Ref<'_>) -> Option<AdmissionRequest> {
     out.object = optional(object, doc)?;
     out.old_object = optional(old_object, doc)?;
     out.dry_run = optional(dry_run, boolean)?;
-    out.options = optional(options, value)?;
+    out.options = optional(options, doc)?;
     Some(out)
 }
 

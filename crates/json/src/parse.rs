@@ -46,12 +46,13 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, ParseError> 
     let mut p = Parser {
         bytes: text.as_bytes(),
         at: 0,
-        // about one node per 12 bytes of typical Kubernetes JSON
+        // sized for typical Kubernetes JSON (about one node per 12 bytes, an array element per 128), so that a
+        // request's reading seldom grows a vector (each growth is a copy, and new pages in a fresh instance)
         nodes: Vec::with_capacity(text.len() / 12 + 1),
         escaped: String::new(),
-        elements: Vec::new(),
-        scratch: Vec::new(),
-        spans: Vec::new(),
+        elements: Vec::with_capacity(text.len() / 128 + 16),
+        scratch: Vec::with_capacity(64),
+        spans: Vec::with_capacity(16),
         error: ParseError {
             message: "",
             offset: 0,
@@ -433,7 +434,7 @@ impl Parser<'_> {
     }
 
     fn run(&mut self, max_depth: usize) -> R {
-        let mut stack: Vec<Frame> = Vec::new();
+        let mut stack: Vec<Frame> = Vec::with_capacity(32);
         // the node and start of the value being read directly inside the top container
         let mut top_member = [0, 0];
         'value: loop {

@@ -13,7 +13,7 @@
 
 use criterion::{Criterion, black_box, criterion_group, criterion_main};
 use palisade_cel_kubernetes::cluster::NoCluster;
-use palisade_matching::{Attributes, Gvk, Gvr, Index, MatchResources};
+use palisade_matching::{Attributes, Given, Gvk, Gvr, Index, MatchResources};
 use serde_json::json;
 
 fn policy(group: &str, resource: &str, op: &str) -> MatchResources {
@@ -50,13 +50,17 @@ fn bench(c: &mut Criterion) {
     let index = Index::new(all.clone());
     let alone = Index::new(matching.clone());
     let object = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "team-a", "labels": {"app": "web"}}});
+    let objects = Given {
+        object: Some(&object),
+        old_object: None,
+    };
     let a = Attributes {
         operation: "CREATE",
         resource: Gvr::new("apps", "v1", "deployments"),
         kind: Gvk::new("apps", "v1", "Deployment"),
         name: "web",
         namespace: "team-a",
-        object: Some(&object),
+        objects: Some(&objects),
         ..Attributes::default()
     };
     let count = |it: &mut dyn Iterator<Item = &MatchResources>| {

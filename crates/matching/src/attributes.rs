@@ -69,8 +69,48 @@ pub struct Attributes<'a> {
     pub name: &'a str,
     /// Empty for cluster-scoped resources; the namespace's own name for a Namespace.
     pub namespace: &'a str,
+    /// `object` and `oldObject`, asked only when a selector reads their labels; `None` for a request without them.
+    pub objects: Option<&'a dyn Objects>,
+}
+
+/// Where matching reads `object` and `oldObject` from. It is asked only when an objectSelector, or a
+/// namespaceSelector on a Namespace's own write, reads their labels, so a request no such selector looks at never
+/// makes them (an engine may build them from its own reading of the request on first use).
+pub trait Objects {
+    /// `object` and `oldObject`, each `None` when absent or `null`.
+    fn objects(&self) -> (Option<&serde_json::Value>, Option<&serde_json::Value>);
+}
+
+/// Shown as what it holds (not a supertrait: an engine's request type need not be `Debug` in a small module).
+impl fmt::Debug for dyn Objects + '_ {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (object, old_object) = self.objects();
+        f.debug_struct("Objects")
+            .field("object", &object)
+            .field("old_object", &old_object)
+            .finish()
+    }
+}
+
+/// `object` and `oldObject` given as JSON values.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Given<'a> {
     pub object: Option<&'a serde_json::Value>,
     pub old_object: Option<&'a serde_json::Value>,
+}
+
+impl Objects for Given<'_> {
+    fn objects(&self) -> (Option<&serde_json::Value>, Option<&serde_json::Value>) {
+        (self.object, self.old_object)
+    }
+}
+
+/// An AdmissionReview's `request` as JSON: its `object` and `oldObject` members (`null` is none).
+impl Objects for serde_json::Value {
+    fn objects(&self) -> (Option<&serde_json::Value>, Option<&serde_json::Value>) {
+        let object = |key: &str| self.get(key).filter(|o| !o.is_null());
+        (object("object"), object("oldObject"))
+    }
 }
 
 fn str_at<'a>(v: &'a serde_json::Value, key: &str) -> &'a str {
@@ -101,7 +141,6 @@ impl<'a> Attributes<'a> {
     /// `requestSubResource`, `requestKind`, `name`, `namespace`, `object`, `oldObject`.
     /// Absent fields read as empty; a `null` object is no object.
     pub fn from_admission_request(request: &'a serde_json::Value) -> Self {
-        let object = |key: &str| request.get(key).filter(|o| !o.is_null());
         Attributes {
             operation: str_at(request, "operation"),
             resource: gvr_at(request, "resource").unwrap_or_default(),
@@ -114,9 +153,18 @@ impl<'a> Attributes<'a> {
             request_kind: gvk_at(request, "requestKind"),
             name: str_at(request, "name"),
             namespace: str_at(request, "namespace"),
-            object: object("object"),
-            old_object: object("oldObject"),
+            objects: Some(request),
         }
+    }
+
+    /// `object`, when the request has one.
+    pub fn object(&self) -> Option<&'a serde_json::Value> {
+        self.objects.and_then(|o| o.objects().0)
+    }
+
+    /// `oldObject`, when the request has one.
+    pub fn old_object(&self) -> Option<&'a serde_json::Value> {
+        self.objects.and_then(|o| o.objects().1)
     }
 
     /// The resource the request was made for (`requestResource`, else `resource`).

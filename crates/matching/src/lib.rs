@@ -38,7 +38,7 @@ mod rules;
 mod selector;
 mod webhook;
 
-pub use attributes::{Attributes, Gvk, Gvr};
+pub use attributes::{Attributes, Given, Gvk, Gvr, Objects};
 pub use equivalence::{BuiltinEquivalences, EquivalentResourceMapper, FAMILIES, Member, family_of};
 pub use field::FieldError;
 pub use index::Index;

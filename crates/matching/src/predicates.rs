@@ -74,7 +74,7 @@ fn match_object(obj: Option<&Value>, sel: &LabelSelector) -> bool {
 /// `object.Matcher.MatchObjectSelector`: the empty selector matches everything; otherwise the
 /// object or the old object must match (a missing object never does).
 pub(crate) fn object_selector_matches(sel: &LabelSelector, a: &Attributes<'_>) -> bool {
-    sel.is_everything() || match_object(a.object, sel) || match_object(a.old_object, sel)
+    sel.is_everything() || match_object(a.object(), sel) || match_object(a.old_object(), sel)
 }
 
 /// `namespace.Matcher.MatchNamespaceSelector`.
@@ -96,7 +96,7 @@ pub(crate) fn namespace_selector_matches(
         && (a.operation == "CREATE" || a.operation == "UPDATE")
     {
         // the namespace being written: its own new labels
-        return match object_labels(a.object) {
+        return match object_labels(a.object()) {
             None => Err(MatchError::NamespaceObject),
             Some(None) => Ok(sel.matches_source(&NoLabels)),
             Some(Some(labels)) => Ok(sel.matches_source(labels)),

@@ -38,13 +38,13 @@ fn from_admission_request_reads_every_field() {
         Gvk::new("extensions", "v1beta1", "Scale")
     );
     assert_eq!((a.name, a.namespace), ("web", "team-a"));
-    assert!(a.object.is_some());
-    assert!(a.old_object.is_none());
+    assert!(a.object().is_some());
+    assert!(a.old_object().is_none());
     // a bare request: everything empty, nothing panics
     let empty = json!({});
     let e = Attributes::from_admission_request(&empty);
     assert_eq!(e.operation, "");
-    assert!(e.request_resource.is_none() && e.object.is_none());
+    assert!(e.request_resource.is_none() && e.object().is_none());
 }
 
 // Contract (docs/architecture.md, "Matching and certificates"): rules match the request's original resource

@@ -11,7 +11,7 @@
 mod common;
 
 use common::*;
-use palisade_matching::{Attributes, Index, MatchResources};
+use palisade_matching::{Attributes, Given, Index, MatchResources};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -143,6 +143,7 @@ proptest! {
         let lookup = Namespaces::new(&[("ns", &[("env", "prod")])]);
         for r in &reqs {
             let obj = if r.labelled { json!({"metadata": {"labels": {"app": "x"}}}) } else { json!({"metadata": {}}) };
+            let objects = Given { object: Some(&obj), old_object: None };
             let a = Attributes {
                 operation: r.op,
                 resource: gvr(r.group, r.version, r.resource),
@@ -150,7 +151,7 @@ proptest! {
                 kind: gvk(r.group, r.version, "K"),
                 name: r.name,
                 namespace: r.namespace,
-                object: Some(&obj),
+                objects: Some(&objects),
                 ..Attributes::default()
             };
             let naive: Vec<_> = entries

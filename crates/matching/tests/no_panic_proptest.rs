@@ -8,7 +8,7 @@
 
 use palisade_cel_kubernetes::cluster::NoCluster;
 use palisade_matching::{
-    Attributes, Gvk, Gvr, LabelSelector, MatchResources, RuleWithOperations, Webhook,
+    Attributes, Given, Gvk, Gvr, LabelSelector, MatchResources, RuleWithOperations, Webhook,
     parse_validating_webhook_configuration,
 };
 use proptest::prelude::*;
@@ -88,14 +88,14 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
     #[test]
     fn parsers_and_matchers_never_panic(v in json_value(), obj in json_value()) {
+        let objects = Given { object: Some(&obj), old_object: Some(&obj) };
         let a = Attributes {
             operation: "CREATE",
             resource: Gvr::new("", "v1", "namespaces"),
             kind: Gvk::new("", "v1", "Namespace"),
             name: "n",
             namespace: "n",
-            object: Some(&obj),
-            old_object: Some(&obj),
+            objects: Some(&objects),
             ..Attributes::default()
         };
         if let Ok(m) = MatchResources::parse(&v, "m") {

@@ -42,8 +42,11 @@ pub fn record<'a>(
         request_kind: None,
         name,
         namespace,
-        object,
-        old_object,
+        // a table's record lives as long as its test
+        objects: Some(Box::leak(Box::new(palisade_matching::Given {
+            object,
+            old_object,
+        }))),
     }
 }
 
