@@ -126,7 +126,10 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
             Expr::Int(i) => Ok(Value::Int(*i)),
             Expr::UInt(u) => Ok(Value::Uint(*u)),
             Expr::Float(f) => Ok(Value::Double(*f)),
-            Expr::String(s) => Ok(Value::string(s.as_str())),
+            Expr::String(s) => Ok(match self.prog.consts.get(&e.id) {
+                Some(c) => c.to_value(),
+                None => Value::string(s.as_str()),
+            }),
             Expr::Bytes(b) => Ok(Value::Bytes(Rc::from(b.as_slice()))),
             Expr::Ident(name) => {
                 self.budget.charge(1)?;

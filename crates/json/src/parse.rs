@@ -299,7 +299,12 @@ impl Parser<'_> {
 
     fn literal(&mut self, word: &[u8], tag: Tag) -> R {
         let end = self.at + word.len();
-        if self.bytes.get(self.at..end) == Some(word) {
+        // four bytes as one word, the rest byte by byte (a slice comparison would be a call to `memcmp`)
+        let four = |b: &[u8]| b.first_chunk::<4>().map(|w| u32::from_le_bytes(*w));
+        let same = self.bytes.get(self.at..end).is_some_and(|have| {
+            four(have) == four(word) && have.iter().zip(word).skip(4).all(|(a, b)| a == b)
+        });
+        if same {
             self.at = end;
             self.push(tag, 0, 0);
             Ok(())
