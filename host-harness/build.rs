@@ -348,6 +348,12 @@ const C_ABI_EXPORTS: [&str; 5] = [
     "validate",
 ];
 
+/// Functions the shipped module does not export (the C ABI is exactly [`C_ABI_EXPORTS`]) but `palisade bake` calls on
+/// the copy it runs: their indices are kept in the custom section [`TOOL_EXPORTS_SECTION`] as `name=index` lines
+/// (host-harness/src/bake/mod.rs reads it).
+const TOOL_EXPORTS: [&str; 1] = ["palisade_seal"];
+const TOOL_EXPORTS_SECTION: &str = "palisade.tool-exports";
+
 fn keep_only_c_abi_exports(path: &Path) -> Result<(), String> {
     let bytes = fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let rewritten =
@@ -356,10 +362,11 @@ fn keep_only_c_abi_exports(path: &Path) -> Result<(), String> {
 }
 
 /// Rewrites the export section of a module, keeping the exports named in `keep`; every other section is copied byte
-/// for byte, in order.
+/// for byte, in order. The functions of [`TOOL_EXPORTS`] it leaves out are listed in [`TOOL_EXPORTS_SECTION`].
 fn filter_exports(bytes: &[u8], keep: &[&str]) -> Result<Vec<u8>, String> {
     use wasm_encoder::Section as _;
     let mut out = Vec::with_capacity(bytes.len());
+    let mut tools = String::new();
     for payload in wasmparser::Parser::new(0).parse_all(bytes) {
         let payload = payload.map_err(|e| format!("not a valid WebAssembly module: {e}"))?;
         match &payload {
@@ -372,6 +379,11 @@ fn filter_exports(bytes: &[u8], keep: &[&str]) -> Result<Vec<u8>, String> {
                 for export in exports.clone() {
                     let export = export.map_err(|e| format!("unreadable export: {e}"))?;
                     if !keep.contains(&export.name) {
+                        if TOOL_EXPORTS.contains(&export.name)
+                            && export.kind == wasmparser::ExternalKind::Func
+                        {
+                            tools.push_str(&format!("{}={}\n", export.name, export.index));
+                        }
                         continue;
                     }
                     let kind = match export.kind {
@@ -394,6 +406,13 @@ fn filter_exports(bytes: &[u8], keep: &[&str]) -> Result<Vec<u8>, String> {
                 .ok_or("a section runs past the end of the module")?;
             wasm_encoder::RawSection { id, data }.append_to(&mut out);
         }
+    }
+    if !tools.is_empty() {
+        wasm_encoder::CustomSection {
+            name: TOOL_EXPORTS_SECTION.into(),
+            data: tools.into_bytes().into(),
+        }
+        .append_to(&mut out);
     }
     Ok(out)
 }

@@ -333,6 +333,20 @@ impl Session {
         self.memory.data(&self.store)
     }
 
+    /// Call the export `name` of type `() -> ()` if the module has one; `Ok(false)` when it has none.
+    pub fn call_if_exported(&mut self, name: &str) -> Result<bool, HostError> {
+        let Ok(func) = self
+            .instance
+            .get_typed_func::<(), ()>(&mut self.store, name)
+        else {
+            return Ok(false);
+        };
+        self.arm();
+        func.call(&mut self.store, ())
+            .map_err(|e| self.classify(name, &e))?;
+        Ok(true)
+    }
+
     /// The value of the exported global `name`, if the instance exports one.
     pub fn global(&mut self, name: &str) -> Option<Val> {
         let global = self.instance.get_global(&mut self.store, name)?;

@@ -6,5 +6,7 @@
 pub mod c;
 #[cfg(any(feature = "kubewarden", test))]
 pub mod kubewarden;
+#[cfg(all(target_arch = "wasm32", any(feature = "c-abi", feature = "kubewarden")))]
+pub mod seal;
 #[cfg(feature = "web")]
 pub mod web;

@@ -895,10 +895,6 @@ fn fold_constants(root: &SpannedExpr) -> (IdMap<Const>, IdMap<ConstSet>) {
     let mut sets = IdMap::default();
     for e in order.iter().rev() {
         match &e.node {
-            // a string literal is shared, not copied, each time it is evaluated
-            Expr::String(s) if unique(e.id) => {
-                folded.insert(e.id, Const::String(Arc::from(s.as_str())));
-            }
             Expr::List(items) if unique(e.id) => {
                 let elems: Option<Vec<Const>> = items
                     .iter()

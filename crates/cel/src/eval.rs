@@ -126,10 +126,9 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
             Expr::Int(i) => Ok(Value::Int(*i)),
             Expr::UInt(u) => Ok(Value::Uint(*u)),
             Expr::Float(f) => Ok(Value::Double(*f)),
-            Expr::String(s) => Ok(match self.prog.consts.get(&e.id) {
-                Some(c) => c.to_value(),
-                None => Value::string(s.as_str()),
-            }),
+            // copied, not shared with the program: a shared constant's count is written on every use, and in a fresh
+            // instance of a baked module that write copies a page of its image
+            Expr::String(s) => Ok(Value::string(s.as_str())),
             Expr::Bytes(b) => Ok(Value::Bytes(Rc::from(b.as_slice()))),
             Expr::Ident(name) => {
                 self.budget.charge(1)?;

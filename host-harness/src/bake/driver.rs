@@ -93,6 +93,10 @@ fn configure_c_abi(
     {
         return Err(err(format!("the bundle does not compile: {message}")));
     }
+    // the heap's holes taken, so that a fresh instance allocates past the image (crate/src/abi/seal.rs)
+    session
+        .call_if_exported(super::SEAL)
+        .map_err(|e| err(e.to_string()))?;
     let mut globals = Vec::with_capacity(layout.mutable_globals.len());
     for &index in &layout.mutable_globals {
         let value = session
@@ -294,6 +298,10 @@ mod wapc {
         if !answer.valid {
             let message = answer.message.as_deref().unwrap_or("invalid settings");
             return Err(err(format!("the bundle does not compile: {message}")));
+        }
+        // the heap's holes taken, so that a fresh instance allocates past the image (crate/src/abi/seal.rs)
+        if let Ok(seal) = instance.get_typed_func::<(), ()>(&mut store, crate::bake::SEAL) {
+            seal.call(&mut store, ()).map_err(wasm_err)?;
         }
         let mut globals = Vec::with_capacity(layout.mutable_globals.len());
         for &index in &layout.mutable_globals {

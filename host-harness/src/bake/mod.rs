@@ -67,6 +67,25 @@ fn parse_err(e: wasmparser::BinaryReaderError) -> BakeError {
 pub struct Layout {
     /// Absolute indices of the module's own mutable globals.
     pub mutable_globals: Vec<u32>,
+    /// Functions the module keeps for tools without exporting them (`palisade_seal`): name and function index, from
+    /// the custom section [`TOOL_EXPORTS_SECTION`] that host-harness/build.rs writes into `palisade.wasm`.
+    pub tool_exports: Vec<(String, u32)>,
+}
+
+/// The custom section listing a module's unexported tool functions as `name=index` lines (host-harness/build.rs).
+pub const TOOL_EXPORTS_SECTION: &str = "palisade.tool-exports";
+
+/// The export run before a snapshot when the module has it (crate/src/abi/seal.rs).
+pub const SEAL: &str = "palisade_seal";
+
+fn tool_exports(data: &[u8]) -> Vec<(String, u32)> {
+    String::from_utf8_lossy(data)
+        .lines()
+        .filter_map(|line| {
+            let (name, index) = line.split_once('=')?;
+            Some((name.to_owned(), index.parse().ok()?))
+        })
+        .collect()
 }
 
 /// The module with every mutable global it defines exported under [`global_export_name`]. Nothing else changes.
@@ -83,9 +102,11 @@ pub fn instrument(module: &[u8]) -> Result<(Vec<u8>, Layout), BakeError> {
             }
             Payload::ExportSection(reader) => {
                 let mut exports = wasm_encoder::ExportSection::new();
+                let mut names = Vec::new();
                 for export in reader.clone() {
                     let export = export.map_err(parse_err)?;
                     exports.export(export.name, export_kind(export.kind)?, export.index);
+                    names.push(export.name.to_owned());
                 }
                 for &index in &layout.mutable_globals {
                     exports.export(
@@ -93,6 +114,11 @@ pub fn instrument(module: &[u8]) -> Result<(Vec<u8>, Layout), BakeError> {
                         wasm_encoder::ExportKind::Global,
                         index,
                     );
+                }
+                for (name, index) in &layout.tool_exports {
+                    if !names.contains(name) {
+                        exports.export(name, wasm_encoder::ExportKind::Func, *index);
+                    }
                 }
                 exports.append_to(&mut out);
                 exported = true;
@@ -141,6 +167,9 @@ pub fn layout(module: &[u8]) -> Result<Layout, BakeError> {
                         layout.mutable_globals.push(index);
                     }
                 }
+            }
+            Payload::CustomSection(section) if section.name() == TOOL_EXPORTS_SECTION => {
+                layout.tool_exports = tool_exports(section.data());
             }
             Payload::DataSection(reader) => {
                 for segment in reader {
