@@ -138,3 +138,77 @@ fn a_baked_kubewarden_module_keeps_its_metadata_and_answers_the_same() {
         );
     }
 }
+
+/// `palisade.wasm` without the section that names its tool functions: a module `palisade bake` cannot seal.
+fn without_tool_exports(wasm: &[u8]) -> Vec<u8> {
+    use wasm_encoder::Section as _;
+    let mut out = Vec::new();
+    for payload in wasmparser::Parser::new(0).parse_all(wasm) {
+        let payload = payload.unwrap();
+        match &payload {
+            wasmparser::Payload::Version { range, .. } => {
+                out.extend_from_slice(&wasm[range.clone()]);
+                continue;
+            }
+            wasmparser::Payload::CustomSection(c) if c.name() == bake::TOOL_EXPORTS_SECTION => {
+                continue;
+            }
+            _ => {}
+        }
+        if let Some((id, range)) = payload.as_section() {
+            wasm_encoder::RawSection {
+                id,
+                data: &wasm[range],
+            }
+            .append_to(&mut out);
+        }
+    }
+    out
+}
+
+/// The pages of a fresh instance's initial memory that hold data (the baked image) and that one `validate` writes.
+fn image_pages_written(baked: &[u8], review: &[u8]) -> usize {
+    let host =
+        WasmHost::from_bytes(&Runtime::shared().unwrap(), Path::new("baked"), baked).unwrap();
+    let mut fresh = host.instantiate().unwrap();
+    let before = fresh.memory_data().to_vec();
+    assert_eq!(fresh.validate(review).unwrap()["response"]["allowed"], true);
+    let after = fresh.memory_data();
+    before
+        .chunks(4096)
+        .zip(after.chunks(4096))
+        .filter(|(b, a)| b.iter().any(|&x| x != 0) && b != a)
+        .count()
+}
+
+// crate/src/abi/seal.rs: a host maps a baked module's image copy-on-write, so every image page a request writes is a
+// page copied in each fresh instance. Sealed, the request's allocations go to new pages past the image.
+#[test]
+fn a_sealed_baked_module_allocates_past_its_image() {
+    let (bundle, review) = workload();
+    let original = std::fs::read(common::artifact("palisade.wasm")).unwrap();
+    let layout = bake::layout(&original).unwrap();
+    assert!(
+        layout
+            .tool_exports
+            .iter()
+            .any(|(name, _)| name == bake::SEAL),
+        "palisade.wasm names palisade_seal in its {} section: {:?}",
+        bake::TOOL_EXPORTS_SECTION,
+        layout.tool_exports
+    );
+    let unsealable = without_tool_exports(&original);
+    assert!(bake::layout(&unsealable).unwrap().tool_exports.is_empty());
+    let sealed = image_pages_written(
+        &bake::bake(&original, Protocol::CAbi, &bundle).unwrap(),
+        &review,
+    );
+    let unsealed = image_pages_written(
+        &bake::bake(&unsealable, Protocol::CAbi, &bundle).unwrap(),
+        &review,
+    );
+    assert!(
+        sealed < unsealed,
+        "a request writes {sealed} pages of the sealed image, {unsealed} of the unsealed one"
+    );
+}

@@ -16,8 +16,9 @@
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 
-/// The largest block tried; holes are taken with blocks of halving size, down to the smallest.
-const LARGEST: usize = 1 << 20;
+/// The largest block tried; holes are taken with blocks of halving size, down to the smallest. One wasm page: a
+/// larger hole is taken a page at a time, and the block found past the end grows memory by as little as it can.
+const LARGEST: usize = 1 << 16;
 const SMALLEST: usize = 8;
 
 /// Take every free block of the heap that lies below the current end of linear memory (see the module documentation).
