@@ -175,12 +175,11 @@ impl Policies {
                 }
             }
             // duplicates collapsed, as ToAggregate does
-            // a few problems per document: a list, not a set (no set type linked for it)
-            let mut seen: Vec<String> = Vec::new();
-            for e in errs {
-                let text = e.to_string();
-                if !seen.contains(&text) {
-                    seen.push(text);
+            let texts: Vec<String> = errs.iter().map(ToString::to_string).collect();
+            let keep = palisade_cel_kubernetes::errors::first_of_each(&texts);
+            let mut keep = keep.into_iter().peekable();
+            for (i, e) in errs.into_iter().enumerate() {
+                if keep.next_if_eq(&i).is_some() {
                     all.push((*idx, e.into()));
                 }
             }
