@@ -60,7 +60,7 @@ impl Runtime {
         let mut config = Config::new();
         config.epoch_interruption(true);
         // `PALISADE_PERFMAP=1`: wasmtime writes /tmp/perf-PID.map, so that `perf record` names the module's
-        // functions (README, "Profiling")
+        // functions (README, "Performance")
         if std::env::var_os("PALISADE_PERFMAP").is_some() {
             config.profiler(wasmtime::ProfilingStrategy::PerfMap);
         }

@@ -197,6 +197,17 @@ fn a_sealed_baked_module_allocates_past_its_image() {
         bake::TOOL_EXPORTS_SECTION,
         layout.tool_exports
     );
+    // the waPC module exports it: bake's waPC driver finds it by name
+    let kubewarden = std::fs::read(common::artifact("palisade-kubewarden.wasm")).unwrap();
+    let exported = wasmparser::Parser::new(0)
+        .parse_all(&kubewarden)
+        .filter_map(|p| match p.unwrap() {
+            wasmparser::Payload::ExportSection(r) => Some(r),
+            _ => None,
+        })
+        .flat_map(|r| r.into_iter().map(|e| e.unwrap().name.to_owned()))
+        .any(|name| name == bake::SEAL);
+    assert!(exported, "palisade-kubewarden.wasm exports {}", bake::SEAL);
     let unsealable = without_tool_exports(&original);
     assert!(bake::layout(&unsealable).unwrap().tool_exports.is_empty());
     let sealed = image_pages_written(

@@ -134,7 +134,8 @@ pub fn instrument(module: &[u8]) -> Result<(Vec<u8>, Layout), BakeError> {
     Ok((out, layout))
 }
 
-/// Reads the module's globals and data: which globals a snapshot must carry, and whether it can be baked at all.
+/// Reads the module's globals, data and tool functions: which globals a snapshot must carry, which function seals
+/// the heap before it, and whether the module can be baked at all.
 pub fn layout(module: &[u8]) -> Result<Layout, BakeError> {
     let mut imported_globals = 0u32;
     let mut layout = Layout::default();
