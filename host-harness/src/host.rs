@@ -61,8 +61,12 @@ impl Runtime {
         config.epoch_interruption(true);
         // `PALISADE_PERFMAP=1`: wasmtime writes /tmp/perf-PID.map, so that `perf record` names the module's
         // functions (README, "Performance")
-        if std::env::var_os("PALISADE_PERFMAP").is_some() {
-            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        if let Some(v) = std::env::var_os("PALISADE_PERFMAP") {
+            config.profiler(if v == "jitdump" {
+                wasmtime::ProfilingStrategy::JitDump
+            } else {
+                wasmtime::ProfilingStrategy::PerfMap
+            });
         }
         configure(&mut config);
         let engine = Engine::new(&config).map_err(|e| HostError::Load {

@@ -17,6 +17,64 @@ fn has_zero(v: u64) -> u64 {
     v.wrapping_sub(ONES) & !v & HIGH
 }
 
+/// The eight bytes of `bytes` from `at`, little-endian, when there are eight.
+#[inline(always)]
+fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
+    let w = bytes.get(at..at.wrapping_add(8))?;
+    <[u8; 8]>::try_from(w).ok().map(u64::from_le_bytes)
+}
+
+/// The position of the next byte from `at` that is not whitespace (the text's length when there is none). Runs of
+/// spaces, the indentation of pretty-printed JSON, are skipped eight at a time. A free function of a position held
+/// in a local, not a parser field, so that the reading loop keeps the position in a register.
+#[inline(always)]
+fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(&b) = bytes.get(at) {
+        if b > b' ' {
+            break;
+        }
+        match b {
+            b' ' => match word_at(bytes, at) {
+                Some(w) => {
+                    let rest = w ^ (ONES * u64::from(b' '));
+                    at += if rest == 0 {
+                        8
+                    } else {
+                        (rest.trailing_zeros() / 8) as usize
+                    };
+                }
+                None => at += 1,
+            },
+            b'\n' | b'\t' | b'\r' => at += 1,
+            _ => break,
+        }
+    }
+    at
+}
+
+/// The position of the next byte of a string from `at` that needs attention (`"`, `\\` or a control character),
+/// eight bytes at a time; the text's length when there is none.
+#[inline(always)]
+fn skip_plain(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(x) = word_at(bytes, at) {
+        let special = has_zero(x ^ (ONES * u64::from(b'"')))
+            | has_zero(x ^ (ONES * u64::from(b'\\')))
+            | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
+        if special != 0 {
+            // exact for the lowest flagged byte: no borrow reaches it from below
+            return at + (special.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while let Some(&b) = bytes.get(at) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            break;
+        }
+        at += 1;
+    }
+    at
+}
+
 /// The largest text read: every node, side-string byte and element position then has a `u32` index (a node takes at
 /// least one byte of text, an array's positions at most one per node plus its length).
 const MAX_TEXT: usize = (u32::MAX / 2) as usize;
@@ -98,6 +156,14 @@ impl Parser<'_> {
         Err(Refused)
     }
 
+    /// [`Parser::fail`] at `at`.
+    #[cold]
+    fn fail_at<T>(&mut self, at: usize, message: &'static str) -> Result<T, Refused> {
+        self.at = at;
+        self.fail(message)?;
+        Err(Refused)
+    }
+
     /// The next node's index (below `u32::MAX`: [`MAX_TEXT`]).
     #[inline]
     fn next_id(&self) -> u32 {
@@ -109,75 +175,19 @@ impl Parser<'_> {
         self.nodes.push(Node { tag, a, b });
     }
 
-    /// The eight bytes from `self.at`, little-endian, when there are eight.
-    #[inline]
-    fn word(&self) -> Option<u64> {
-        let w = self.bytes.get(self.at..self.at + 8)?;
-        <[u8; 8]>::try_from(w).ok().map(u64::from_le_bytes)
-    }
-
-    /// The next byte that is not whitespace, whitespace skipped (runs of spaces, the indentation of pretty-printed
-    /// JSON, eight bytes at a time).
-    #[inline]
-    fn peek(&mut self) -> Option<u8> {
-        loop {
-            let b = *self.bytes.get(self.at)?;
-            if b > b' ' {
-                return Some(b);
-            }
-            match b {
-                b' ' => match self.word() {
-                    Some(w) => {
-                        let rest = w ^ (ONES * u64::from(b' '));
-                        self.at += if rest == 0 {
-                            8
-                        } else {
-                            (rest.trailing_zeros() / 8) as usize
-                        };
-                    }
-                    None => self.at += 1,
-                },
-                b'\n' | b'\t' | b'\r' => self.at += 1,
-                _ => return Some(b),
-            }
-        }
-    }
-
-    /// Move to the next byte of a string that needs attention (`"`, `\\` or a control character), eight bytes at a
-    /// time; at the end of the text when there is none.
-    #[inline]
-    fn skip_plain(&mut self) {
-        while let Some(x) = self.word() {
-            let special = has_zero(x ^ (ONES * u64::from(b'"')))
-                | has_zero(x ^ (ONES * u64::from(b'\\')))
-                | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
-            if special != 0 {
-                // exact for the lowest flagged byte: no borrow reaches it from below
-                self.at += (special.trailing_zeros() / 8) as usize;
-                return;
-            }
-            self.at += 8;
-        }
-        while let Some(&b) = self.bytes.get(self.at) {
-            if b == b'"' || b == b'\\' || b < 0x20 {
-                return;
-            }
-            self.at += 1;
-        }
-    }
-
-    /// A string whose opening quote is at `self.at`: a slice of the text unless it has an escape.
-    #[inline]
-    fn string(&mut self) -> R {
-        self.at += 1;
-        let start = self.at;
-        self.skip_plain();
-        if self.bytes.get(self.at) == Some(&b'"') {
-            self.push(Tag::Str, start as u32, (self.at - start) as u32);
-            self.at += 1;
-            Ok(())
+    /// A string whose opening quote is at `at`: a slice of the text unless it has an escape. Answers the position
+    /// after its closing quote.
+    #[inline(always)]
+    fn string_at(&mut self, at: usize) -> Result<usize, Refused> {
+        let start = at + 1;
+        let end = skip_plain(self.bytes, start);
+        if self.bytes.get(end) == Some(&b'"') {
+            self.push(Tag::Str, start as u32, (end - start) as u32);
+            Ok(end + 1)
         } else {
-            self.string_rest(start)
+            self.at = end;
+            self.string_rest(start)?;
+            Ok(self.at)
         }
     }
 
@@ -196,7 +206,7 @@ impl Parser<'_> {
         let from = self.escaped.len();
         let mut run = start;
         loop {
-            self.skip_plain();
+            self.at = skip_plain(self.bytes, self.at);
             match self.bytes.get(self.at) {
                 None => return self.fail("eof while parsing a string"),
                 Some(b'"') => {
@@ -361,16 +371,20 @@ impl Parser<'_> {
         }
         let token = self.bytes.get(start..self.at).unwrap_or_default();
         if !float {
-            let mut significand: Option<u64> = Some(0);
-            for &d in self
+            let int_digits = self
                 .bytes
                 .get(start + usize::from(negative)..int_end)
-                .unwrap_or_default()
-            {
-                significand = significand
-                    .and_then(|s| s.checked_mul(10))
-                    .and_then(|s| s.checked_add(u64::from(d - b'0')));
-            }
+                .unwrap_or_default();
+            let digit = |d: &u8| u64::from(d - b'0');
+            // up to 19 digits cannot overflow: plain arithmetic (a checked multiplication is a 128-bit one, a call, in
+            // wasm32)
+            let significand = if int_digits.len() <= 19 {
+                Some(int_digits.iter().fold(0u64, |s, d| s * 10 + digit(d)))
+            } else {
+                int_digits.iter().try_fold(0u64, |s, d| {
+                    s.checked_mul(10).and_then(|s| s.checked_add(digit(d)))
+                })
+            };
             if let Some(s) = significand {
                 let node = if !negative {
                     Node::of_bits(Tag::U64, s)
@@ -403,21 +417,20 @@ impl Parser<'_> {
         }
     }
 
-    /// A key (a string) and its colon, inside an object.
-    #[inline]
-    fn key(&mut self) -> R {
-        match self.peek() {
-            Some(b'"') => self.string()?,
-            None => return self.fail("eof while parsing an object"),
-            Some(_) => return self.fail("key must be a string"),
-        }
-        match self.peek() {
-            Some(b':') => {
-                self.at += 1;
-                Ok(())
-            }
-            None => self.fail("eof while parsing an object"),
-            Some(_) => self.fail("expected `:`"),
+    /// A key (a string) and its colon, inside an object, from `at`: answers the position after the colon.
+    #[inline(always)]
+    fn key_at(&mut self, at: usize) -> Result<usize, Refused> {
+        let at = skip_space(self.bytes, at);
+        let at = match self.bytes.get(at) {
+            Some(b'"') => self.string_at(at)?,
+            None => return self.fail_at(at, "eof while parsing an object"),
+            Some(_) => return self.fail_at(at, "key must be a string"),
+        };
+        let at = skip_space(self.bytes, at);
+        match self.bytes.get(at) {
+            Some(b':') => Ok(at + 1),
+            None => self.fail_at(at, "eof while parsing an object"),
+            Some(_) => self.fail_at(at, "expected `:`"),
         }
     }
 
@@ -438,7 +451,11 @@ impl Parser<'_> {
         }
     }
 
+    /// The reading loop. The position is a local here (the scans are free functions of it), so that it stays in a
+    /// register; the rarer readers (escapes, numbers, literals) take it through `self.at`.
     fn run(&mut self, max_depth: usize) -> R {
+        let bytes = self.bytes;
+        let mut at = self.at;
         let mut stack: Vec<Frame> = Vec::with_capacity(32);
         // the node and start of the value being read directly inside the top container
         let mut top_member = [0, 0];
@@ -449,24 +466,25 @@ impl Parser<'_> {
                 let id = self.next_id();
                 self.scratch.push(id);
             }
-            let next = self.peek();
+            at = skip_space(bytes, at);
             if stack.len() == 1 {
-                top_member = [self.next_id(), self.at as u32];
+                top_member = [self.next_id(), at as u32];
             }
-            match next {
-                None => return self.fail("eof while parsing a value"),
-                Some(b'"') => self.string()?,
-                Some(open @ (b'[' | b'{')) => {
+            match bytes.get(at) {
+                None => return self.fail_at(at, "eof while parsing a value"),
+                Some(b'"') => at = self.string_at(at)?,
+                Some(&open @ (b'[' | b'{')) => {
                     if stack.len() >= max_depth {
-                        return self.fail("recursion limit exceeded");
+                        return self.fail_at(at, "recursion limit exceeded");
                     }
-                    self.at += 1;
+                    at += 1;
                     let object = open == b'{';
                     let node = self.next_id();
                     self.push(if object { Tag::Object } else { Tag::Array }, 0, 0);
                     let close = if object { b'}' } else { b']' };
-                    if self.peek() == Some(close) {
-                        self.at += 1;
+                    at = skip_space(bytes, at);
+                    if bytes.get(at) == Some(&close) {
+                        at += 1;
                         let empty = Frame {
                             node,
                             object,
@@ -476,7 +494,7 @@ impl Parser<'_> {
                         self.close(&empty);
                     } else {
                         if object {
-                            self.key()?;
+                            at = self.key_at(at)?;
                         }
                         stack.push(Frame {
                             node,
@@ -487,42 +505,49 @@ impl Parser<'_> {
                         continue 'value;
                     }
                 }
-                Some(b'n') => self.literal(b"null", Tag::Null)?,
-                Some(b't') => self.literal(b"true", Tag::True)?,
-                Some(b'f') => self.literal(b"false", Tag::False)?,
-                Some(b'-' | b'0'..=b'9') => self.number()?,
-                Some(_) => return self.fail("expected value"),
+                Some(b) => {
+                    self.at = at;
+                    match b {
+                        b'n' => self.literal(b"null", Tag::Null)?,
+                        b't' => self.literal(b"true", Tag::True)?,
+                        b'f' => self.literal(b"false", Tag::False)?,
+                        b'-' | b'0'..=b'9' => self.number()?,
+                        _ => return self.fail("expected value"),
+                    }
+                    at = self.at;
+                }
             }
             // after a value: close every container it completes, or go on with the next element
             loop {
                 if stack.len() == 1 {
                     let [node, start] = top_member;
-                    self.spans.push([node, start, self.at as u32]);
+                    self.spans.push([node, start, at as u32]);
                 }
+                at = skip_space(bytes, at);
                 let Some(frame) = stack.last_mut() else {
-                    return match self.peek() {
+                    return match bytes.get(at) {
                         None => Ok(()),
-                        Some(_) => self.fail("trailing characters"),
+                        Some(_) => self.fail_at(at, "trailing characters"),
                     };
                 };
                 let object = frame.object;
-                match self.peek() {
+                match bytes.get(at) {
                     Some(b',') => {
-                        self.at += 1;
+                        at += 1;
                         frame.count += 1;
                         if object {
-                            self.key()?;
+                            at = self.key_at(at)?;
                         }
                         continue 'value;
                     }
                     Some(b'}') if object => {}
                     Some(b']') if !object => {}
-                    None if object => return self.fail("eof while parsing an object"),
-                    None => return self.fail("eof while parsing a list"),
-                    Some(_) if object => return self.fail("expected `,` or `}`"),
-                    Some(_) => return self.fail("expected `,` or `]`"),
+                    None if object => return self.fail_at(at, "eof while parsing an object"),
+                    None => return self.fail_at(at, "eof while parsing a list"),
+                    Some(_) if object => return self.fail_at(at, "expected `,` or `}`"),
+                    Some(_) => return self.fail_at(at, "expected `,` or `]`"),
                 }
-                self.at += 1;
+                at += 1;
                 if let Some(frame) = stack.pop() {
                     self.close(&frame);
                 }
