@@ -22,9 +22,9 @@ pub fn error_message(source: &str, e: &EvalError) -> String {
 /// as soon as one is false (whatever errors came before), `Err` when the budget runs out or when some errored and
 /// none was false (the errors aggregated as Go's `utilerrors.NewAggregate`), `Ok(true)` otherwise. The caller's
 /// failurePolicy decides what an `Err` means. With `trace`, each condition's value and cost is recorded there.
-pub fn evaluate(
-    conditions: &[(String, Program)],
-    activation: &Activation<'_>,
+pub fn evaluate<'a>(
+    conditions: &'a [(String, Program)],
+    activation: &Activation<'a>,
     mut trace: Option<&mut Vec<Expression>>,
 ) -> Result<bool, String> {
     let mut budget = Budget::match_conditions();

@@ -135,9 +135,9 @@ struct Validated {
 
 /// Run the validations under `budget`. `Err` when the budget ran out: the whole evaluation then ends by failurePolicy
 /// (with the traces so far).
-fn run_validations(
-    policy: &Policy,
-    activation: &Activation<'_>,
+fn run_validations<'a>(
+    policy: &'a Policy,
+    activation: &Activation<'a>,
     budget: &mut Budget,
     tracing: bool,
 ) -> Result<Validated, (EvalError, Vec<Expression>)> {
@@ -172,9 +172,9 @@ struct Messages {
 
 /// Render every validation's messageExpression with what is left of `budget` (a message that errors or is not a
 /// string is no message; running out stops them all).
-fn render_messages(
-    policy: &Policy,
-    activation: &Activation<'_>,
+fn render_messages<'a>(
+    policy: &'a Policy,
+    activation: &Activation<'a>,
     budget: &mut Budget,
     tracing: bool,
 ) -> Messages {
@@ -266,9 +266,9 @@ fn decide(
 
 /// The audit annotations, under a budget of their own: each non-empty string value is an annotation; a value of
 /// another type or an error denies under `failurePolicy: Fail` (`annotation_errors`) and is dropped under Ignore.
-fn audit_annotations(
-    policy: &Policy,
-    activation: &Activation<'_>,
+fn audit_annotations<'a>(
+    policy: &'a Policy,
+    activation: &Activation<'a>,
     outcome: &mut Outcome,
     mut trace: Option<&mut Vec<Expression>>,
 ) {
@@ -334,7 +334,7 @@ fn placeholder() -> Expression {
 
 /// Explain only: every variable's value, each evaluated under a budget of its own (variables the decision used are
 /// cached in the activation; the others are evaluated here, after the decision, so explaining changes nothing).
-fn record_variables(policy: &Policy, activation: &Activation<'_>, trace: &mut Evaluation) {
+fn record_variables<'a>(policy: &'a Policy, activation: &Activation<'a>, trace: &mut Evaluation) {
     for (name, program) in policy
         .variables
         .names()

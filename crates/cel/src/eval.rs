@@ -8,7 +8,9 @@ use cel_core::{BinaryOp, ComprehensionData, Expr, ReferenceInfo, SpannedExpr, Un
 use crate::cost::{Budget, Meter, Sizes};
 use crate::error::EvalError;
 use crate::functions::{self, Call, Method, Target};
-use crate::value::{Const, ConstSet, List, Map, OwnedMap, Type, Value, check_key, key_display};
+use crate::value::{
+    Const, ConstSet, List, Map, OwnedMap, Str, Type, Value, check_key, key_display,
+};
 
 /// Maximum evaluation nesting (expression depth plus nested variable evaluations).
 pub(crate) const MAX_EVAL_DEPTH: u32 = 256;
@@ -66,7 +68,7 @@ pub(crate) struct Ctx<'p, 'a, 'c> {
 }
 
 pub(crate) fn run<'a>(
-    prog: &Compiled,
+    prog: &'a Compiled,
     act: &dyn Scope<'a>,
     budget: &mut Budget,
     depth: u32,
@@ -86,7 +88,7 @@ fn is_accu(name: &str) -> bool {
     name == "__result__" || name.starts_with("@ac:")
 }
 
-impl<'p, 'a> Ctx<'p, 'a, '_> {
+impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
     /// The cost meter of this evaluation, for the functions.
     pub(crate) fn meter(&mut self) -> Meter<'_, 'a> {
         Meter {
@@ -126,9 +128,9 @@ impl<'p, 'a> Ctx<'p, 'a, '_> {
             Expr::Int(i) => Ok(Value::Int(*i)),
             Expr::UInt(u) => Ok(Value::Uint(*u)),
             Expr::Float(f) => Ok(Value::Double(*f)),
-            // copied, not shared with the program: a shared constant's count is written on every use, and in a fresh
-            // instance of a baked module that write copies a page of its image
-            Expr::String(s) => Ok(Value::string(s.as_str())),
+            // borrowed from the program, which outlives the evaluation: nothing allocated or copied, and no count
+            // written (in a fresh instance of a baked module, a write into the program copies a page of its image)
+            Expr::String(s) => Ok(Value::String(Str::Borrowed(s.as_str()))),
             Expr::Bytes(b) => Ok(Value::Bytes(Rc::from(b.as_slice()))),
             Expr::Ident(name) => {
                 self.budget.charge(1)?;

@@ -237,9 +237,11 @@ impl Program {
     }
 
     /// Evaluates against `act`, charging `budget`. The per-expression limit applies to this
-    /// call; the total accumulates over every call made with the same budget.
+    /// call; the total accumulates over every call made with the same budget. The value may
+    /// borrow the program's string literals (nothing is copied per evaluation), so the program
+    /// outlives the activation's borrows.
     pub fn eval<'a>(
-        &self,
+        &'a self,
         act: &Activation<'a>,
         budget: &mut Budget,
     ) -> Result<Value<'a>, EvalError> {

@@ -11,7 +11,7 @@
 
 use std::cell::Cell;
 
-use palisade_cel::{Activation, Budget, Env, Expect, Value, Variables};
+use palisade_cel::{Activation, Budget, Env, Expect, Program, Value, Variables};
 use palisade_cel_kubernetes::cluster::{AccessDecision, AccessQuery, Cluster, HostError, Question};
 use serde_json::json;
 
@@ -161,9 +161,6 @@ fn authorizer_library() {
     let req = json!({"resource": {"group": "apps", "version": "v1", "resource": "deployments"},
                      "namespace": "team-a", "name": "web", "subResource": "",
                      "userInfo": {"username": "alice", "uid": "1", "groups": ["system:authenticated"]}});
-    let act = Activation::new()
-        .bind_json("request", Some(&req))
-        .authorizer(&rbac);
     let cases = [
         (
             "authorizer.group('').resource('secrets').namespace('team-a').check('get').allowed()",
@@ -206,10 +203,17 @@ fn authorizer_library() {
             json!(false),
         ),
     ];
-    for (src, want) in cases {
-        let p = env
-            .compile(src, Expect::Any)
-            .unwrap_or_else(|e| panic!("{src}: {e}"));
+    let programs: Vec<_> = cases
+        .iter()
+        .map(|(src, _)| {
+            env.compile(src, Expect::Any)
+                .unwrap_or_else(|e| panic!("{src}: {e}"))
+        })
+        .collect();
+    let act = Activation::new()
+        .bind_json("request", Some(&req))
+        .authorizer(&rbac);
+    for ((src, want), p) in cases.into_iter().zip(&programs) {
         let v = p
             .eval(&act, &mut Budget::kubernetes())
             .unwrap_or_else(|e| panic!("{src}: {e}"));
@@ -241,6 +245,9 @@ fn authorizer_library() {
         ),
     ] {
         let p = env.compile(src, Expect::Bool).unwrap();
+        let act = Activation::new()
+            .bind_json("request", Some(&req))
+            .authorizer(&rbac);
         let e = p.eval(&act, &mut Budget::kubernetes()).unwrap_err();
         assert_eq!(e.to_string(), want, "{src}");
     }
@@ -306,11 +313,11 @@ fn the_requesting_users_extra_reaches_the_host_and_a_service_accounts_has_none()
     }
     let req = json!({"userInfo": {"username": "alice", "uid": "7",
                      "extra": {"scopes": ["read", "write"], "empty": []}}});
-    let act = Activation::new()
-        .bind_json("request", Some(&req))
-        .authorizer(&Extra);
     let reason = |src: &str| {
         let p = Env::admission().compile(src, Expect::String).unwrap();
+        let act = Activation::new()
+            .bind_json("request", Some(&req))
+            .authorizer(&Extra);
         let v = p.eval(&act, &mut Budget::kubernetes()).unwrap();
         v.as_str().map(str::to_owned)
     };
@@ -473,10 +480,21 @@ fn request_is_built_only_when_read_and_at_most_once() {
     let rbac = Rbac {
         calls: Cell::new(0),
     };
+    // compiled before the activation is made: programs outlive it (values may borrow their literals)
+    let sources = [
+        "1 + 1 == 2",
+        "request.operation",
+        "has(request.userInfo.username)",
+        "authorizer.requestResource.check('get').reason()",
+    ];
+    let programs: Vec<Program> = sources
+        .iter()
+        .map(|src| env.compile(src, Expect::Any).unwrap())
+        .collect();
     let act = Activation::new().request(&produce).authorizer(&rbac);
     let eval = |src: &str| {
-        env.compile(src, Expect::Any)
-            .unwrap()
+        let at = sources.iter().position(|s| *s == src).unwrap();
+        programs[at]
             .eval(&act, &mut Budget::kubernetes())
             .map(|v| v.to_json().unwrap())
     };

@@ -271,7 +271,8 @@ fn conversions_of_constants_are_folded() {
         1 + 1
     );
     assert_eq!(cost("[int('1'), double(2), dyn(3u)][0] == 1"), 1 + 1);
-    let v = compile("[string(b'abc'), bytes('x'), bool('true'), uint(7)]")
+    let folded = compile("[string(b'abc'), bytes('x'), bool('true'), uint(7)]");
+    let v = folded
         .eval(&Activation::new(), &mut Budget::kubernetes())
         .unwrap();
     assert!(matches!(v, Value::List(List::Const(_))), "{v}");
@@ -323,9 +324,8 @@ fn membership_in_a_constant_list_is_a_set_lookup() {
         ("1 in []", false),
         ("true in [false]", false),
     ] {
-        let v = env()
-            .compile_unchecked(src)
-            .unwrap()
+        let p = env().compile_unchecked(src).unwrap();
+        let v = p
             .eval(&Activation::new(), &mut Budget::kubernetes())
             .unwrap_or_else(|e| panic!("{src}: {e}"));
         assert_eq!(v.as_bool(), Some(want), "{src}");

@@ -9,7 +9,7 @@
     reason = "test helpers outside #[test] functions"
 )]
 
-use palisade_cel::{Activation, Budget, Env, Expect, Value};
+use palisade_cel::{Activation, Budget, Env, Expect, Program, Value};
 use palisade_json::Doc;
 
 const POD: &str = r#"{
@@ -79,14 +79,30 @@ const EXPRESSIONS: &[&str] = &[
     "object.metadata.annotations.size() == 0",
 ];
 
-/// Each expression's outcome, rendered so the two bindings can be compared: the value's rendering and JSON, or the
-/// error, and the cost charged.
-fn outcomes<'a>(bind: impl Fn(Activation<'a>) -> Activation<'a>) -> Vec<String> {
+/// Each expression, compiled (or why not).
+fn programs() -> Vec<(&'static str, Result<Program, String>)> {
     let env = Env::admission();
     EXPRESSIONS
         .iter()
         .map(|src| {
-            let program = match env.compile(src, Expect::Any) {
+            (
+                *src,
+                env.compile(src, Expect::Any).map_err(|e| e.to_string()),
+            )
+        })
+        .collect()
+}
+
+/// Each expression's outcome, rendered so the two bindings can be compared: the value's rendering and JSON, or the
+/// error, and the cost charged. The programs outlive the activations (values may borrow their literals).
+fn outcomes<'a>(
+    programs: &'a [(&'static str, Result<Program, String>)],
+    bind: impl Fn(Activation<'a>) -> Activation<'a>,
+) -> Vec<String> {
+    programs
+        .iter()
+        .map(|(src, program)| {
+            let program = match program {
                 Ok(p) => p,
                 Err(e) => return format!("{src}: compile: {e}"),
             };
@@ -108,11 +124,12 @@ fn the_tape_evaluates_as_serde_json_values() {
     let old = Doc::parse(POD).unwrap();
     let json: serde_json::Value = serde_json::from_str(POD).unwrap();
     let old_json = json.clone();
-    let ours = outcomes(|a| {
+    let programs = programs();
+    let ours = outcomes(&programs, |a| {
         a.bind_doc("object", Some(&doc))
             .bind_doc("oldObject", Some(&old))
     });
-    let theirs = outcomes(|a| {
+    let theirs = outcomes(&programs, |a| {
         a.bind_json("object", Some(&json))
             .bind_json("oldObject", Some(&old_json))
     });

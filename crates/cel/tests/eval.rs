@@ -472,9 +472,9 @@ fn values_borrow_the_request() {
 fn cost_follows_cel_go() {
     let env = Env::admission();
     let obj = pod();
-    let act = Activation::new().bind_json("object", Some(&obj));
     let cost = |src: &str| {
         let p = env.compile(src, Expect::Any).unwrap();
+        let act = Activation::new().bind_json("object", Some(&obj));
         let mut b = Budget::kubernetes();
         p.eval(&act, &mut b).unwrap();
         b.used()

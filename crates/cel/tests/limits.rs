@@ -274,7 +274,6 @@ fn mutated_expressions_never_panic() {
     let env = Env::admission();
     let obj = serde_json::json!({"metadata": {"name": "x", "labels": {"team": "a"}},
         "spec": {"containers": [{"image": "registry.example.com/a", "securityContext": {"privileged": false}}]}});
-    let act = Activation::new().bind_json("object", Some(&obj));
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut next = move || {
         state ^= state << 13;
@@ -300,6 +299,8 @@ fn mutated_expressions_never_panic() {
         let src = String::from_utf8_lossy(&bytes).into_owned();
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             if let Ok(p) = env.compile(&src, Expect::Any) {
+                // an activation lives no longer than the programs it evaluates (values borrow their literals)
+                let act = Activation::new().bind_json("object", Some(&obj));
                 let _ = p.eval(&act, &mut Budget::kubernetes());
                 true
             } else {
