@@ -10,6 +10,7 @@
 //!   wrong with it, and the uid and apiVersion recovered to echo).
 
 use std::fmt;
+use std::sync::Arc;
 
 use palisade_cel_kubernetes::cluster::Cluster;
 use serde::Deserialize;
@@ -183,7 +184,17 @@ impl Configured {
     /// `validate`: one AdmissionReview (or `{"review":…,"context":…}`) in, the AdmissionReview answer out, in the
     /// input's apiVersion. An unreadable input is 400 ([`ReadError::answer`]), whatever the state.
     pub fn validate(&self, input: &[u8]) -> String {
-        match read_review(input) {
+        self.answer_review(read_review(input))
+    }
+
+    /// [`Configured::validate`] of an input already held in a shared text: nothing is copied (the C ABI's path, which
+    /// owns the host's buffer until the host frees it).
+    pub fn validate_shared(&self, input: &Arc<String>) -> String {
+        self.answer_review(read_review_shared(input))
+    }
+
+    fn answer_review(&self, read: Result<ReviewInput, ReadError>) -> String {
+        match read {
             Ok(ReviewInput {
                 api_version,
                 request,
@@ -364,28 +375,40 @@ fn read_object_from<T: DeserializeOwned + CarriesRequests>(
     document: &'static str,
     deep: bool,
 ) -> Result<T, ReadError> {
+    match std::str::from_utf8(input) {
+        // the request objects keep their strings as positions in one shared copy of the input
+        Ok(text) => read_shared(&Arc::new(text.to_owned()), document, deep),
+        Err(e) => Err(ReadError::new(
+            document,
+            ReadFault::NotUtf8(e.to_string()),
+            input,
+        )),
+    }
+}
+
+/// [`read_object_from`] of a text already shared: the request objects' strings are positions in it (no copy).
+fn read_shared<T: DeserializeOwned + CarriesRequests>(
+    source: &Arc<String>,
+    document: &'static str,
+    deep: bool,
+) -> Result<T, ReadError> {
+    let (text, input) = (source.as_str(), source.as_bytes());
     let fail = |fault| Err(ReadError::new(document, fault, input));
-    let text = match std::str::from_utf8(input) {
-        Ok(text) => text,
-        Err(e) => return fail(ReadFault::NotUtf8(e.to_string())),
-    };
     if !text.trim_start().starts_with('{') {
         return fail(match serde_json::from_str::<Value>(text) {
             Ok(other) => ReadFault::NotObject(crate::bundle::type_name(&other)),
             Err(e) => ReadFault::NotJson(e.to_string()),
         });
     }
-    // the request objects keep their strings as positions in one shared copy of the input
-    let source: std::sync::Arc<str> = std::sync::Arc::from(text);
     // one pass into a tape, the request objects nodes of it; anything it does not read (a refusal, a document
     // deeper than it reads) is read by serde_json below, whose refusals are the ones users see
     if T::TAPE
-        && let Ok(doc) = palisade_json::Doc::parse_shared(&source, TAPE_DEPTH)
+        && let Ok(doc) = palisade_json::Doc::parse_shared(source, TAPE_DEPTH)
         && let Some(parsed) = T::from_tape(doc.root())
     {
         return Ok(parsed);
     }
-    let e = match palisade_json::reading_source(&source, |text| serde_json::from_str(text)) {
+    let e = match palisade_json::reading_source(source, |text| serde_json::from_str(text)) {
         Ok(parsed) => return Ok(parsed),
         Err(e) => e,
     };
@@ -505,7 +528,7 @@ fn agrees<T: DeserializeOwned + CarriesRequests + std::fmt::Debug>(
     let Ok(text) = std::str::from_utf8(input) else {
         return Ok(false);
     };
-    let source: std::sync::Arc<str> = std::sync::Arc::from(text);
+    let source = Arc::new(text.to_owned());
     let Ok(doc) = palisade_json::Doc::parse_shared(&source, TAPE_DEPTH) else {
         return Ok(false);
     };
@@ -523,7 +546,20 @@ fn agrees<T: DeserializeOwned + CarriesRequests + std::fmt::Debug>(
 
 /// Read the input of `validate`: an AdmissionReview in a version Palisade speaks, with a request, and its context.
 pub fn read_review(input: &[u8]) -> Result<ReviewInput, ReadError> {
-    let parsed: Input = read_object(input, ADMISSION_REVIEW)?;
+    review_input(read_object(input, ADMISSION_REVIEW)?, input)
+}
+
+/// [`read_review`] of an input already held in a shared text (the C ABI hands over the host's buffer): the request
+/// objects are read in place, nothing is copied.
+pub fn read_review_shared(input: &Arc<String>) -> Result<ReviewInput, ReadError> {
+    review_input(
+        read_shared(input, ADMISSION_REVIEW, true)?,
+        input.as_bytes(),
+    )
+}
+
+/// The review and context of a read input (`input` its text, for the words of a refusal).
+fn review_input(parsed: Input, input: &[u8]) -> Result<ReviewInput, ReadError> {
     let fail = |fault| Err(ReadError::new(ADMISSION_REVIEW, fault, input));
     let (review, context) = match parsed.review {
         Some(review) => (*review, parsed.context),

@@ -8,12 +8,16 @@
 )]
 
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use crate::api::Configured;
 
 thread_local! {
     /// What this instance decides with: [`Configured::Never`] until the first `configure`, then the last bundle's.
     static STATE: RefCell<Configured> = const { RefCell::new(Configured::Never) };
+    /// Inputs `validate` read in place: each the host's buffer itself, taken over as the shared text the request's
+    /// objects are read from, and kept where it is until the host frees it with `palisade_free`.
+    static HELD: RefCell<Vec<Arc<String>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Hand a buffer to the host; the host frees it with `palisade_free(ptr, len)`.
@@ -44,6 +48,42 @@ pub extern "C" fn palisade_alloc(len: i32) -> i32 {
     Box::into_raw(boxed).cast::<u8>() as usize as i32
 }
 
+/// Where among the held inputs the buffer `ptr..ptr+len` is, if `validate` took it over.
+fn held_at(held: &[Arc<String>], ptr: i32, len: i32) -> Option<usize> {
+    held.iter()
+        .position(|t| t.as_ptr() as usize == ptr as usize && t.len() == len as usize)
+}
+
+/// The host's input buffer as a shared text, read in place (no copy): taken over from the host, it stays where it is
+/// and is freed when the host frees it. `None` when the buffer is empty or not UTF-8 (the caller reads it borrowed,
+/// and answers such input as ever).
+///
+/// # Safety
+/// `ptr..ptr+len` must be a buffer the host obtained from `palisade_alloc(len)`, filled, and not yet freed.
+unsafe fn take_text(ptr: i32, len: i32) -> Option<Arc<String>> {
+    if ptr == 0 || len <= 0 {
+        return None;
+    }
+    let again = HELD.with(|held| {
+        let held = held.borrow();
+        held_at(&held, ptr, len).and_then(|at| held.get(at).cloned())
+    });
+    if let Some(text) = again {
+        // a host that wrote into a buffer it did not free: its bytes are checked again
+        return std::str::from_utf8(text.as_bytes()).is_ok().then_some(text);
+    }
+    // SAFETY: forwarded from the caller; the borrow ends before the buffer is taken over below.
+    std::str::from_utf8(unsafe { input(ptr, len) }).ok()?;
+    let slice = std::ptr::slice_from_raw_parts_mut(ptr as usize as *mut u8, len as usize);
+    // SAFETY: the buffer is a boxed slice of exactly `len` bytes from `palisade_alloc`, not freed and not held (checked
+    // above): its ownership moves here, and `palisade_free` drops it (same allocation, same layout: the string's
+    // capacity is `len`). Its bytes were just checked to be UTF-8.
+    let text = unsafe { String::from_utf8_unchecked(Box::from_raw(slice).into_vec()) };
+    let text = Arc::new(text);
+    HELD.with(|held| held.borrow_mut().push(Arc::clone(&text)));
+    Some(text)
+}
+
 /// Free a buffer from `palisade_alloc` or returned by `configure`/`validate`.
 ///
 /// # Safety
@@ -51,6 +91,15 @@ pub extern "C" fn palisade_alloc(len: i32) -> i32 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn palisade_free(ptr: i32, len: i32) {
     if ptr == 0 || len < 0 {
+        return;
+    }
+    // an input `validate` read in place: freed with the shared text it became
+    let taken = HELD.with(|held| {
+        let mut held = held.borrow_mut();
+        let at = held_at(&held, ptr, len)?;
+        Some(held.swap_remove(at))
+    });
+    if taken.is_some() {
         return;
     }
     let slice = std::ptr::slice_from_raw_parts_mut(ptr as usize as *mut u8, len as usize);
@@ -77,7 +126,13 @@ pub unsafe extern "C" fn configure(ptr: i32, len: i32) -> i64 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn validate(ptr: i32, len: i32) -> i64 {
     // SAFETY: forwarded from the host's contract.
-    let bytes = unsafe { input(ptr, len) };
-    let answer = STATE.with(|state| state.borrow().validate(bytes));
+    let answer = match unsafe { take_text(ptr, len) } {
+        Some(text) => STATE.with(|state| state.borrow().validate_shared(&text)),
+        None => {
+            // SAFETY: forwarded from the host's contract.
+            let bytes = unsafe { input(ptr, len) };
+            STATE.with(|state| state.borrow().validate(bytes))
+        }
+    };
     leak(answer.into_bytes())
 }

@@ -163,7 +163,7 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
                 if let Some(c) = self.prog.consts.get(&e.id) {
                     // a folded constant: like any literal it costs nothing (cel-go's
                     // InterpretableConst) and nothing is built
-                    return Ok(c.to_value());
+                    return Ok(c.as_value());
                 }
                 let mut out = Vec::with_capacity(elems.len());
                 for el in elems {
@@ -183,7 +183,7 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
             }
             Expr::Map(entries) => {
                 if let Some(c) = self.prog.consts.get(&e.id) {
-                    return Ok(c.to_value());
+                    return Ok(c.as_value());
                 }
                 let mut out = OwnedMap::default();
                 for en in entries {
@@ -302,7 +302,7 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
                     && let Some(c) = self.prog.consts.get(&e.id)
                 {
                     // a conversion of a constant, done when the program was compiled
-                    return Ok(c.to_value());
+                    return Ok(c.as_value());
                 }
                 if self.prog.synthetic.contains(&e.id)
                     && let Some(a) = args.first()

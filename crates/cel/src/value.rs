@@ -478,6 +478,16 @@ impl Const {
     }
     /// The runtime value: scalars are copied, strings, lists and maps shared (a bytes value is
     /// copied, as `Value::Bytes` is not shared across threads).
+    /// The constant as a value that borrows its string (nothing is copied and no count is written: in a fresh instance
+    /// of a baked module, a count written into the program would copy a page of its image). Lists and maps are shared
+    /// as [`Const::to_value`] shares them.
+    pub fn as_value(&self) -> Value<'_> {
+        match self {
+            Const::String(s) => Value::String(Str::Borrowed(s)),
+            other => other.to_value(),
+        }
+    }
+
     pub fn to_value<'a>(&self) -> Value<'a> {
         match self {
             Const::Null => Value::Null,
@@ -528,7 +538,7 @@ impl ConstMap {
         bucket
             .iter()
             .filter_map(|i| self.entries.get(*i))
-            .find(|(k, _)| key_eq(&k.to_value(), key))
+            .find(|(k, _)| key_eq(&k.as_value(), key))
             .map(|(_, v)| v)
     }
 }
@@ -606,7 +616,7 @@ impl ConstSet {
         };
         for i in bucket {
             if let Some(c) = self.list.get(*i)
-                && c.to_value().equals(v)?
+                && c.as_value().equals(v)?
             {
                 return Ok(true);
             }

@@ -19,13 +19,13 @@ use crate::{Doc, Node, Tag, Tape};
 
 thread_local! {
     /// The input being read within [`crate::reading_source`].
-    pub(crate) static SOURCE: RefCell<Option<Arc<str>>> = const { RefCell::new(None) };
+    pub(crate) static SOURCE: RefCell<Option<Arc<String>>> = const { RefCell::new(None) };
 }
 
 /// The document being built.
 pub(crate) struct Builder {
     /// The text strings may be slices of (empty: none).
-    source: Arc<str>,
+    source: Arc<String>,
     /// Copied strings.
     escaped: String,
     nodes: Vec<Node>,
@@ -39,11 +39,11 @@ fn index<E: serde::de::Error>(n: usize) -> Result<u32, E> {
 }
 
 impl Builder {
-    fn new(source: Option<Arc<str>>) -> Builder {
+    fn new(source: Option<Arc<String>>) -> Builder {
         // sized for a typical Kubernetes object, so that small ones never grow
         Builder {
             escaped: String::with_capacity(if source.is_some() { 64 } else { 2048 }),
-            source: source.unwrap_or_else(|| Arc::from("")),
+            source: source.unwrap_or_else(|| Arc::new(String::new())),
             nodes: Vec::with_capacity(256),
             elements: Vec::with_capacity(64),
             scratch: Vec::with_capacity(64),

@@ -86,7 +86,7 @@ pub struct Doc {
 struct Tape {
     /// The text `Tag::Str` nodes are slices of: the whole input a document was read from, shared by every document
     /// read from it ([`reading_source`]).
-    text: Arc<str>,
+    text: Arc<String>,
     nodes: Vec<Node>,
     escaped: String,
     /// For each array: its length, then the node index of each element.
@@ -159,11 +159,11 @@ impl Doc {
 
     /// [`Doc::parse_with_depth`] of a text the document keeps (no copy).
     fn parse_owned(text: String, max_depth: usize) -> Result<Doc, ParseError> {
-        Doc::parse_shared(&Arc::from(text), max_depth)
+        Doc::parse_shared(&Arc::new(text), max_depth)
     }
 
     /// [`Doc::parse_with_depth`] of a shared text: the document's strings are slices of it (no copy).
-    pub fn parse_shared(text: &Arc<str>, max_depth: usize) -> Result<Doc, ParseError> {
+    pub fn parse_shared(text: &Arc<String>, max_depth: usize) -> Result<Doc, ParseError> {
         let parsed = parse::parse(text, max_depth)?;
         Ok(Doc::whole(Tape {
             text: Arc::clone(text),
@@ -680,7 +680,7 @@ impl serde::Serialize for Doc {
 /// as a slice of `text` (serde_json's `from_str` does for every string without escapes) is kept as a position in
 /// `text`, not copied; the documents share `text`. What is read is the same with or without a source (a string from
 /// anywhere else is copied, as always): only the copies are saved.
-pub fn reading_source<T>(text: &Arc<str>, read: impl FnOnce(&str) -> T) -> T {
+pub fn reading_source<T>(text: &Arc<String>, read: impl FnOnce(&str) -> T) -> T {
     let previous = build::SOURCE.with(|s| s.replace(Some(Arc::clone(text))));
     let out = read(text);
     build::SOURCE.with(|s| s.replace(previous));

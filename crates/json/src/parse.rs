@@ -9,6 +9,10 @@
 use crate::{Node, ParseError, Tag};
 
 const ONES: u64 = 0x0101_0101_0101_0101;
+/// The literals' first four bytes as little-endian words ([`Parser::literal`]).
+const NULL: u32 = u32::from_le_bytes(*b"null");
+const TRUE: u32 = u32::from_le_bytes(*b"true");
+const FALS: u32 = u32::from_le_bytes(*b"fals");
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// The high bit of each zero byte of `v` (exact for the lowest one; a borrow may flag bytes above it).
@@ -307,12 +311,14 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn literal(&mut self, word: &[u8], tag: Tag) -> R {
-        let end = self.at + word.len();
-        // four bytes as one word, the rest byte by byte (a slice comparison would be a call to `memcmp`)
-        let four = |b: &[u8]| b.first_chunk::<4>().map(|w| u32::from_le_bytes(*w));
+    /// `null`, `true` or `false` at `self.at`: its first four bytes as one little-endian word and `false`'s fifth,
+    /// compared as immediates (not read from a static: in a fresh instance of a baked module that read would fault a
+    /// page of the image in, and a slice comparison would be a call to `memcmp`).
+    fn literal(&mut self, four: u32, fifth: Option<u8>, tag: Tag) -> R {
+        let end = self.at + 4 + usize::from(fifth.is_some());
         let same = self.bytes.get(self.at..end).is_some_and(|have| {
-            four(have) == four(word) && have.iter().zip(word).skip(4).all(|(a, b)| a == b)
+            have.first_chunk::<4>().map(|w| u32::from_le_bytes(*w)) == Some(four)
+                && have.get(4).copied() == fifth
         });
         if same {
             self.at = end;
@@ -508,9 +514,9 @@ impl Parser<'_> {
                 Some(b) => {
                     self.at = at;
                     match b {
-                        b'n' => self.literal(b"null", Tag::Null)?,
-                        b't' => self.literal(b"true", Tag::True)?,
-                        b'f' => self.literal(b"false", Tag::False)?,
+                        b'n' => self.literal(NULL, None, Tag::Null)?,
+                        b't' => self.literal(TRUE, None, Tag::True)?,
+                        b'f' => self.literal(FALS, Some(b'e'), Tag::False)?,
                         b'-' | b'0'..=b'9' => self.number()?,
                         _ => return self.fail("expected value"),
                     }

@@ -24,7 +24,7 @@ fn agree(text: &str) -> bool {
         "built differs for {text:?}"
     );
     // read with the input as the source of its strings: the same document
-    let source: std::sync::Arc<str> = std::sync::Arc::from(text);
+    let source: std::sync::Arc<String> = std::sync::Arc::new(text.to_owned());
     let sourced = crate::reading_source(&source, |t| serde_json::from_str::<Doc>(t));
     assert_eq!(
         sourced.as_ref().map(|d| d.to_value()).ok(),
@@ -432,7 +432,7 @@ fn documents_read_with_a_source_share_it() {
         old_object: Doc,
     }
     let text = r#"{"object":{"name":"a\"b","labels":{"app":"web"}},"oldObject":{"name":"c"}}"#;
-    let source: std::sync::Arc<str> = std::sync::Arc::from(text);
+    let source: std::sync::Arc<String> = std::sync::Arc::new(text.to_owned());
     let review: Review = crate::reading_source(&source, |t| serde_json::from_str(t)).unwrap();
     // one text, the input's, for both documents; the escaped string read right
     assert_eq!(review.object.text().len(), text.len());
