@@ -60,7 +60,7 @@ impl Runtime {
         let mut config = Config::new();
         config.epoch_interruption(true);
         // `PALISADE_PERFMAP=1`: wasmtime writes /tmp/perf-PID.map, so that `perf record` names the module's
-        // functions (README, "Performance")
+        // functions; `=jitdump`: a jitdump for `perf inject --jit` and `perf annotate` (README, "Performance")
         if let Some(v) = std::env::var_os("PALISADE_PERFMAP") {
             config.profiler(if v == "jitdump" {
                 wasmtime::ProfilingStrategy::JitDump
