@@ -476,8 +476,6 @@ impl Const {
             _ => return None,
         })
     }
-    /// The runtime value: scalars are copied, strings, lists and maps shared (a bytes value is
-    /// copied, as `Value::Bytes` is not shared across threads).
     /// The constant as a value that borrows its string (nothing is copied and no count is written: in a fresh instance
     /// of a baked module, a count written into the program would copy a page of its image). Lists and maps are shared
     /// as [`Const::to_value`] shares them.
@@ -488,6 +486,8 @@ impl Const {
         }
     }
 
+    /// The runtime value: scalars are copied, strings, lists and maps shared (a bytes value is
+    /// copied, as `Value::Bytes` is not shared across threads).
     pub fn to_value<'a>(&self) -> Value<'a> {
         match self {
             Const::Null => Value::Null,

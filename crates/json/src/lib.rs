@@ -559,7 +559,13 @@ impl Ref<'_> {
     }
 }
 
-/// A scalar as serde_json writes it (containers are written by [`Ref::to_json`]).
+/// Whether two strings are equal, compared as [`Ref::member`] compares keys: eight bytes at a time, not through
+/// `memcmp` (a byte loop on wasm32), for callers that match object keys against names.
+#[inline]
+pub fn same_str(x: &str, y: &str) -> bool {
+    same_bytes(x.as_bytes(), y.as_bytes())
+}
+
 /// Whether two byte strings are equal, compared eight bytes at a time: object keys are short, and a call to
 /// `memcmp` (a byte loop on wasm32) costs more than the comparison.
 #[inline]
@@ -580,6 +586,7 @@ fn same_bytes(x: &[u8], y: &[u8]) -> bool {
         .all(|(a, b)| a == b)
 }
 
+/// A scalar as serde_json writes it (containers are written by [`Ref::to_json`]).
 fn write_scalar(out: &mut Vec<u8>, item: Item<'_>) {
     let written = match item {
         Item::Null | Item::Array(_) | Item::Object(_) => {
