@@ -223,3 +223,35 @@ fn a_sealed_baked_module_allocates_past_its_image() {
         "a request writes {sealed} pages of the sealed image, {unsealed} of the unsealed one"
     );
 }
+
+// Each page a request touches first is a page fault in a fresh instance, the larger part of a fresh request's cost
+// after its instructions. pod-baseline, sent as compact JSON as kube-apiserver and `palisade bench` send it, writes
+// the two stack pages, the allocator's state and five pages past the image (the review, its tape, everything else).
+// palisade-json's parser reserves room for the tape of compact JSON up front (growing it copies it onto new pages)
+// after its small vectors, and gives back the room it did not use: ten pages before it did.
+#[test]
+fn a_fresh_baked_request_writes_at_most_eight_pages() {
+    let (bundle, review) = workload();
+    let compact = serde_json::to_vec(&serde_json::from_slice::<Value>(&review).unwrap()).unwrap();
+    let mut fresh = baked_host(&bundle).instantiate().unwrap();
+    let before = fresh.memory_data().to_vec();
+    assert_eq!(
+        fresh.validate(&compact).unwrap()["response"]["allowed"],
+        true
+    );
+    let after = fresh.memory_data();
+    let written: Vec<usize> = after
+        .chunks(4096)
+        .enumerate()
+        .filter(|(i, page)| match before.get(i * 4096..(i + 1) * 4096) {
+            Some(was) => was != *page,
+            None => page.iter().any(|&b| b != 0),
+        })
+        .map(|(i, _)| i)
+        .collect();
+    assert!(
+        written.len() <= 8,
+        "one pod-baseline request in a fresh baked instance wrote {} pages: {written:x?}",
+        written.len()
+    );
+}

@@ -29,8 +29,12 @@ pub(crate) fn fields<'a>(
     // Kubernetes writes an object's fields in the order they are declared, which is the order of `names`: the name
     // after the last one found is tried first
     let mut next = 0;
-    let named =
-        |aliases: &&[&str], key: &str| aliases.iter().any(|a| palisade_json::same_str(a, key));
+    // lengths compared first: most names are told apart without reading a byte
+    let named = |aliases: &&[&str], key: &str| {
+        aliases
+            .iter()
+            .any(|a| a.len() == key.len() && palisade_json::same_str(a, key))
+    };
     for (key, value) in r.members() {
         let at = match names.get(next) {
             Some(aliases) if named(aliases, key) => Some(next),

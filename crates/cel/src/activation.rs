@@ -198,7 +198,11 @@ impl<'a> Activation<'a> {
 
     /// A bound variable: bound values first, then the lazy `request`.
     fn bound(&self, name: &str) -> Option<Value<'a>> {
-        if let Some((_, v)) = self.vars.iter().find(|(n, _)| *n == name) {
+        if let Some((_, v)) = self
+            .vars
+            .iter()
+            .find(|(n, _)| n.len() == name.len() && palisade_json::same_str(n, name))
+        {
             return Some(v.clone());
         }
         match self.request {

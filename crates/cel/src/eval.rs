@@ -106,7 +106,7 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
         self.locals
             .iter()
             .rev()
-            .find(|(n, _)| *n == name)
+            .find(|(n, _)| n.len() == name.len() && palisade_json::same_str(n, name))
             .map(|(_, v)| v)
     }
 
@@ -391,8 +391,7 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
             _ => {
                 let l = self.eval(left)?;
                 let r = self.eval(right)?;
-                let (ls, rs) = (self.size(&l), self.size(&r));
-                let cost = functions::binary_cost(op, &l, &r, ls, rs);
+                let cost = functions::binary_cost(op, &l, &r, |v| self.size(v));
                 self.budget.charge(cost)?;
                 functions::binary(op, l, r)
             }

@@ -431,9 +431,12 @@ impl<'a> Ref<'a> {
     pub fn has_duplicate_keys(self) -> bool {
         let keys: Vec<&str> = self.members().map(|(k, _)| k).collect();
         if keys.len() <= 16 {
-            keys.iter()
-                .enumerate()
-                .any(|(i, k)| keys.get(i + 1..).unwrap_or_default().contains(k))
+            keys.iter().enumerate().any(|(i, k)| {
+                keys.get(i + 1..)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|j| j.len() == k.len() && same_bytes(j.as_bytes(), k.as_bytes()))
+            })
         } else {
             self.sorted_members().len() != keys.len()
         }
@@ -560,8 +563,9 @@ impl Ref<'_> {
 }
 
 /// Whether two strings are equal, compared as [`Ref::member`] compares keys: eight bytes at a time, not through
-/// `memcmp` (a byte loop on wasm32), for callers that match object keys against names.
-#[inline]
+/// `memcmp` (a byte loop on wasm32), for callers that match object keys against names. Not inlined: compiled here,
+/// with this crate's optimisation level, whatever the caller's.
+#[inline(never)]
 pub fn same_str(x: &str, y: &str) -> bool {
     same_bytes(x.as_bytes(), y.as_bytes())
 }

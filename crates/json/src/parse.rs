@@ -105,24 +105,35 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Result<Parsed, ParseError> 
             offset: 0,
         });
     }
+    // The small vectors first and the nodes last, sized for Kubernetes JSON (a node per 8 bytes of compact JSON or
+    // fewer, an array element per 128), so that a reading seldom grows a vector (each growth is a copy, and new pages
+    // in a fresh instance); the nodes' unused room is given back when the reading ends, so that what is allocated
+    // next shares the tape's last page (a fresh instance of a baked module faults once per page it touches).
+    let elements = Vec::with_capacity(text.len() / 128 + 16);
+    let scratch = Vec::with_capacity(64);
+    let spans = Vec::with_capacity(16);
+    let mut stack = Vec::with_capacity(32);
     let mut p = Parser {
         bytes: text.as_bytes(),
         at: 0,
-        // sized for typical Kubernetes JSON (about one node per 12 bytes, an array element per 128), so that a
-        // request's reading seldom grows a vector (each growth is a copy, and new pages in a fresh instance)
-        nodes: Vec::with_capacity(text.len() / 12 + 1),
+        nodes: Vec::with_capacity(text.len() / 8 + 1),
         escaped: String::new(),
-        elements: Vec::with_capacity(text.len() / 128 + 16),
-        scratch: Vec::with_capacity(64),
-        spans: Vec::with_capacity(16),
+        elements,
+        scratch,
+        spans,
         error: ParseError {
             message: "",
             offset: 0,
         },
     };
-    match p.run(max_depth) {
+    let read = p.run(max_depth, &mut stack);
+    drop(stack);
+    match read {
         Ok(()) => Ok(Parsed {
-            nodes: p.nodes,
+            nodes: {
+                p.nodes.shrink_to_fit();
+                p.nodes
+            },
             escaped: p.escaped,
             elements: p.elements,
             spans: p.spans,
@@ -459,10 +470,9 @@ impl Parser<'_> {
 
     /// The reading loop. The position is a local here (the scans are free functions of it), so that it stays in a
     /// register; the rarer readers (escapes, numbers, literals) take it through `self.at`.
-    fn run(&mut self, max_depth: usize) -> R {
+    fn run(&mut self, max_depth: usize, stack: &mut Vec<Frame>) -> R {
         let bytes = self.bytes;
         let mut at = self.at;
-        let mut stack: Vec<Frame> = Vec::with_capacity(32);
         // the node and start of the value being read directly inside the top container
         let mut top_member = [0, 0];
         'value: loop {

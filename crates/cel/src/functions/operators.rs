@@ -23,9 +23,15 @@ pub(crate) fn negate(v: Value<'_>) -> Result<Value<'_>, EvalError> {
     }
 }
 
-/// The cost of an operator (cel-go `CostTracker.costCall`), given the sizes of its operands
+/// The cost of an operator (cel-go `CostTracker.costCall`), given how to size its operands
 /// (`actualSize`: characters of a string, bytes, elements, entries; 1 for anything else).
-pub(crate) fn binary_cost(op: BinaryOp, l: &Value<'_>, r: &Value<'_>, ls: u64, rs: u64) -> u64 {
+pub(crate) fn binary_cost<'a>(
+    op: BinaryOp,
+    l: &Value<'a>,
+    r: &Value<'a>,
+    mut size: impl FnMut(&Value<'a>) -> u64,
+) -> u64 {
+    // operands sized only where the cost depends on it: counting a map's entries reads all its keys
     match op {
         // `Equals`, `NotEquals` and the string/bytes orderings: O(min(m, n)); on scalars 1
         BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
@@ -33,14 +39,16 @@ pub(crate) fn binary_cost(op: BinaryOp, l: &Value<'_>, r: &Value<'_>, ls: u64, r
                 (Value::String(_), Value::String(_))
                 | (Value::Bytes(_), Value::Bytes(_))
                 | (Value::List(_), Value::List(_))
-                | (Value::Map(_), Value::Map(_)) => ceil_cost(ls.min(rs), STRING_TRAVERSAL_FACTOR),
+                | (Value::Map(_), Value::Map(_)) => {
+                    ceil_cost(size(l).min(size(r)), STRING_TRAVERSAL_FACTOR)
+                }
                 _ => 1,
             }
         }
         BinaryOp::Add => match (l, r) {
             // `AddString`, `AddBytes`: O(m + n)
             (Value::String(_), Value::String(_)) | (Value::Bytes(_), Value::Bytes(_)) => {
-                ceil_cost(ls.saturating_add(rs), STRING_TRAVERSAL_FACTOR)
+                ceil_cost(size(l).saturating_add(size(r)), STRING_TRAVERSAL_FACTOR)
             }
             // `AddList`: O(1), as cel-go concatenates without copying (so do we); only a chain
             // of more than MAX_CONCAT_DEPTH `+` is copied, and the copy is charged
@@ -53,7 +61,7 @@ pub(crate) fn binary_cost(op: BinaryOp, l: &Value<'_>, r: &Value<'_>, ls: u64, r
         },
         // `InList`: O(n) (a constant list of primitives is a set: eval.rs, not charged)
         BinaryOp::In => match r {
-            Value::List(_) => rs,
+            Value::List(_) => size(r),
             _ => 1,
         },
         _ => 1,
