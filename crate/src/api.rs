@@ -72,11 +72,22 @@ impl BundleDocument {
     }
 }
 
+/// Whether `needle` occurs in `bytes`.
+fn mentions(bytes: &[u8], needle: &[u8]) -> bool {
+    bytes.windows(needle.len()).any(|w| w == needle)
+}
+
 /// Read a bundle's bytes into a value: refused past [`MAX_BUNDLE_BYTES`] before anything is parsed, then JSON. Every
 /// adapter's bundle (and every Kubewarden settings, in `validate` as in `validate_settings`) goes through this limit.
 pub fn read_bundle(bytes: &[u8], document: BundleDocument) -> Result<Value, ConfigError> {
     if bytes.len() > MAX_BUNDLE_BYTES {
         return Err(ConfigError::at_root(document.too_large(bytes.len())));
+    }
+    // A bundle's strings become the engine's (serde moves them), so the CEL declarations that compiling it builds are
+    // built before it is read: in a baked module, what a request reads then lies together, past them
+    // (`palisade_cel::prepare_admission`). A bundle that names no ValidatingAdmissionPolicy does not need them.
+    if mentions(bytes, b"ValidatingAdmissionPolicy") {
+        palisade_cel::prepare_admission();
     }
     match document {
         BundleDocument::Bundle => {

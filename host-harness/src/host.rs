@@ -337,6 +337,11 @@ impl Session {
         self.memory.data(&self.store)
     }
 
+    /// The instance's linear memory, writable (for tests that change a page and see what a call then does).
+    pub fn memory_data_mut(&mut self) -> &mut [u8] {
+        self.memory.data_mut(&mut self.store)
+    }
+
     /// Call the export `name` of type `() -> ()` if the module has one; `Ok(false)` when it has none.
     pub fn call_if_exported(&mut self, name: &str) -> Result<bool, HostError> {
         let Ok(func) = self

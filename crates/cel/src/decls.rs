@@ -131,6 +131,11 @@ fn admission_library() -> &'static Env {
     })
 }
 
+/// Build the admission library now if it is not built yet ([`crate::prepare_admission`]).
+pub(crate) fn prepare_admission() {
+    admission_library();
+}
+
 /// kube-apiserver's `createEnvForOpts`: `object`, `oldObject` (`dyn`), `namespaceObject`
 /// (`kubernetes.Namespace`), `request` (`kubernetes.AdmissionRequest`), then `params` (`dyn`)
 /// with `HasParams` and `authorizer`, `authorizer.requestResource` with `HasAuthorizer`.

@@ -249,3 +249,11 @@ impl Program {
         eval::run(&self.inner.compiled, act, budget, 0)
     }
 }
+
+/// Build the declarations every admission environment shares (the CEL standard library and Kubernetes' libraries)
+/// now, if they are not built yet; otherwise the first compile builds them. Evaluation never reads them, so an engine
+/// that calls this before it reads and compiles a bundle keeps what evaluation does read (the compiled programs and the
+/// bundle's own data) together in memory, after them: in a baked module, fewer pages of its image read per request.
+pub fn prepare_admission() {
+    decls::prepare_admission();
+}
