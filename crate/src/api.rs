@@ -72,9 +72,15 @@ impl BundleDocument {
     }
 }
 
-/// Whether `needle` occurs in `bytes`.
+/// Whether `needle` occurs in `bytes` (windows compared only where the first byte matches: a call to `memcmp` per
+/// byte of a large bundle would cost more than reading it).
 fn mentions(bytes: &[u8], needle: &[u8]) -> bool {
-    bytes.windows(needle.len()).any(|w| w == needle)
+    let Some(&first) = needle.first() else {
+        return true;
+    };
+    bytes
+        .windows(needle.len())
+        .any(|w| w.first() == Some(&first) && w == needle)
 }
 
 /// Read a bundle's bytes into a value: refused past [`MAX_BUNDLE_BYTES`] before anything is parsed, then JSON. Every

@@ -5,7 +5,8 @@
 //! in them copies each page it writes (and, in a multi-threaded host, flushes the TLB of every core). Sealing takes
 //! every hole below the current end of memory, zeroes it and keeps it, so that a fresh instance of the baked module
 //! allocates from new pages past its image (zero-filled on first touch, nothing copied) and leaves the image's pages
-//! as they were mapped. Last, the heap's free end is started on a page boundary ([`align_top`]). The zeroed holes cost no bytes in the baked module (its data segments leave zeros out).
+//! as they were mapped. Last, the heap's free end is started on a page boundary ([`align_top`]). The zeroed holes
+//! cost no bytes in the baked module (its data segments leave zeros out).
 //!
 //! Only bake calls it, once, on an instance that is thrown away after the snapshot: the kept holes are never given
 //! back, so sealing an instance that goes on serving would only shrink its heap.
