@@ -211,12 +211,11 @@ impl Configured {
     }
 
     fn answer_review(&self, read: Result<ReviewInput, ReadError>) -> String {
-        match read {
-            Ok(ReviewInput {
-                api_version,
-                request,
-                context,
-            }) => AdmissionReviewOut::new(&api_version, self.review(&request, &context)).to_json(),
+        // matched by reference: the review stays in the caller's frame, not copied into this one (the evaluation that
+        // runs below it is the deepest the stack goes)
+        match &read {
+            Ok(r) => AdmissionReviewOut::new(&r.api_version, self.review(&r.request, &r.context))
+                .to_json(),
             Err(e) => e.answer(),
         }
     }
@@ -275,7 +274,8 @@ fn answer_value(answer: &str) -> Value {
 #[derive(Debug)]
 pub struct ReviewInput {
     pub api_version: String,
-    pub request: AdmissionRequest,
+    /// Boxed: a request is large, and every copy of it on the way up is stack.
+    pub request: Box<AdmissionRequest>,
     pub context: StaticContext,
 }
 
@@ -478,7 +478,7 @@ const TAPE_DEPTH: usize = 100;
 struct Input {
     api_version: Option<String>,
     kind: Option<String>,
-    request: Option<AdmissionRequest>,
+    request: Option<Box<AdmissionRequest>>,
     review: Option<Box<Input>>,
     context: Option<StaticContext>,
 }
@@ -519,8 +519,8 @@ impl CarriesRequests for Input {
 
     fn request_mut(&mut self, at: usize) -> Option<&mut AdmissionRequest> {
         match at {
-            0 => self.request.as_mut(),
-            _ => self.review.as_mut()?.request.as_mut(),
+            0 => self.request.as_deref_mut(),
+            _ => self.review.as_mut()?.request.as_deref_mut(),
         }
     }
 }
@@ -601,12 +601,13 @@ fn review_input(parsed: Input, input: &[u8]) -> Result<ReviewInput, ReadError> {
     if let Some(kind) = review.kind.filter(|k| k != "AdmissionReview") {
         return fail(ReadFault::WrongKind(kind));
     }
-    let Some(request) = review.request else {
+    let Some(mut request) = review.request else {
         return fail(ReadFault::NoRequest);
     };
+    request.normalize();
     Ok(ReviewInput {
         api_version,
-        request: request.normalized(),
+        request,
         context: context.unwrap_or_default(),
     })
 }

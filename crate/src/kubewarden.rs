@@ -79,7 +79,7 @@ impl crate::review::CarriesRequests
         fields(root, &[&["request"], &["settings"]], false, &mut f)?;
         let [request, settings] = f;
         Some(ValidationRequest {
-            request: optional(request, admission_request)?,
+            request: optional(request, |r| admission_request(r).map(|b| *b))?,
             settings: optional(settings, |r| r.raw_text().map(|t| SettingsText(t.into())))?,
         })
     }

@@ -153,6 +153,12 @@ impl AdmissionRequest {
     /// Read absent what hosts write as empty: policy-sdk-rust's snake_case payloads send `requestKind`,
     /// `requestResource` as all-empty objects and `options` as `{}` when the request has none.
     pub fn normalized(mut self) -> Self {
+        self.normalize();
+        self
+    }
+
+    /// [`AdmissionRequest::normalized`] in place.
+    pub fn normalize(&mut self) {
         let empty_kind =
             |k: &GroupVersionKind| k.group.is_empty() && k.version.is_empty() && k.kind.is_empty();
         let empty_resource = |r: &GroupVersionResource| {
@@ -165,7 +171,6 @@ impl AdmissionRequest {
             .options
             .take()
             .filter(|o| !matches!(o.root().item(), palisade_json::Item::Object(m) if m.is_empty()));
-        self
     }
 
     /// The incoming object, `None` when absent or `null`.

@@ -165,12 +165,13 @@ fn user_info(r: Ref<'_>) -> Option<UserInfo> {
     Some(out)
 }
 
-/// An `AdmissionRequest` (camelCase names, and the snake_case aliases policy-sdk-rust writes).
+/// An `AdmissionRequest` (camelCase names, and the snake_case aliases policy-sdk-rust writes), built where it stays:
+/// on the heap (the request is large; every copy of it on the way up is stack, at the deepest point of a request).
 #[allow(
     clippy::field_reassign_with_default,
     reason = "filled field by field: one way out on a refusal, not one per field (smaller code)"
 )]
-pub(crate) fn admission_request(r: Ref<'_>) -> Option<AdmissionRequest> {
+pub(crate) fn admission_request(r: Ref<'_>) -> Option<Box<AdmissionRequest>> {
     const NAMES: &[&[&str]] = &[
         &["uid"],
         &["kind"],
@@ -209,7 +210,7 @@ pub(crate) fn admission_request(r: Ref<'_>) -> Option<AdmissionRequest> {
     ] = f;
     let doc = |r: Ref<'_>| Some(Doc::subtree(r));
     // filled field by field (one way out on a refusal, not one per field)
-    let mut out = AdmissionRequest::default();
+    let mut out = Box::<AdmissionRequest>::default();
     out.uid = string(uid?)?;
     out.kind = group_version_kind(kind?)?;
     out.resource = group_version_resource(resource?)?;

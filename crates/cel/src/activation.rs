@@ -364,9 +364,24 @@ impl<'a> eval::Scope<'a> for Activation<'a> {
     }
 
     fn resolve(&self, name: &str, budget: &mut Budget, depth: u32) -> Result<Value<'a>, EvalError> {
-        if let Some(v) = self.bound(name) {
-            return Ok(v);
+        match self.bound(name) {
+            Some(v) => Ok(v),
+            None => self.resolve_unbound(name, budget, depth),
         }
+    }
+}
+
+impl<'a> Activation<'a> {
+    /// [`Scope::resolve`] of a name that is not bound (`object`, `params` and the like are): variables,
+    /// `namespaceObject`, the authorizer. Out of line, so that its temporaries do not enlarge the frame of every
+    /// identifier's resolution, at the deepest point of an evaluation.
+    #[inline(never)]
+    fn resolve_unbound(
+        &self,
+        name: &str,
+        budget: &mut Budget,
+        depth: u32,
+    ) -> Result<Value<'a>, EvalError> {
         if let Some(var) = name.strip_prefix("variables.") {
             return self.variable(var, budget, depth);
         }

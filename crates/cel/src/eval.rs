@@ -110,6 +110,100 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
             .map(|(_, v)| v)
     }
 
+    /// A list literal (out of line, as are the other rare arms of [`Ctx::eval`]: their temporaries would enlarge the
+    /// frame of every nested evaluation, and nesting is what sets the stack's depth).
+    #[inline(never)]
+    fn list_literal(
+        &mut self,
+        e: &'p SpannedExpr,
+        elems: &'p [cel_core::ListElement],
+    ) -> Result<Value<'a>, EvalError> {
+        if let Some(c) = self.prog.consts.get(&e.id) {
+            // a folded constant: like any literal it costs nothing (cel-go's
+            // InterpretableConst) and nothing is built
+            return Ok(c.as_value());
+        }
+        let mut out = Vec::with_capacity(elems.len());
+        for el in elems {
+            let v = self.eval(&el.expr)?;
+            if el.optional {
+                match v {
+                    Value::Optional(Some(inner)) => out.push((*inner).clone()),
+                    Value::Optional(None) => {}
+                    _ => return Err(EvalError::no_such_overload()),
+                }
+            } else {
+                out.push(v);
+            }
+        }
+        self.budget.charge(LIST_CREATE_COST)?;
+        Ok(Value::list(out))
+    }
+
+    /// A map literal (out of line: [`Ctx::list_literal`]).
+    #[inline(never)]
+    fn map_literal(
+        &mut self,
+        e: &'p SpannedExpr,
+        entries: &'p [cel_core::MapEntry],
+    ) -> Result<Value<'a>, EvalError> {
+        if let Some(c) = self.prog.consts.get(&e.id) {
+            return Ok(c.as_value());
+        }
+        let mut out = OwnedMap::default();
+        for en in entries {
+            let k = self.eval(&en.key)?;
+            check_key(&k)?;
+            let v = self.eval(&en.value)?;
+            let v = if en.optional {
+                match v {
+                    Value::Optional(Some(inner)) => (*inner).clone(),
+                    Value::Optional(None) => continue,
+                    _ => return Err(EvalError::no_such_overload()),
+                }
+            } else {
+                v
+            };
+            if let Err(k) = out.insert(k, v) {
+                return Err(EvalError::new(format!(
+                    "Failed with repeated key: {}",
+                    key_display(&k)
+                )));
+            }
+        }
+        self.budget.charge(MAP_CREATE_COST)?;
+        Ok(Value::Map(Map::Owned(Rc::new(out))))
+    }
+
+    /// An identifier resolved in the program's container, innermost namespace first (cel-go's name resolution; out
+    /// of line: [`Ctx::list_literal`]).
+    #[inline(never)]
+    fn global_in_container(&mut self, name: &str) -> Result<Value<'a>, EvalError> {
+        let mut prefix = self.prog.container.as_str();
+        loop {
+            let candidate = format!("{prefix}.{name}");
+            if self.act.has(&candidate) {
+                return self.global(&candidate);
+            }
+            match prefix.rsplit_once('.') {
+                Some((p, _)) => prefix = p,
+                None => break,
+            }
+        }
+        self.global(name)
+    }
+
+    /// `a.b.c` read as one qualified variable name, when the checker left no references and `a` is not a local (out
+    /// of line: [`Ctx::list_literal`]).
+    #[inline(never)]
+    fn qualified_member(&mut self, e: &'p SpannedExpr) -> Option<Result<Value<'a>, EvalError>> {
+        let q = qualified_name(e)?;
+        if !self.leftmost_unbound(e) {
+            return None;
+        }
+        self.act.lookup_qualified(&q)
+    }
+
     pub fn eval(&mut self, e: &'p SpannedExpr) -> Result<Value<'a>, EvalError> {
         self.depth += 1;
         if self.depth > MAX_EVAL_DEPTH {
@@ -141,17 +235,7 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
                     return self.global(&r.name);
                 }
                 if !self.prog.container.is_empty() {
-                    let mut prefix = self.prog.container.as_str();
-                    loop {
-                        let candidate = format!("{prefix}.{name}");
-                        if self.act.has(&candidate) {
-                            return self.global(&candidate);
-                        }
-                        match prefix.rsplit_once('.') {
-                            Some((p, _)) => prefix = p,
-                            None => break,
-                        }
-                    }
+                    return self.global_in_container(name);
                 }
                 self.global(name)
             }
@@ -159,56 +243,8 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
                 self.budget.charge(1)?;
                 self.global(name)
             }
-            Expr::List(elems) => {
-                if let Some(c) = self.prog.consts.get(&e.id) {
-                    // a folded constant: like any literal it costs nothing (cel-go's
-                    // InterpretableConst) and nothing is built
-                    return Ok(c.as_value());
-                }
-                let mut out = Vec::with_capacity(elems.len());
-                for el in elems {
-                    let v = self.eval(&el.expr)?;
-                    if el.optional {
-                        match v {
-                            Value::Optional(Some(inner)) => out.push((*inner).clone()),
-                            Value::Optional(None) => {}
-                            _ => return Err(EvalError::no_such_overload()),
-                        }
-                    } else {
-                        out.push(v);
-                    }
-                }
-                self.budget.charge(LIST_CREATE_COST)?;
-                Ok(Value::list(out))
-            }
-            Expr::Map(entries) => {
-                if let Some(c) = self.prog.consts.get(&e.id) {
-                    return Ok(c.as_value());
-                }
-                let mut out = OwnedMap::default();
-                for en in entries {
-                    let k = self.eval(&en.key)?;
-                    check_key(&k)?;
-                    let v = self.eval(&en.value)?;
-                    let v = if en.optional {
-                        match v {
-                            Value::Optional(Some(inner)) => (*inner).clone(),
-                            Value::Optional(None) => continue,
-                            _ => return Err(EvalError::no_such_overload()),
-                        }
-                    } else {
-                        v
-                    };
-                    if let Err(k) = out.insert(k, v) {
-                        return Err(EvalError::new(format!(
-                            "Failed with repeated key: {}",
-                            key_display(&k)
-                        )));
-                    }
-                }
-                self.budget.charge(MAP_CREATE_COST)?;
-                Ok(Value::Map(Map::Owned(Rc::new(out))))
-            }
+            Expr::List(elems) => self.list_literal(e, elems),
+            Expr::Map(entries) => self.map_literal(e, entries),
             Expr::Unary { op, expr } => {
                 let v = self.eval(expr)?;
                 self.budget.charge(1)?;
@@ -253,9 +289,7 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
                 }
                 if self.prog.refs.is_empty()
                     && !*optional
-                    && let Some(q) = qualified_name(e)
-                    && self.leftmost_unbound(e)
-                    && let Some(v) = self.act.lookup_qualified(&q)
+                    && let Some(v) = self.qualified_member(e)
                 {
                     self.budget.charge(1)?;
                     return v;
@@ -311,10 +345,7 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
                 }
                 self.call(e, expr, args)
             }
-            Expr::Struct { type_name, .. } => Err(EvalError::new(format!(
-                "unknown type: {}",
-                qualified_name(type_name).unwrap_or_default()
-            ))),
+            Expr::Struct { type_name, .. } => Err(unknown_type(type_name)),
             Expr::Comprehension(c) => self.comprehension(c),
             Expr::Bind {
                 var_name,
@@ -577,6 +608,9 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
         }
     }
 
+    // not inlined into `step`, which every comprehension runs once per element: its temporaries would make each
+    // `step` frame on the stack as large as its own
+    #[inline(never)]
     fn append_step(
         &mut self,
         right: &'p SpannedExpr,
@@ -623,6 +657,16 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
 }
 
 /// `a.b.c` as a dotted name, if the chain is only identifiers.
+/// The error of a message construction: no message types are declared.
+#[cold]
+#[inline(never)]
+fn unknown_type(type_name: &SpannedExpr) -> EvalError {
+    EvalError::new(format!(
+        "unknown type: {}",
+        qualified_name(type_name).unwrap_or_default()
+    ))
+}
+
 pub(crate) fn qualified_name(e: &SpannedExpr) -> Option<String> {
     match &e.node {
         Expr::Ident(n) => Some(n.clone()),
