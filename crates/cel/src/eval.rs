@@ -193,17 +193,6 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
         self.global(name)
     }
 
-    /// `a.b.c` read as one qualified variable name, when the checker left no references and `a` is not a local (out
-    /// of line: [`Ctx::list_literal`]).
-    #[inline(never)]
-    fn qualified_member(&mut self, e: &'p SpannedExpr) -> Option<Result<Value<'a>, EvalError>> {
-        let q = qualified_name(e)?;
-        if !self.leftmost_unbound(e) {
-            return None;
-        }
-        self.act.lookup_qualified(&q)
-    }
-
     pub fn eval(&mut self, e: &'p SpannedExpr) -> Result<Value<'a>, EvalError> {
         self.depth += 1;
         if self.depth > MAX_EVAL_DEPTH {
@@ -289,7 +278,9 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
                 }
                 if self.prog.refs.is_empty()
                     && !*optional
-                    && let Some(v) = self.qualified_member(e)
+                    && let Some(q) = qualified_name(e)
+                    && self.leftmost_unbound(e)
+                    && let Some(v) = self.act.lookup_qualified(&q)
                 {
                     self.budget.charge(1)?;
                     return v;
@@ -345,7 +336,10 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
                 }
                 self.call(e, expr, args)
             }
-            Expr::Struct { type_name, .. } => Err(unknown_type(type_name)),
+            Expr::Struct { type_name, .. } => Err(EvalError::new(format!(
+                "unknown type: {}",
+                qualified_name(type_name).unwrap_or_default()
+            ))),
             Expr::Comprehension(c) => self.comprehension(c),
             Expr::Bind {
                 var_name,
@@ -657,16 +651,6 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
 }
 
 /// `a.b.c` as a dotted name, if the chain is only identifiers.
-/// The error of a message construction: no message types are declared.
-#[cold]
-#[inline(never)]
-fn unknown_type(type_name: &SpannedExpr) -> EvalError {
-    EvalError::new(format!(
-        "unknown type: {}",
-        qualified_name(type_name).unwrap_or_default()
-    ))
-}
-
 pub(crate) fn qualified_name(e: &SpannedExpr) -> Option<String> {
     match &e.node {
         Expr::Ident(n) => Some(n.clone()),

@@ -429,17 +429,7 @@ impl<'a> Ref<'a> {
 
     /// Whether the object writes some key more than once.
     pub fn has_duplicate_keys(self) -> bool {
-        let keys: Vec<&str> = self.members().map(|(k, _)| k).collect();
-        if keys.len() <= 16 {
-            keys.iter().enumerate().any(|(i, k)| {
-                keys.get(i + 1..)
-                    .unwrap_or_default()
-                    .iter()
-                    .any(|j| j.len() == k.len() && same_bytes(j.as_bytes(), k.as_bytes()))
-            })
-        } else {
-            self.sorted_members().len() != keys.len()
-        }
+        self.sorted_members().len() != self.members().count()
     }
 
     /// How deeply lists and maps nest in this node (a scalar is 0, `[]` is 1), without recursion.
