@@ -27,6 +27,11 @@ fn workload() -> (Vec<u8>, Vec<u8>) {
     (bundle_bytes(&bundle).unwrap(), review)
 }
 
+/// A review as kube-apiserver and `palisade bench` send it: compact JSON.
+fn compact(review: &[u8]) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::from_slice::<Value>(review).unwrap()).unwrap()
+}
+
 fn baked_host(bundle: &[u8]) -> WasmHost {
     let original = std::fs::read(common::artifact("palisade.wasm")).unwrap();
     let baked = bake::bake(&original, Protocol::CAbi, bundle).unwrap();
@@ -235,7 +240,7 @@ fn a_sealed_baked_module_allocates_past_its_image() {
 fn a_fresh_baked_request_writes_at_most_eight_pages() {
     let ws = common::workspace();
     let review = std::fs::read(ws.join("bench/pod-review.json")).unwrap();
-    let compact = serde_json::to_vec(&serde_json::from_slice::<Value>(&review).unwrap()).unwrap();
+    let compact = compact(&review);
     for source in [
         "bench/pod-baseline.yaml",
         "policies/vap/allowed-registries/bundle.yaml",
@@ -277,7 +282,7 @@ fn a_fresh_baked_request_writes_at_most_eight_pages() {
 #[test]
 fn a_fresh_baked_request_reads_its_image_in_at_most_five_windows() {
     let (bundle, review) = workload();
-    let compact = serde_json::to_vec(&serde_json::from_slice::<Value>(&review).unwrap()).unwrap();
+    let compact = compact(&review);
     let host = baked_host(&bundle);
     let answer = |poisoned: Option<usize>| {
         let mut fresh = host.instantiate().unwrap();
@@ -318,7 +323,7 @@ fn a_fresh_baked_request_reads_its_image_in_at_most_five_windows() {
 fn a_fresh_baked_request_reaches_at_most_four_and_a_half_kib_of_stack() {
     const STACK_TOP: usize = 1 << 20;
     let (bundle, review) = workload();
-    let compact = serde_json::to_vec(&serde_json::from_slice::<Value>(&review).unwrap()).unwrap();
+    let compact = compact(&review);
     let mut fresh = baked_host(&bundle).instantiate().unwrap();
     let before = fresh.memory_data()[..STACK_TOP].to_vec();
     assert_eq!(
