@@ -78,7 +78,29 @@ pub struct PolicyTrace {
     pub bindings: Vec<BindingTrace>,
 }
 
+// The traces are appended out of line: built in place, a trace is a temporary in the frame of
+// `vap::Policies::review_with`, which stays on the stack through every policy's CEL evaluation, traced or not.
+impl Trace {
+    /// A policy's trace, appended.
+    #[inline(never)]
+    pub(crate) fn push_policy(&mut self, name: &str, document: usize) -> Option<&mut PolicyTrace> {
+        self.policies.push(PolicyTrace::new(name, document));
+        self.policies.last_mut()
+    }
+}
+
 impl PolicyTrace {
+    /// A binding's trace, appended.
+    #[inline(never)]
+    pub(crate) fn push_binding(
+        &mut self,
+        name: &str,
+        actions: Vec<&'static str>,
+    ) -> Option<&mut BindingTrace> {
+        self.bindings.push(BindingTrace::new(name, actions));
+        self.bindings.last_mut()
+    }
+
     pub(crate) fn new(name: &str, document: usize) -> Self {
         Self {
             name: name.to_owned(),
@@ -108,6 +130,13 @@ pub struct BindingTrace {
 }
 
 impl BindingTrace {
+    /// An evaluation's trace, appended.
+    #[inline(never)]
+    pub(crate) fn push_evaluation(&mut self) -> Option<&mut Evaluation> {
+        self.evaluations.push(Evaluation::default());
+        self.evaluations.last_mut()
+    }
+
     pub(crate) fn new(name: &str, actions: Vec<&'static str>) -> Self {
         Self {
             name: name.to_owned(),

@@ -230,14 +230,14 @@ fn a_sealed_baked_module_allocates_past_its_image() {
 }
 
 // Each page a request touches first is a page fault in a fresh instance, the larger part of a fresh request's cost
-// after its instructions. pod-review, sent as compact JSON as kube-apiserver and `palisade bench` send it, writes the
-// two stack pages, the allocator's state and five pages past the image (the review, its tape, everything else), under
+// after its instructions. pod-review, sent as compact JSON as kube-apiserver and `palisade bench` send it, writes one
+// stack page, the allocator's state and five pages past the image (the review, its tape, everything else), under
 // any of the bundles below (each lays the baked heap out differently). palisade-json's parser reserves room for the
 // tape of compact JSON up front (growing it copies it onto new pages) after its small vectors and gives back the room
 // it did not use, and `palisade_seal` starts the heap's free end on a page boundary (else the first block's header
-// lands on the image's last page): ten pages before.
+// lands on the image's last page): ten pages before, eight before the stack of pod-baseline's request fit in a page.
 #[test]
-fn a_fresh_baked_request_writes_at_most_eight_pages() {
+fn a_fresh_baked_request_writes_at_most_seven_pages() {
     let ws = common::workspace();
     let review = std::fs::read(ws.join("bench/pod-review.json")).unwrap();
     let compact = compact(&review);
@@ -267,7 +267,7 @@ fn a_fresh_baked_request_writes_at_most_eight_pages() {
             .map(|(i, _)| i)
             .collect();
         assert!(
-            written.len() <= 8,
+            written.len() <= 7,
             "{source}: one request in a fresh baked instance wrote {} pages: {written:x?}",
             written.len()
         );
@@ -317,10 +317,12 @@ fn a_fresh_baked_request_reads_its_image_in_at_most_five_windows() {
 }
 
 // The stack (rust-lld's default for wasm32: the first 1 MiB of memory, growing down from 1 MiB) costs a page fault per
-// 4 KiB page a fresh request reaches. pod-baseline's deepest request reached 5.6 KiB before the request was boxed as it
-// is read and the rare arms of the CEL evaluator moved out of line (their temporaries were in every nested frame).
+// 4 KiB page a fresh request reaches: pod-baseline's deepest request stays within one. It reached 5.6 KiB before the
+// request was boxed as it is read and the rare arms of the CEL evaluator moved out of line (their temporaries were in
+// every nested frame), 4.1 KiB before a CEL value shrank from 32 to 24 bytes (`palisade_cel::time`: no `i128`, which
+// is 16-byte aligned on wasm32) and the explain traces were appended out of line (`vap::Policies::review_with`).
 #[test]
-fn a_fresh_baked_request_reaches_at_most_four_and_a_half_kib_of_stack() {
+fn a_fresh_baked_request_reaches_one_page_of_stack() {
     const STACK_TOP: usize = 1 << 20;
     let (bundle, review) = workload();
     let compact = compact(&review);
@@ -337,7 +339,7 @@ fn a_fresh_baked_request_reaches_at_most_four_and_a_half_kib_of_stack() {
         .position(|(b, a)| b != a)
         .map_or(0, |at| STACK_TOP - at);
     assert!(
-        deepest <= 4608,
+        deepest <= 4096,
         "one pod-baseline request reached {deepest} bytes down the stack"
     );
 }

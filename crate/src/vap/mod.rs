@@ -18,7 +18,7 @@ use palisade_matching::Index;
 use serde_json::Value;
 
 use crate::bundle::{Bundle, Diagnostic, Kind};
-use crate::explain::{BindingTrace, Evaluation, PolicyTrace, Skip, Trace};
+use crate::explain::{Skip, Trace};
 use crate::review::AdmissionRequest;
 use crate::scope::{RequestScope, attributes};
 use crate::verdict::{Denial, Verdict};
@@ -211,9 +211,9 @@ impl Policies {
                     request.resource.resource, request.resource.group
                 ));
                 for policy in &self.policies {
-                    let mut p = PolicyTrace::new(&policy.name, policy.doc);
-                    p.skipped = Some(Skip::Exempt);
-                    trace.policies.push(p);
+                    if let Some(p) = trace.push_policy(&policy.name, policy.doc) {
+                        p.skipped = Some(Skip::Exempt);
+                    }
                 }
             }
             return verdict;
@@ -236,10 +236,9 @@ impl Policies {
             let Some(policy) = self.policies.get(i) else {
                 continue;
             };
-            let mut ptrace = trace.as_deref_mut().and_then(|t| {
-                t.policies.push(PolicyTrace::new(&policy.name, policy.doc));
-                t.policies.last_mut()
-            });
+            let mut ptrace = trace
+                .as_deref_mut()
+                .and_then(|t| t.push_policy(&policy.name, policy.doc));
             if policy.bindings.is_empty() {
                 if let Some(p) = ptrace.as_deref_mut() {
                     p.skipped = Some(Skip::NoBinding);
@@ -272,11 +271,10 @@ impl Policies {
             let mut annotations: BTreeMap<String, Vec<String>> = BTreeMap::new();
             for binding in &policy.bindings {
                 let mut btrace = ptrace.as_deref_mut().and_then(|p| {
-                    p.bindings.push(BindingTrace::new(
+                    p.push_binding(
                         &binding.name,
                         binding.actions.iter().map(|a| a.as_str()).collect(),
-                    ));
-                    p.bindings.last_mut()
+                    )
                 });
                 if let Some(resources) = &binding.match_resources {
                     match resources.matches(&attributes, lookup) {
@@ -319,10 +317,7 @@ impl Policies {
                     b.skipped = Some(Skip::NoParams);
                 }
                 for param in selected {
-                    let etrace = btrace.as_deref_mut().and_then(|b| {
-                        b.evaluations.push(Evaluation::default());
-                        b.evaluations.last_mut()
-                    });
+                    let etrace = btrace.as_deref_mut().and_then(|b| b.push_evaluation());
                     let outcome = evaluate::validate(policy, param, &scope, etrace);
                     apply(
                         &mut verdict,
