@@ -13,7 +13,7 @@
 //!
 //! The inner cargo runs with its own `CARGO_TARGET_DIR=<workspace>/target/wasm-build` (a nested
 //! cargo on the outer target dir would wait forever on its lock) and without the `CARGO_*` /
-//! `RUSTFLAGS` variables the outer build leaks. `wasm-opt -Oz` runs afterwards when it is on PATH.
+//! `RUSTFLAGS` variables the outer build leaks. `wasm-opt -Oz --converge` runs afterwards when it is on PATH.
 //! Set `PALISADE_SKIP_WASM_BUILD=1` to skip all of this (the artifacts already there are kept).
 
 use std::env;
