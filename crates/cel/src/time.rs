@@ -302,3 +302,33 @@ impl fmt::Display for Duration {
         f.write_str("s")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cel_value_is_at_most_eight_byte_aligned() {
+        // an `i128` here made every `Value` 16-byte aligned (32 bytes on wasm32, padding every frame and list)
+        assert!(std::mem::align_of::<crate::Value<'static>>() <= 8);
+    }
+
+    #[test]
+    fn timestamps_before_the_epoch_keep_their_nanoseconds_and_order() {
+        let before = Timestamp::from_nanos(-1).unwrap();
+        let epoch = Timestamp::from_nanos(0).unwrap();
+        assert_eq!(before.nanos(), -1);
+        assert_eq!(before.secs(), -1);
+        assert!(before < epoch);
+        assert!(Timestamp::from_nanos(-NANOS - 1).unwrap() < before);
+        assert_eq!(before.diff(&epoch).unwrap().nanos(), -1);
+        let min = Timestamp::from_nanos(MIN_TS_SECS * NANOS).unwrap();
+        assert!(Timestamp::from_nanos(MIN_TS_SECS * NANOS - 1).is_err());
+        assert!(min.sub(&Duration::from_nanos(1).unwrap()).is_err());
+        assert!(Duration::from_nanos(i128::from(i64::MAX) + 1).is_err());
+        assert_eq!(
+            Duration::from_nanos(i128::from(i64::MIN)).unwrap().nanos(),
+            i128::from(i64::MIN)
+        );
+    }
+}
