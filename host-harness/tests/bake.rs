@@ -229,6 +229,63 @@ fn a_sealed_baked_module_allocates_past_its_image() {
     );
 }
 
+// `configure` leaves its frames below the stack pointer; between calls they are dead, and bake leaves them out of the
+// image (they were four pages of it, copied by a fresh request's first frames instead of zero-filled).
+#[test]
+fn a_baked_image_leaves_out_the_dead_stack() {
+    let (bundle, _) = workload();
+    let original = std::fs::read(common::artifact("palisade.wasm")).unwrap();
+    let layout = bake::layout(&original).unwrap();
+    assert_eq!(
+        layout.stack_first,
+        Some((0, 1 << 20)),
+        "rust-lld lays the stack out first"
+    );
+    let baked = bake::bake(&original, Protocol::CAbi, &bundle).unwrap();
+    let lowest = wasmparser::Parser::new(0)
+        .parse_all(&baked)
+        .filter_map(|p| match p.unwrap() {
+            wasmparser::Payload::DataSection(r) => Some(r),
+            _ => None,
+        })
+        .flat_map(|r| r.into_iter().map(|d| d.unwrap()))
+        .filter_map(|d| match d.kind {
+            wasmparser::DataKind::Active { offset_expr, .. } => {
+                match offset_expr.get_operators_reader().read().unwrap() {
+                    wasmparser::Operator::I32Const { value } => Some(value as u32),
+                    _ => None,
+                }
+            }
+            wasmparser::DataKind::Passive => None,
+        })
+        .min()
+        .unwrap();
+    assert!(
+        lowest >= 1 << 20,
+        "a data segment of the baked module starts at {lowest:#x}, below the stack's top"
+    );
+    // a module whose data lies below its first global's value does not lay its stack out first
+    let mut unlike = layout.clone();
+    unlike.stack_first = None;
+    let mut snapshot = bake::Snapshot {
+        memory: vec![1; 16],
+        globals: vec![(0, bake::GlobalValue::I32(8))],
+    };
+    unlike.clear_dead_stack(&mut snapshot);
+    assert_eq!(snapshot.memory, vec![1; 16]);
+    layout.clear_dead_stack(&mut snapshot);
+    assert_eq!(snapshot.memory, [vec![0; 8], vec![1; 8]].concat());
+    // never past the stack's initial top, whatever the pointer says
+    let mut low = layout.clone();
+    low.stack_first = Some((0, 4));
+    let mut snapshot = bake::Snapshot {
+        memory: vec![1; 16],
+        globals: vec![(0, bake::GlobalValue::I32(8))],
+    };
+    low.clear_dead_stack(&mut snapshot);
+    assert_eq!(snapshot.memory, [vec![0; 4], vec![1; 12]].concat());
+}
+
 // Each page a request touches first is a page fault in a fresh instance, the larger part of a fresh request's cost
 // after its instructions. pod-review, sent as compact JSON as kube-apiserver and `palisade bench` send it, writes one
 // stack page, the allocator's state and five pages past the image (the review, its tape, everything else), under

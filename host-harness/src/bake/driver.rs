@@ -67,10 +67,11 @@ impl Baker {
 
     /// The module baked with `bundle_json`.
     pub fn bake(&self, bundle_json: &[u8]) -> Result<Vec<u8>, BakeError> {
-        let snapshot = match &self.kind {
+        let mut snapshot = match &self.kind {
             Kind::CAbi(host) => configure_c_abi(host, &self.layout, bundle_json)?,
             Kind::Kubewarden(guest) => guest.configure(&self.layout, bundle_json)?,
         };
+        self.layout.clear_dead_stack(&mut snapshot);
         let mut baked = apply(&self.original, &snapshot)?;
         wasm_encoder::CustomSection {
             name: BAKED_SECTION.into(),

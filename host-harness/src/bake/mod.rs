@@ -70,6 +70,29 @@ pub struct Layout {
     /// Functions the module keeps for tools without exporting them (`palisade_seal`): name and function index, from
     /// the custom section [`TOOL_EXPORTS_SECTION`] that host-harness/build.rs writes into `palisade.wasm`.
     pub tool_exports: Vec<(String, u32)>,
+    /// The stack pointer and the top of the stack, when the module lays its stack out first (rust-lld's default for
+    /// wasm32): the index of its first global, a mutable `i32` defined by the module, and that global's initial value,
+    /// when every data segment lies at or above it (the stack grows down from there to address 0).
+    pub stack_first: Option<(u32, usize)>,
+}
+
+impl Layout {
+    /// Clears what lies below the stack pointer in a snapshot taken between calls: stack frames of calls that have
+    /// returned (`configure`'s), dead bytes a fresh instance would otherwise carry in its image and copy when a
+    /// request's frames overwrite them (a zeroed page is not in the image at all). Only for a module whose stack
+    /// comes first ([`Layout::stack_first`]), whose pointer is then back at its initial value.
+    pub fn clear_dead_stack(&self, snapshot: &mut Snapshot) {
+        let Some((index, top)) = self.stack_first else {
+            return;
+        };
+        let sp = snapshot.globals.iter().find_map(|(i, v)| match v {
+            GlobalValue::I32(sp) if *i == index => usize::try_from(*sp as u32).ok(),
+            _ => None,
+        });
+        if let Some(dead) = sp.and_then(|sp| snapshot.memory.get_mut(..sp.min(top))) {
+            dead.fill(0);
+        }
+    }
 }
 
 /// The custom section listing a module's unexported tool functions as `name=index` lines (host-harness/build.rs).
@@ -140,6 +163,9 @@ pub fn layout(module: &[u8]) -> Result<Layout, BakeError> {
     let mut imported_globals = 0u32;
     let mut layout = Layout::default();
     let mut memories = 0u32;
+    // the first global's initial value when it is a mutable i32 the module defines, and the lowest data segment
+    let mut stack_top: Option<i64> = None;
+    let mut lowest_data: Option<i64> = None;
     for payload in Parser::new(0).parse_all(module) {
         match payload.map_err(parse_err)? {
             Payload::Version { encoding, .. } if encoding != wasmparser::Encoding::Module => {
@@ -162,6 +188,13 @@ pub fn layout(module: &[u8]) -> Result<Layout, BakeError> {
             Payload::GlobalSection(reader) => {
                 for (i, global) in reader.into_iter().enumerate() {
                     let global = global.map_err(parse_err)?;
+                    if i == 0
+                        && imported_globals == 0
+                        && global.ty.mutable
+                        && global.ty.content_type == wasmparser::ValType::I32
+                    {
+                        stack_top = const_i32(&global.init_expr);
+                    }
                     if global.ty.mutable {
                         let index = imported_globals
                             + u32::try_from(i).map_err(|_| err("too many globals"))?;
@@ -174,10 +207,17 @@ pub fn layout(module: &[u8]) -> Result<Layout, BakeError> {
             }
             Payload::DataSection(reader) => {
                 for segment in reader {
-                    if let wasmparser::DataKind::Passive = segment.map_err(parse_err)?.kind {
-                        return Err(err(
-                            "the module has passive data segments (memory.init); it cannot be baked",
-                        ));
+                    match segment.map_err(parse_err)?.kind {
+                        wasmparser::DataKind::Passive => {
+                            return Err(err(
+                                "the module has passive data segments (memory.init); it cannot be baked",
+                            ));
+                        }
+                        wasmparser::DataKind::Active { offset_expr, .. } => {
+                            // a segment placed by an expression other than a constant: no stack layout is assumed
+                            let at = const_i32(&offset_expr).unwrap_or(i64::MIN);
+                            lowest_data = Some(lowest_data.map_or(at, |low| low.min(at)));
+                        }
                     }
                 }
             }
@@ -189,7 +229,24 @@ pub fn layout(module: &[u8]) -> Result<Layout, BakeError> {
             "the module defines {memories} memories; exactly one is baked"
         )));
     }
+    if let Some(top) = stack_top
+        && top > 0
+        && lowest_data.is_none_or(|low| low >= top)
+    {
+        layout.stack_first = usize::try_from(top).ok().map(|top| (imported_globals, top));
+    }
     Ok(layout)
+}
+
+/// The value of a constant expression that is one `i32.const` (as an unsigned address).
+fn const_i32(expr: &wasmparser::ConstExpr<'_>) -> Option<i64> {
+    let mut ops = expr.get_operators_reader();
+    match (ops.read().ok()?, ops.read().ok()?) {
+        (wasmparser::Operator::I32Const { value }, wasmparser::Operator::End) => {
+            Some(i64::from(value as u32))
+        }
+        _ => None,
+    }
 }
 
 /// Zero bytes tolerated inside one data segment before it is split in two (each segment costs a few bytes of
