@@ -126,13 +126,7 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
         let mut out = Vec::with_capacity(elems.len());
         for el in elems {
             let v = self.eval(&el.expr)?;
-            if el.optional {
-                match v {
-                    Value::Optional(Some(inner)) => out.push((*inner).clone()),
-                    Value::Optional(None) => {}
-                    _ => return Err(EvalError::no_such_overload()),
-                }
-            } else {
+            if let Some(v) = element(v, el.optional)? {
                 out.push(v);
             }
         }
@@ -154,15 +148,8 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
         for en in entries {
             let k = self.eval(&en.key)?;
             check_key(&k)?;
-            let v = self.eval(&en.value)?;
-            let v = if en.optional {
-                match v {
-                    Value::Optional(Some(inner)) => (*inner).clone(),
-                    Value::Optional(None) => continue,
-                    _ => return Err(EvalError::no_such_overload()),
-                }
-            } else {
-                v
+            let Some(v) = element(self.eval(&en.value)?, en.optional)? else {
+                continue;
             };
             if let Err(k) = out.insert(k, v) {
                 return Err(EvalError::new(format!(
@@ -687,6 +674,19 @@ fn absent_field(target: &Value<'_>, field: &str, strict: bool) -> Result<(), Eva
         Value::List(_) => Err(bad_list_index(&Value::string(field))),
         _ if strict => Err(EvalError::no_such_key(field)),
         _ => Ok(()),
+    }
+}
+
+/// An element of a list or map literal: an optional one (`[?x]`, `{k: ?v}`) is its value when present and left out
+/// when absent (`None`).
+fn element<'a>(v: Value<'a>, optional: bool) -> Result<Option<Value<'a>>, EvalError> {
+    if !optional {
+        return Ok(Some(v));
+    }
+    match v {
+        Value::Optional(Some(inner)) => Ok(Some((*inner).clone())),
+        Value::Optional(None) => Ok(None),
+        _ => Err(EvalError::no_such_overload()),
     }
 }
 
