@@ -70,10 +70,12 @@ unsafe fn take_text(ptr: i32, len: i32) -> Option<Arc<String>> {
     });
     if let Some(text) = again {
         // a host that wrote into a buffer it did not free: its bytes are checked again
-        return std::str::from_utf8(text.as_bytes()).is_ok().then_some(text);
+        return palisade_json::is_utf8(text.as_bytes()).then_some(text);
     }
     // SAFETY: forwarded from the caller; the borrow ends before the buffer is taken over below.
-    std::str::from_utf8(unsafe { input(ptr, len) }).ok()?;
+    if !palisade_json::is_utf8(unsafe { input(ptr, len) }) {
+        return None;
+    }
     let slice = std::ptr::slice_from_raw_parts_mut(ptr as usize as *mut u8, len as usize);
     // SAFETY: the buffer is a boxed slice of exactly `len` bytes from `palisade_alloc`, not freed and not held (checked
     // above): its ownership moves here, and `palisade_free` drops it (same allocation, same layout: the string's

@@ -479,3 +479,35 @@ fn raw_text_of_top_members() {
     let built: Doc = serde_json::from_str(text).unwrap();
     assert_eq!(built.root().member("a").and_then(Ref::raw_text), None);
 }
+
+/// `is_utf8` answers as the standard check for every placement of a non-ASCII byte, a valid character or a broken
+/// sequence around the 32-byte blocks it reads ASCII in: before, across and after a block boundary, and at the end.
+#[test]
+fn is_utf8_answers_as_the_standard_check() {
+    let pieces: [&[u8]; 9] = [
+        "é".as_bytes(),
+        "€".as_bytes(),
+        "𝄞".as_bytes(),
+        b"\x80",
+        b"\xc3",
+        b"\xe2\x82",
+        b"\xf0\x9d\x84",
+        b"\xed\xa0\x80",
+        b"\xff",
+    ];
+    for len in [0, 1, 7, 8, 31, 32, 33, 63, 64, 65, 100] {
+        let ascii = vec![b'a'; len];
+        assert!(is_utf8(&ascii), "{len} ASCII bytes");
+        for piece in pieces {
+            for at in 0..=len {
+                let mut text = ascii.clone();
+                text.splice(at..at, piece.iter().copied());
+                assert_eq!(
+                    is_utf8(&text),
+                    std::str::from_utf8(&text).is_ok(),
+                    "{piece:?} at {at} of {len}"
+                );
+            }
+        }
+    }
+}
