@@ -381,24 +381,8 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
     ) -> Result<Value<'a>, EvalError> {
         match op {
             BinaryOp::And | BinaryOp::Or => {
-                let short = op == BinaryOp::Or;
                 let l = self.eval(left);
-                match &l {
-                    Ok(Value::Bool(b)) if *b == short => return Ok(Value::Bool(short)),
-                    Err(e) if e.is_fatal() => return l,
-                    _ => {}
-                }
-                let r = self.eval(right);
-                match &r {
-                    Ok(Value::Bool(b)) if *b == short => return Ok(Value::Bool(short)),
-                    Err(e) if e.is_fatal() => return r,
-                    _ => {}
-                }
-                match (l, r) {
-                    (Ok(Value::Bool(_)), Ok(Value::Bool(_))) => Ok(Value::Bool(!short)),
-                    (Err(e), _) | (_, Err(e)) => Err(e),
-                    _ => Err(EvalError::no_such_overload()),
-                }
+                logical(op == BinaryOp::Or, l, || self.eval(right))
             }
             _ => {
                 let l = self.eval(left)?;
@@ -472,7 +456,14 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
         if two {
             self.locals.push((c.iter_var2.as_str(), Ok(Value::Null)));
         }
-        let result = self.comprehension_loop(c, &range, accu_idx, two);
+        // `all` and `exists` take the short way while nothing they skip could fail on depth
+        let shape = match Shape::of(c) {
+            Shape::All(_) | Shape::Exists(_) if self.depth + 2 > MAX_EVAL_DEPTH => Shape::Other,
+            #[cfg(test)]
+            _ if tests::GENERAL_ONLY.get() => Shape::Other,
+            shape => shape,
+        };
+        let result = self.comprehension_loop(c, &range, accu_idx, two, shape);
         let out = match result {
             Ok(()) => {
                 // result sees only the accumulator
@@ -502,6 +493,7 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
         range: &Value<'a>,
         accu_idx: usize,
         two: bool,
+        shape: Shape<'p>,
     ) -> Result<(), EvalError> {
         match range {
             Value::List(list) => {
@@ -512,7 +504,7 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
                     } else {
                         self.set_iter(accu_idx, el, None);
                     }
-                    if !self.iteration(c, accu_idx)? {
+                    if !self.iteration(c, accu_idx, shape)? {
                         break;
                     }
                 }
@@ -525,7 +517,7 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
                     } else {
                         self.set_iter(accu_idx, k, None);
                     }
-                    self.iteration(c, accu_idx)
+                    self.iteration(c, accu_idx, shape)
                 })?;
             }
             _ => return Err(EvalError::no_such_overload()),
@@ -534,15 +526,31 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
     }
 
     /// One loop iteration; `Ok(false)` stops the loop.
-    fn iteration(&mut self, c: &'p ComprehensionData, accu_idx: usize) -> Result<bool, EvalError> {
+    fn iteration(
+        &mut self,
+        c: &'p ComprehensionData,
+        accu_idx: usize,
+        shape: Shape<'p>,
+    ) -> Result<bool, EvalError> {
         // every iteration costs at least one, so runaway loops always reach the limit
         self.budget.charge(1)?;
-        match self.eval(&c.loop_condition) {
-            Ok(Value::Bool(false)) => return Ok(false),
-            Err(e) if e.is_fatal() => return Err(e),
-            _ => {}
-        }
-        let next = self.step(&c.loop_step, accu_idx);
+        let next = match shape {
+            Shape::All(cond) | Shape::Exists(cond) => {
+                let short = matches!(shape, Shape::Exists(_));
+                if !self.accu_condition(accu_idx, short)? {
+                    return Ok(false);
+                }
+                self.accu_step(cond, accu_idx, short)
+            }
+            Shape::Other => {
+                match self.eval(&c.loop_condition) {
+                    Ok(Value::Bool(false)) => return Ok(false),
+                    Err(e) if e.is_fatal() => return Err(e),
+                    _ => {}
+                }
+                self.step(&c.loop_step, accu_idx)
+            }
+        };
         if let Err(e) = &next
             && e.is_fatal()
         {
@@ -552,6 +560,40 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
             slot.1 = next;
         }
         Ok(true)
+    }
+
+    /// The loop condition of `all` (`__result__`, `short` false) or `exists` (`!__result__`, `short` true) read from
+    /// the accumulator's slot, with the charges of evaluating it: whether the loop goes on.
+    fn accu_condition(&mut self, accu_idx: usize, short: bool) -> Result<bool, EvalError> {
+        self.budget.charge(1)?;
+        Ok(match self.locals.get(accu_idx).map(|slot| &slot.1) {
+            // `!` of an error is that error (not charged), of a non-boolean an error: either goes on
+            Some(Ok(v)) if short => {
+                self.budget.charge(1)?;
+                !matches!(v, Value::Bool(true))
+            }
+            Some(Ok(Value::Bool(false))) => false,
+            _ => true,
+        })
+    }
+
+    /// The loop step of `all` (`cond && __result__`) or `exists` (`cond || __result__`): the accumulator moved out of
+    /// its slot instead of copied, at the depths and with the charges of evaluating the step.
+    fn accu_step(
+        &mut self,
+        cond: &'p SpannedExpr,
+        accu_idx: usize,
+        short: bool,
+    ) -> Result<Value<'a>, EvalError> {
+        // the `&&`/`||` node's own level
+        self.depth += 1;
+        let l = self.eval(cond);
+        let next = logical(short, l, || {
+            self.budget.charge(1)?;
+            self.take_accu(accu_idx)
+        });
+        self.depth -= 1;
+        next
     }
 
     /// The loop step, appending to the accumulator in place for `map`/`filter`/`transform*`.
@@ -633,6 +675,66 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
                 Ok(Value::Map(Map::Owned(m)))
             }
             (l, r) => functions::binary(BinaryOp::Add, l, r),
+        }
+    }
+}
+
+/// CEL's `&&` (`short` false) and `||` (`short` true), commutative over errors: a side equal to `short` decides,
+/// whatever the other side is (an error or a non-boolean included); a fatal error ends the evaluation; `right` is
+/// evaluated only when `l` does not decide.
+fn logical<'a>(
+    short: bool,
+    l: Result<Value<'a>, EvalError>,
+    right: impl FnOnce() -> Result<Value<'a>, EvalError>,
+) -> Result<Value<'a>, EvalError> {
+    match &l {
+        Ok(Value::Bool(b)) if *b == short => return Ok(Value::Bool(short)),
+        Err(e) if e.is_fatal() => return l,
+        _ => {}
+    }
+    let r = right();
+    match &r {
+        Ok(Value::Bool(b)) if *b == short => return Ok(Value::Bool(short)),
+        Err(e) if e.is_fatal() => return r,
+        _ => {}
+    }
+    match (l, r) {
+        (Ok(Value::Bool(_)), Ok(Value::Bool(_))) => Ok(Value::Bool(!short)),
+        (Err(e), _) | (_, Err(e)) => Err(e),
+        _ => Err(EvalError::no_such_overload()),
+    }
+}
+
+/// What a comprehension's loop is: the expansion of `all` or `exists` (their predicate), which
+/// [`Ctx::iteration`] runs without evaluating the accumulator's nodes, or any other.
+#[derive(Clone, Copy)]
+enum Shape<'p> {
+    All(&'p SpannedExpr),
+    Exists(&'p SpannedExpr),
+    Other,
+}
+
+impl<'p> Shape<'p> {
+    /// `all`: condition `__result__`, step `cond && __result__`; `exists`: condition `!__result__`, step
+    /// `cond || __result__` (cel-core's expansions, the accumulator named by the comprehension).
+    fn of(c: &'p ComprehensionData) -> Shape<'p> {
+        let accu = |e: &SpannedExpr| matches!(&e.node, Expr::Ident(n) if *n == c.accu_var);
+        let Expr::Binary { op, left, right } = &c.loop_step.node else {
+            return Shape::Other;
+        };
+        if !accu(right) {
+            return Shape::Other;
+        }
+        match (op, &c.loop_condition.node) {
+            (BinaryOp::And, _) if accu(&c.loop_condition) => Shape::All(left),
+            (
+                BinaryOp::Or,
+                Expr::Unary {
+                    op: UnaryOp::Not,
+                    expr,
+                },
+            ) if accu(expr) => Shape::Exists(left),
+            _ => Shape::Other,
         }
     }
 }
@@ -804,5 +906,98 @@ fn index_optional<'a>(
             }
             Ok(Value::Optional(None))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use crate::{Activation, Budget, Env, Expect};
+
+    thread_local! {
+        /// Every comprehension evaluated by the general loop (no [`super::Shape`] short way).
+        pub(super) static GENERAL_ONLY: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// The result (as text) and the cost of `src` over `object`, with a budget of `limit` per call.
+    fn run(src: &str, limit: u64, general: bool) -> (String, u64) {
+        let object = serde_json::json!({
+            "items": [1, 2, 3],
+            "mixed": [1, "a", null, true, false],
+            "none": [],
+            "labels": {"a": "x", "b": "y"},
+            "containers": [{"name": "a", "ok": true}, {"name": "b"}, {"name": "c", "ok": false}],
+        });
+        let prog = match Env::admission().compile(src, Expect::Any) {
+            Ok(p) => p,
+            Err(e) => return (format!("compile: {e}"), 0),
+        };
+        let act = Activation::new().bind_json("object", Some(&object));
+        let mut budget = Budget::new(limit, u64::MAX);
+        GENERAL_ONLY.set(general);
+        let out = prog.eval(&act, &mut budget);
+        GENERAL_ONLY.set(false);
+        let shown = match out {
+            Ok(v) => format!("{v:?}"),
+            Err(e) => format!("error: {e} ({:?})", e.kind()),
+        };
+        (shown, budget.used())
+    }
+
+    /// `all` and `exists` answer, fail and cost the same through [`super::Shape`]'s short way as through the general
+    /// loop: errors absorbed by a deciding element or kept, non-booleans, early stops, two variables, maps, nesting,
+    /// and the per-call cost limit reached inside a loop.
+    #[test]
+    fn all_and_exists_take_the_short_way_to_the_same_answer_and_cost() {
+        let exprs = [
+            "object.items.all(x, x > 0)",
+            "object.items.all(x, x > 1)",
+            "object.items.exists(x, x == 2)",
+            "object.items.exists(x, x == 9)",
+            "object.none.all(x, x > 0)",
+            "object.none.exists(x, x > 0)",
+            "object.mixed.all(x, x == 1)",
+            "object.mixed.all(x, x)",
+            "object.mixed.exists(x, x)",
+            "object.mixed.exists(x, x > 0)",
+            "object.mixed.all(x, x > 0)",
+            "object.mixed.all(x, x == 'b' || x > 0)",
+            "object.items.all(x, object.missing == x)",
+            "object.items.exists(x, object.missing == x)",
+            "object.items.exists(x, object.missing == x || x == 3)",
+            "object.items.all(x, x == 3 && object.missing == x)",
+            "object.containers.all(c, has(c.ok) && c.ok)",
+            "object.containers.exists(c, has(c.ok) && !c.ok)",
+            "object.containers.all(c, c.ok)",
+            "object.containers.exists(c, c.ok)",
+            "object.labels.all(k, k.size() == 1)",
+            "object.labels.exists(k, object.labels[k] == 'y')",
+            "object.labels.all(k, v, v != k)",
+            "object.items.exists(i, v, i == 2 && v == 3)",
+            "object.items.all(x, object.items.exists(y, y == x))",
+            "object.items.exists(x, object.items.all(y, y >= x))",
+            "object.items.exists_one(x, x == 2)",
+            "object.items.filter(x, x > 1).all(x, x > 1)",
+        ];
+        for src in exprs {
+            for limit in [u64::MAX, 3, 7, 12] {
+                assert_eq!(
+                    run(src, limit, false),
+                    run(src, limit, true),
+                    "{src} with a per-call limit of {limit}"
+                );
+            }
+        }
+        // not vacuous: the short way is taken, and answers
+        assert_eq!(
+            run("object.items.all(x, x > 0)", u64::MAX, false).0,
+            "Bool(true)"
+        );
+        assert!(
+            run("object.mixed.all(x, x > 0)", u64::MAX, false)
+                .0
+                .starts_with("error")
+        );
     }
 }
