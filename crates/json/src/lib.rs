@@ -217,6 +217,7 @@ impl Doc {
         self.root().to_value()
     }
 
+    #[inline]
     fn node(&self, id: u32) -> Node {
         self.tape.nodes.get(id as usize).copied().unwrap_or(Node {
             tag: Tag::Null,
@@ -226,6 +227,7 @@ impl Doc {
     }
 
     /// One past the last node of the subtree at `id`.
+    #[inline]
     fn end(&self, id: u32) -> u32 {
         let n = self.node(id);
         match n.tag {
@@ -246,6 +248,7 @@ impl Doc {
         s.unwrap_or_default()
     }
 
+    #[inline]
     fn str_of(&self, n: Node) -> &str {
         let (a, b) = (n.a as usize, n.b as usize);
         let s = match n.tag {
@@ -272,6 +275,7 @@ impl PartialEq for Doc {
 
 impl<'a> Ref<'a> {
     /// What the node is.
+    #[inline]
     pub fn item(self) -> Item<'a> {
         let n = self.doc.node(self.id);
         match n.tag {
@@ -287,11 +291,13 @@ impl<'a> Ref<'a> {
         }
     }
 
+    #[inline]
     pub fn is_null(self) -> bool {
         self.doc.node(self.id).tag == Tag::Null
     }
 
     /// The string, if the node is one.
+    #[inline]
     pub fn as_str(self) -> Option<&'a str> {
         match self.item() {
             Item::Str(s) => Some(s),

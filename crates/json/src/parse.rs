@@ -452,6 +452,7 @@ impl Parser<'_> {
     }
 
     /// Close the container of `frame`, whose last value was just read.
+    #[inline(always)]
     fn close(&mut self, frame: &Frame) {
         let end = self.next_id();
         let b = if frame.object {
