@@ -488,10 +488,9 @@ impl CarriesRequests for Input {
     const TAPE: bool = true;
 
     fn from_tape(root: palisade_json::Ref<'_>) -> Option<Self> {
-        use crate::review::tape::{fields, optional, string};
+        use crate::review::tape::{optional, string};
         let mut f = [None; 5];
-        fields(
-            root,
+        root.pick(
             &[
                 &["apiVersion"],
                 &["kind"],

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use palisade_json::Ref;
 
-use crate::review::tape::{boolean, defaulted, fields, list, optional, string, value};
+use crate::review::tape::{boolean, defaulted, list, optional, string, value};
 
 /// The `context` object of docs/architecture.md, as passed to the C ABI, the browser and the harness.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -53,7 +53,7 @@ impl StaticContext {
     /// Read from a tape node as serde reads it, or `None` (see [`crate::review::tape`]).
     pub(crate) fn from_tape(r: Ref<'_>) -> Option<Self> {
         let mut f = [None; 2];
-        fields(r, &[&["namespaces"], &["authorizations"]], true, &mut f)?;
+        r.pick(&[&["namespaces"], &["authorizations"]], true, &mut f)?;
         let [namespaces, authorizations] = f;
         Some(StaticContext {
             namespaces: optional(namespaces, |r| list(r, value))?,
@@ -80,12 +80,12 @@ impl Authorization {
             &["allowed"],
         ];
         let mut f = [None; 9];
-        fields(r, NAMES, true, &mut f)?;
+        r.pick(NAMES, true, &mut f)?;
         let [subject, strings @ .., allowed] = f;
         let mut out = Authorization::default();
         out.subject = defaulted(subject, |r| {
             let mut f = [None; 2];
-            fields(r, &[&["user"], &["group"]], true, &mut f)?;
+            r.pick(&[&["user"], &["group"]], true, &mut f)?;
             let [user, group] = f;
             Some(Subject {
                 user: optional(user, string)?,

@@ -74,9 +74,9 @@ impl crate::review::CarriesRequests
     const TAPE: bool = true;
 
     fn from_tape(root: palisade_json::Ref<'_>) -> Option<Self> {
-        use crate::review::tape::{admission_request, fields, optional};
+        use crate::review::tape::{admission_request, optional};
         let mut f = [None; 2];
-        fields(root, &[&["request"], &["settings"]], false, &mut f)?;
+        root.pick(&[&["request"], &["settings"]], false, &mut f)?;
         let [request, settings] = f;
         Some(ValidationRequest {
             request: optional(request, |r| admission_request(r).map(|b| *b))?,

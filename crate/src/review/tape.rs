@@ -14,48 +14,6 @@ use serde_json::Value;
 
 use super::{AdmissionRequest, GroupVersionKind, GroupVersionResource, UserInfo};
 
-/// The values of the fields named in `names` (each with its aliases) of an object, into `found`: `None` when `r` is
-/// not an object or a field is given twice (serde refuses a duplicate field, under any of its names); with
-/// `deny_unknown` (`#[serde(deny_unknown_fields)]`), also when another key is given. Other keys are ignored.
-pub(crate) fn fields<'a>(
-    r: Ref<'a>,
-    names: &[&[&str]],
-    deny_unknown: bool,
-    found: &mut [Option<Ref<'a>>],
-) -> Option<()> {
-    if !matches!(r.item(), Item::Object(_)) {
-        return None;
-    }
-    // Kubernetes writes an object's fields in the order they are declared, which is the order of `names`: the name
-    // after the last one found is tried first
-    let mut next = 0;
-    // lengths compared first: most names are told apart without reading a byte
-    let named = |aliases: &&[&str], key: &str| {
-        aliases
-            .iter()
-            .any(|a| a.len() == key.len() && palisade_json::same_str(a, key))
-    };
-    for (key, value) in r.members() {
-        let at = match names.get(next) {
-            Some(aliases) if named(aliases, key) => Some(next),
-            _ => names.iter().position(|aliases| named(aliases, key)),
-        };
-        match at {
-            Some(i) => {
-                next = i + 1;
-                let slot = found.get_mut(i)?;
-                if slot.is_some() {
-                    return None;
-                }
-                *slot = Some(value);
-            }
-            None if deny_unknown => return None,
-            None => {}
-        }
-    }
-    Some(())
-}
-
 /// A `Vec`, each element read with `read`.
 pub(crate) fn list<'a, T>(r: Ref<'a>, read: impl FnMut(Ref<'a>) -> Option<T>) -> Option<Vec<T>> {
     if !matches!(r.item(), Item::Array(_)) {
@@ -107,7 +65,7 @@ fn strings(r: Ref<'_>) -> Option<Vec<String>> {
 /// Three string fields, each defaulted: group/version/kind or group/version/resource.
 fn three_strings(r: Ref<'_>, last: &str) -> Option<[String; 3]> {
     let mut f = [None; 3];
-    fields(r, &[&["group"], &["version"], &[last]], false, &mut f)?;
+    r.pick(&[&["group"], &["version"], &[last]], false, &mut f)?;
     let [a, b, c] = f;
     Some([
         defaulted(a, string)?,
@@ -140,8 +98,7 @@ fn group_version_resource(r: Ref<'_>) -> Option<GroupVersionResource> {
 )]
 fn user_info(r: Ref<'_>) -> Option<UserInfo> {
     let mut f = [None; 4];
-    fields(
-        r,
+    r.pick(
         &[&["username"], &["uid"], &["groups"], &["extra"]],
         false,
         &mut f,
@@ -190,7 +147,7 @@ pub(crate) fn admission_request(r: Ref<'_>) -> Option<Box<AdmissionRequest>> {
         &["options"],
     ];
     let mut f = [None; 15];
-    fields(r, NAMES, false, &mut f)?;
+    r.pick(NAMES, false, &mut f)?;
     let [
         uid,
         kind,

@@ -417,6 +417,55 @@ impl<'a> Ref<'a> {
         found.map(|id| Ref { doc, id: id as u32 })
     }
 
+    /// The values of the members named in `names` (each entry a name and its aliases), into `found` at the same
+    /// index: what a serde derive reads of a struct. `None` when this is not an object, when a field is written twice
+    /// (under any of its names: serde refuses a duplicate field) or, with `deny_unknown`, when another key is written;
+    /// other keys are skipped. `found` must be as long as `names`.
+    ///
+    /// Objects are usually written in the order their fields are declared, which is the order of `names`: the name
+    /// after the last one found is tried first, and lengths are compared before bytes.
+    pub fn pick(
+        self,
+        names: &[&[&str]],
+        deny_unknown: bool,
+        found: &mut [Option<Ref<'a>>],
+    ) -> Option<()> {
+        let doc = self.doc;
+        let n = doc.node(self.id);
+        if n.tag != Tag::Object {
+            return None;
+        }
+        let named = |aliases: &[&str], key: &[u8]| {
+            aliases
+                .iter()
+                .any(|a| a.len() == key.len() && same_bytes(a.as_bytes(), key))
+        };
+        let (mut at, end) = (self.id + 1, n.a);
+        let mut next = 0;
+        while at < end {
+            let key = doc.bytes_of(doc.node(at));
+            let value = at + 1;
+            at = doc.end(value);
+            let index = match names.get(next) {
+                Some(aliases) if named(aliases, key) => Some(next),
+                _ => names.iter().position(|aliases| named(aliases, key)),
+            };
+            match index {
+                Some(i) => {
+                    next = i + 1;
+                    let slot = found.get_mut(i)?;
+                    if slot.is_some() {
+                        return None;
+                    }
+                    *slot = Some(Ref { doc, id: value });
+                }
+                None if deny_unknown => return None,
+                None => {}
+            }
+        }
+        Some(())
+    }
+
     /// The members of an object as a `serde_json::Map` iterates them: sorted by key, each key once with its last
     /// value.
     pub fn sorted_members(self) -> Vec<(&'a str, Ref<'a>)> {

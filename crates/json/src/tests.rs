@@ -511,3 +511,38 @@ fn is_utf8_answers_as_the_standard_check() {
         }
     }
 }
+
+/// `Ref::pick` reads the named members (under any alias, in any order) and refuses what a serde derive refuses: a
+/// field written twice (under one name or two), an unknown key when unknown keys are denied, a value that is not an
+/// object.
+#[test]
+fn pick_reads_named_members_as_a_serde_derive_does() {
+    const NAMES: &[&[&str]] = &[&["a"], &["bee", "b"], &["c"]];
+    let pick = |text: &str, deny_unknown: bool| {
+        let doc = Doc::parse(text).unwrap();
+        let mut found = [None; 3];
+        doc.root()
+            .pick(NAMES, deny_unknown, &mut found)
+            .map(|()| found.map(|r| r.map(|r| r.to_json())))
+    };
+    let some = |v: [Option<&str>; 3]| Some(v.map(|s| s.map(str::to_owned)));
+    assert_eq!(
+        pick(r#"{"a":1,"bee":2,"c":3}"#, true),
+        some([Some("1"), Some("2"), Some("3")])
+    );
+    assert_eq!(
+        pick(r#"{"c":[3],"b":{"x":2},"a":1}"#, true),
+        some([Some("1"), Some(r#"{"x":2}"#), Some("[3]")])
+    );
+    assert_eq!(pick(r#"{"c":3}"#, true), some([None, None, Some("3")]));
+    assert_eq!(pick(r#"{}"#, true), some([None, None, None]));
+    assert_eq!(
+        pick(r#"{"a":1,"zz":{"a":9},"c":3}"#, false),
+        some([Some("1"), None, Some("3")])
+    );
+    assert_eq!(pick(r#"{"a":1,"zz":0}"#, true), None);
+    assert_eq!(pick(r#"{"a":1,"a":2}"#, false), None);
+    assert_eq!(pick(r#"{"b":1,"bee":2}"#, false), None);
+    assert_eq!(pick(r#"[1]"#, false), None);
+    assert_eq!(pick(r#""a""#, false), None);
+}
