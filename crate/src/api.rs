@@ -392,15 +392,14 @@ fn read_object_from<T: DeserializeOwned + CarriesRequests>(
     document: &'static str,
     deep: bool,
 ) -> Result<T, ReadError> {
-    match std::str::from_utf8(input) {
-        // the request objects keep their strings as positions in one shared copy of the input
-        Ok(text) => read_shared(&Arc::new(text.to_owned()), document, deep),
-        Err(e) => Err(ReadError::new(
-            document,
-            ReadFault::NotUtf8(e.to_string()),
-            input,
-        )),
+    // the request objects keep their strings as positions in one shared copy of the input
+    if let Some(text) = palisade_json::utf8_string(input) {
+        return read_shared(&Arc::new(text), document, deep);
     }
+    let words = std::str::from_utf8(input)
+        .err()
+        .map_or_else(|| "invalid utf-8".to_owned(), |e| e.to_string());
+    Err(ReadError::new(document, ReadFault::NotUtf8(words), input))
 }
 
 /// [`read_object_from`] of a text already shared: the request objects' strings are positions in it (no copy).

@@ -630,6 +630,20 @@ pub fn is_utf8(bytes: &[u8]) -> bool {
         .is_some_and(|rest| std::str::from_utf8(rest).is_ok())
 }
 
+/// `bytes` as a `String` when they are UTF-8: copied once and checked once, by [`is_utf8`] (`String::from_utf8` would
+/// check them with wasm32's slower standard check).
+#[expect(
+    unsafe_code,
+    reason = "the bytes were just checked by is_utf8, which answers as std::str::from_utf8 (tested against it)"
+)]
+pub fn utf8_string(bytes: &[u8]) -> Option<String> {
+    if !is_utf8(bytes) {
+        return None;
+    }
+    // SAFETY: `is_utf8` answered true: the bytes are UTF-8.
+    Some(unsafe { String::from_utf8_unchecked(bytes.to_vec()) })
+}
+
 /// Whether two strings are equal, compared as [`Ref::member`] compares keys: eight bytes at a time, not through
 /// `memcmp` (a byte loop on wasm32), for callers that match object keys against names. Not inlined: compiled here,
 /// with this crate's optimisation level, whatever the caller's.
