@@ -722,7 +722,9 @@ impl<'p> Shape<'p> {
         let Expr::Binary { op, left, right } = &c.loop_step.node else {
             return Shape::Other;
         };
-        if !accu(right) {
+        // an iteration variable named like the accumulator would hide it from the step's reference (the checker
+        // refuses the name today: `undeclared reference to '__result__'`)
+        if !accu(right) || c.iter_var == c.accu_var || c.iter_var2 == c.accu_var {
             return Shape::Other;
         }
         match (op, &c.loop_condition.node) {

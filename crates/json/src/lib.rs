@@ -19,7 +19,9 @@
 //! characters, number syntax and range (`1e400` is refused), and the same numbers: a non-negative integer that fits is
 //! a `u64`, a negative one an `i64`, anything else (`-0`, fractions, exponents, integers beyond 64 bits) the `f64`
 //! serde_json reads. The view of an object is a `serde_json::Map`'s: a key given twice reads its last value
-//! ([`Ref::member`]) and [`Ref::sorted_members`] lists the keys sorted, once each.
+//! ([`Ref::member`]) and [`Ref::sorted_members`] lists the keys sorted, once each; [`Ref::pick`] reads an object's
+//! named fields as a serde derive reads a struct (a field written twice refused). An input's bytes are checked for
+//! UTF-8 with [`is_utf8`] / [`utf8_string`], eight bytes to a word.
 
 use std::fmt;
 use std::sync::Arc;
