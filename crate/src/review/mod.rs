@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use palisade_json::Doc;
+use palisade_json::{Doc, Text};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -26,26 +26,26 @@ pub const ADMISSION_V1BETA1: &str = "admission.k8s.io/v1beta1";
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct GroupVersionKind {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
+    pub group: Text,
+    pub version: Text,
+    pub kind: Text,
 }
 
 /// group/version/resource, as in `request.resource`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct GroupVersionResource {
-    pub group: String,
-    pub version: String,
-    pub resource: String,
+    pub group: Text,
+    pub version: Text,
+    pub resource: Text,
 }
 
 /// authentication.k8s.io/v1 UserInfo of the requesting user.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct UserInfo {
-    pub username: String,
-    pub uid: String,
+    pub username: Text,
+    pub uid: Text,
     pub groups: Vec<String>,
     pub extra: BTreeMap<String, Vec<String>>,
 }
@@ -55,12 +55,12 @@ pub struct UserInfo {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AdmissionRequest {
-    pub uid: String,
+    pub uid: Text,
     pub kind: GroupVersionKind,
     pub resource: GroupVersionResource,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "str::is_empty")]
     #[serde(alias = "sub_resource")]
-    pub sub_resource: String,
+    pub sub_resource: Text,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(alias = "request_kind")]
     pub request_kind: Option<GroupVersionKind>,
@@ -69,12 +69,12 @@ pub struct AdmissionRequest {
     pub request_resource: Option<GroupVersionResource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(alias = "request_sub_resource")]
-    pub request_sub_resource: Option<String>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub namespace: String,
-    pub operation: String,
+    pub request_sub_resource: Option<Text>,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub name: Text,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub namespace: Text,
+    pub operation: Text,
     #[serde(alias = "user_info")]
     pub user_info: UserInfo,
     #[serde(default, skip_serializing_if = "Option::is_none")]

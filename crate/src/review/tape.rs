@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use palisade_json::{Doc, Item, Ref};
+use palisade_json::{Doc, Item, Ref, Text};
 use serde_json::Value;
 
 use super::{AdmissionRequest, GroupVersionKind, GroupVersionResource, UserInfo};
@@ -49,6 +49,11 @@ pub(crate) fn string(r: Ref<'_>) -> Option<String> {
     r.as_str().map(str::to_owned)
 }
 
+/// A string kept in the input's tape ([`Text`]: nothing copied or allocated; `null` is not one).
+pub(crate) fn text(r: Ref<'_>) -> Option<Text> {
+    Text::of(r)
+}
+
 /// A `bool`.
 pub(crate) fn boolean(r: Ref<'_>) -> Option<bool> {
     match r.item() {
@@ -63,14 +68,14 @@ fn strings(r: Ref<'_>) -> Option<Vec<String>> {
 }
 
 /// Three string fields, each defaulted: group/version/kind or group/version/resource.
-fn three_strings(r: Ref<'_>, last: &str) -> Option<[String; 3]> {
+fn three_strings(r: Ref<'_>, last: &str) -> Option<[Text; 3]> {
     let mut f = [None; 3];
     r.pick(&[&["group"], &["version"], &[last]], false, &mut f)?;
     let [a, b, c] = f;
     Some([
-        defaulted(a, string)?,
-        defaulted(b, string)?,
-        defaulted(c, string)?,
+        defaulted(a, text)?,
+        defaulted(b, text)?,
+        defaulted(c, text)?,
     ])
 }
 
@@ -105,8 +110,8 @@ fn user_info(r: Ref<'_>) -> Option<UserInfo> {
     )?;
     let [username, uid, groups, extra] = f;
     let mut out = UserInfo::default();
-    out.username = defaulted(username, string)?;
-    out.uid = defaulted(uid, string)?;
+    out.username = defaulted(username, text)?;
+    out.uid = defaulted(uid, text)?;
     out.groups = defaulted(groups, strings)?;
     out.extra = defaulted(extra, |r| {
         if !matches!(r.item(), Item::Object(_)) {
@@ -168,16 +173,16 @@ pub(crate) fn admission_request(r: Ref<'_>) -> Option<Box<AdmissionRequest>> {
     let doc = |r: Ref<'_>| Some(Doc::subtree(r));
     // filled field by field (one way out on a refusal, not one per field)
     let mut out = Box::<AdmissionRequest>::default();
-    out.uid = string(uid?)?;
+    out.uid = text(uid?)?;
     out.kind = group_version_kind(kind?)?;
     out.resource = group_version_resource(resource?)?;
-    out.sub_resource = defaulted(sub_resource, string)?;
+    out.sub_resource = defaulted(sub_resource, text)?;
     out.request_kind = optional(request_kind, group_version_kind)?;
     out.request_resource = optional(request_resource, group_version_resource)?;
-    out.request_sub_resource = optional(request_sub_resource, string)?;
-    out.name = defaulted(name, string)?;
-    out.namespace = defaulted(namespace, string)?;
-    out.operation = string(operation?)?;
+    out.request_sub_resource = optional(request_sub_resource, text)?;
+    out.name = defaulted(name, text)?;
+    out.namespace = defaulted(namespace, text)?;
+    out.operation = text(operation?)?;
     out.user_info = user_info(user_info_field?)?;
     out.object = optional(object, doc)?;
     out.old_object = optional(old_object, doc)?;

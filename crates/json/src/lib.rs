@@ -31,6 +31,9 @@ use serde_json::Value;
 mod build;
 mod parse;
 pub mod sort;
+mod text;
+
+pub use text::Text;
 
 /// The deepest document [`Doc::parse`] reads: Go's `encoding/json` scanner, and so kube-apiserver, accepts 10,000
 /// nested lists and maps.
@@ -62,6 +65,13 @@ struct Node {
     a: u32,
     b: u32,
 }
+
+/// What [`Doc::node`] reads past the end of a tape.
+const NULL_NODE: Node = Node {
+    tag: Tag::Null,
+    a: 0,
+    b: 0,
+};
 
 impl Node {
     fn bits(self) -> u64 {
@@ -221,11 +231,8 @@ impl Doc {
 
     #[inline]
     fn node(&self, id: u32) -> Node {
-        self.tape.nodes.get(id as usize).copied().unwrap_or(Node {
-            tag: Tag::Null,
-            a: 0,
-            b: 0,
-        })
+        // a reference chosen, then read: a default chosen by value is built in memory first
+        *self.tape.nodes.get(id as usize).unwrap_or(&NULL_NODE)
     }
 
     /// One past the last node of the subtree at `id`.
@@ -424,8 +431,9 @@ impl<'a> Ref<'a> {
     /// (under any of its names: serde refuses a duplicate field) or, with `deny_unknown`, when another key is written;
     /// other keys are skipped. `found` must be as long as `names`.
     ///
-    /// Objects are usually written in the order their fields are declared, which is the order of `names`: the name
-    /// after the last one found is tried first, and lengths are compared before bytes.
+    /// Objects are usually written in the order their fields are declared, which is the order of `names`: the names
+    /// are tried from the one after the last one found (so an omitted field costs nothing), and lengths are compared
+    /// before bytes.
     pub fn pick(
         self,
         names: &[&[&str]],
@@ -437,21 +445,34 @@ impl<'a> Ref<'a> {
         if n.tag != Tag::Object {
             return None;
         }
-        let named = |aliases: &[&str], key: &[u8]| {
-            aliases
-                .iter()
-                .any(|a| a.len() == key.len() && same_bytes(a.as_bytes(), key))
-        };
-        let (mut at, end) = (self.id + 1, n.a);
+        let nodes = &doc.tape.nodes;
+        let (mut at, end) = (self.id as usize + 1, n.a as usize);
         let mut next = 0;
         while at < end {
-            let key = doc.bytes_of(doc.node(at));
-            let value = at + 1;
-            at = doc.end(value);
-            let index = match names.get(next) {
-                Some(aliases) if named(aliases, key) => Some(next),
-                _ => names.iter().position(|aliases| named(aliases, key)),
+            let (Some(&k), Some(&v)) = (nodes.get(at), nodes.get(at + 1)) else {
+                break;
             };
+            let key = doc.bytes_of(k);
+            let value = (at + 1) as u32;
+            at = match v.tag {
+                Tag::Array | Tag::Object => v.a as usize,
+                _ => at + 2,
+            };
+            let named = |aliases: &[&str]| {
+                aliases
+                    .iter()
+                    .any(|a| a.len() == key.len() && same_bytes(a.as_bytes(), key))
+            };
+            // from the name after the last one found (an omitted field is skipped over), then the ones before it
+            let index = names
+                .get(next..)
+                .and_then(|rest| rest.iter().position(|aliases| named(aliases)))
+                .map(|i| i + next)
+                .or_else(|| {
+                    names
+                        .get(..next)
+                        .and_then(|done| done.iter().position(|aliases| named(aliases)))
+                });
             match index {
                 Some(i) => {
                     next = i + 1;
@@ -654,24 +675,46 @@ pub fn same_str(x: &str, y: &str) -> bool {
     same_bytes(x.as_bytes(), y.as_bytes())
 }
 
-/// Whether two byte strings are equal, compared eight bytes at a time: object keys are short, and a call to
-/// `memcmp` (a byte loop on wasm32) costs more than the comparison.
+/// Whether two byte strings are equal, compared a word at a time: object keys are short, and a call to `memcmp` (a
+/// byte loop on wasm32) costs more than the comparison. The last word overlaps the one before it rather than ending
+/// in a loop over single bytes; strings shorter than a word are compared as two overlapping halves.
 #[inline]
 fn same_bytes(x: &[u8], y: &[u8]) -> bool {
-    if x.len() != y.len() {
+    let n = x.len();
+    if n != y.len() {
         return false;
     }
-    let (mut xs, mut ys) = (x.chunks_exact(8), y.chunks_exact(8));
-    let word = |c: &[u8]| <[u8; 8]>::try_from(c).map(u64::from_ne_bytes).unwrap_or(0);
-    for (a, b) in (&mut xs).zip(&mut ys) {
-        if word(a) != word(b) {
-            return false;
+    if n >= 8 {
+        let mut at = 0;
+        while at + 8 < n {
+            if word8(x, at) != word8(y, at) {
+                return false;
+            }
+            at += 8;
         }
+        return word8(x, n - 8) == word8(y, n - 8);
     }
-    xs.remainder()
-        .iter()
-        .zip(ys.remainder())
-        .all(|(a, b)| a == b)
+    if n >= 4 {
+        return word4(x, 0) == word4(y, 0) && word4(x, n - 4) == word4(y, n - 4);
+    }
+    // 0 to 3 bytes: the first, middle and last cover them all
+    x.first() == y.first() && x.get(n / 2) == y.get(n / 2) && x.last() == y.last()
+}
+
+/// The eight bytes of `s` from `at` as a word (0 past the end: callers stay within).
+#[inline(always)]
+fn word8(s: &[u8], at: usize) -> u64 {
+    s.get(at..at + 8)
+        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        .map_or(0, u64::from_le_bytes)
+}
+
+/// The four bytes of `s` from `at` as a word (0 past the end: callers stay within).
+#[inline(always)]
+fn word4(s: &[u8], at: usize) -> u32 {
+    s.get(at..at + 4)
+        .and_then(|w| <[u8; 4]>::try_from(w).ok())
+        .map_or(0, u32::from_le_bytes)
 }
 
 /// A scalar as serde_json writes it (containers are written by [`Ref::to_json`]).

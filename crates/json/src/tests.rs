@@ -551,3 +551,64 @@ fn pick_reads_named_members_as_a_serde_derive_does() {
     assert_eq!(pick(r#"[1]"#, false), None);
     assert_eq!(pick(r#""a""#, false), None);
 }
+
+#[test]
+fn same_bytes_answers_as_slice_equality() {
+    // every length across the word and half-word boundaries, equal and differing at each position
+    for n in 0..=40usize {
+        let x: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+        assert!(same_bytes(&x, &x.clone()), "{n} equal bytes");
+        for at in 0..n {
+            let mut y = x.clone();
+            if let Some(b) = y.get_mut(at) {
+                *b ^= 0x20;
+            }
+            assert!(!same_bytes(&x, &y), "{n} bytes differing at {at}");
+        }
+        let longer = [x.as_slice(), b"z"].concat();
+        assert!(!same_bytes(&x, &longer), "{n} bytes against {}", n + 1);
+    }
+}
+
+#[test]
+fn text_reads_compares_and_writes_as_its_string() {
+    use std::collections::hash_map::DefaultHasher;
+    use std::hash::{Hash, Hasher};
+    let hash = |v: &dyn Fn(&mut DefaultHasher)| {
+        let mut h = DefaultHasher::new();
+        v(&mut h);
+        h.finish()
+    };
+    let doc = Doc::parse(r#"{"plain": "Pod", "escaped": "a\"b\u00e9", "number": 1}"#).unwrap();
+    let root = doc.root();
+    let plain = Text::of(root.member("plain").unwrap()).unwrap();
+    let escaped = Text::of(root.member("escaped").unwrap()).unwrap();
+    assert!(Text::of(root.member("number").unwrap()).is_none());
+    assert!(Text::of(root).is_none());
+    assert_eq!(plain.as_str(), "Pod");
+    assert_eq!(escaped.as_str(), "a\"bé");
+    // the text outlives the document it was read from: it shares the tape
+    drop(doc);
+    assert_eq!(&*plain, "Pod");
+    for (kept, owned) in [
+        (&plain, Text::from("Pod")),
+        (&escaped, Text::from("a\"bé".to_owned())),
+    ] {
+        assert_eq!(*kept, owned);
+        assert_eq!(*kept, owned.as_str());
+        assert_eq!(kept.cmp(&owned), std::cmp::Ordering::Equal);
+        assert_eq!(hash(&|h| kept.hash(h)), hash(&|h| owned.as_str().hash(h)));
+        assert_eq!(format!("{kept:?}"), format!("{:?}", owned.as_str()));
+        assert_eq!(kept.to_string(), owned.as_str());
+        assert_eq!(
+            serde_json::to_string(kept).unwrap(),
+            serde_json::to_string(owned.as_str()).unwrap()
+        );
+        let back: Text = serde_json::from_str(&serde_json::to_string(kept).unwrap()).unwrap();
+        assert_eq!(back, *kept);
+        assert_eq!(String::from(kept.clone()), owned.as_str());
+    }
+    assert!(plain < escaped.clone() || plain > escaped);
+    assert_eq!(plain.cmp(&escaped), "Pod".cmp("a\"bé"));
+    assert_eq!(Text::default().as_str(), "");
+}
