@@ -10,10 +10,10 @@
 
 use cel_core::{CelType, Env, FunctionDecl};
 
-use crate::signature::{self, Row};
+use crate::signature::{self, lib_rows};
 
 #[rustfmt::skip]
-const ROWS: &[(&str, Row)] = &[
+const ROWS: &str = lib_rows![
     // standard
     ("standard", ("!_", "logical_not", false, "bool", "bool", &[])),
     ("standard", ("-_", "negate_int64", false, "int", "int", &[])),
@@ -302,12 +302,13 @@ pub(crate) fn standard() -> Env {
 
 /// Declarations of the named libraries (`standard`, `strings`, `math`, `encoders`, `optionals`).
 pub(crate) fn extensions(libs: &[&str]) -> Vec<FunctionDecl> {
-    let rows: Vec<Row> = ROWS
-        .iter()
-        .filter(|(lib, _)| libs.contains(lib))
-        .map(|(_, row)| *row)
-        .collect();
-    signature::declare(&rows)
+    ROWS.lines()
+        .filter_map(|line| {
+            let (lib, row) = line.split_once(';')?;
+            libs.contains(&lib).then_some(row)
+        })
+        .map(signature::row)
+        .collect()
 }
 
 #[cfg(test)]
@@ -323,7 +324,7 @@ mod tests {
         names.iter().map(|n| env.functions()[*n].clone()).collect()
     }
 
-    const START: &str = "#[rustfmt::skip]\nconst ROWS: &[(&str, Row)] = &[\n";
+    const START: &str = "#[rustfmt::skip]\nconst ROWS: &str = lib_rows![\n";
     const END: &str = "];\n// end of the generated rows\n";
 
     /// The rows, one line each, from cel-core's own extension declarations.

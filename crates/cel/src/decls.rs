@@ -4,7 +4,7 @@
 use cel_core::{CelType, Env};
 
 use crate::authz::{T_AUTHORIZER, T_RESOURCE};
-use crate::signature::{self, Row};
+use crate::signature::{self, rows};
 
 fn abs(name: &str) -> CelType {
     CelType::abstract_type(name, &[])
@@ -12,7 +12,7 @@ fn abs(name: &str) -> CelType {
 
 /// The functions Kubernetes enables that cel-core does not declare.
 #[rustfmt::skip]
-const EXTRA: &[Row] = &[
+const EXTRA: &str = rows![
     // cel-go's cross-type numeric ordering (`1 < 2.5`, `2u >= 1`)
     ("_<_", "less_int64_uint64", false, "int, uint", "bool", &[]),
     ("_<_", "less_int64_double", false, "int, double", "bool", &[]),
@@ -67,7 +67,7 @@ const EXTRA: &[Row] = &[
 
 /// The authorizer library (`authorizer.group(...).resource(...).check(...)`).
 #[rustfmt::skip]
-const AUTHZ: &[Row] = &[
+const AUTHZ: &str = rows![
     // k8s.io/apiserver/pkg/cel/library/authz.go
     ("path", "authorizer_path", true, "kubernetes.authorization.Authorizer, string", "kubernetes.authorization.PathCheck", &[]),
     ("group", "authorizer_group", true, "kubernetes.authorization.Authorizer, string", "kubernetes.authorization.GroupCheck", &[]),

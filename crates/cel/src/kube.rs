@@ -7,7 +7,7 @@ use std::fmt;
 
 use cel_core::{CelType, FunctionDecl, OverloadDecl};
 
-use crate::signature::{self, Row};
+use crate::signature::{self, rows};
 use palisade_cel_kubernetes::cidr::Cidr;
 use palisade_cel_kubernetes::format::Format;
 use palisade_cel_kubernetes::ip::Ip;
@@ -96,7 +96,7 @@ impl fmt::Display for KubeValue {
 
 /// Checker declarations of the libraries, with upstream's overload ids (besides one `format.<name>()` per format).
 #[rustfmt::skip]
-const ROWS: &[Row] = &[
+const ROWS: &str = rows![
     // quantity.go
     ("quantity", "string_to_quantity", false, "string", "kubernetes.Quantity", &[]),
     ("isQuantity", "is_quantity_string", false, "string", "bool", &[]),
