@@ -39,6 +39,7 @@
 //! `cel-core-proto` crate which provides `CheckedExpr` and `ParsedExpr` types.
 
 mod ast;
+mod float;
 mod env;
 mod unparser;
 
@@ -68,6 +69,7 @@ pub use eval::{
 pub use eval::{MessageValue, ProtoRegistry, ProtoTypeResolver, StructFieldValue};
 
 // Re-export from parser module
+pub use float::parse_f64;
 pub use parser::{parse, ParseError, ParseResult};
 
 // Re-export from types module

@@ -109,11 +109,9 @@ fn to_double(v: Value<'_>) -> Result<Value<'static>, EvalError> {
         Value::Double(d) => Ok(Value::Double(d)),
         Value::Int(i) => Ok(Value::Double(i as f64)),
         Value::Uint(u) => Ok(Value::Double(u as f64)),
-        Value::String(s) => s
-            .as_str()
-            .parse::<f64>()
+        Value::String(s) => cel_core::parse_f64(s.as_str())
             .map(Value::Double)
-            .map_err(|_| EvalError::new(format!("cannot convert {:?} to double", s.as_str()))),
+            .ok_or_else(|| EvalError::new(format!("cannot convert {:?} to double", s.as_str()))),
         _ => nso(),
     }
 }

@@ -235,7 +235,7 @@ fn lex_hex_uint(lex: &mut logos::Lexer<Token>) -> Option<u64> {
 }
 
 fn lex_float(lex: &mut logos::Lexer<Token>) -> Option<f64> {
-    lex.slice().parse().ok()
+    crate::parse_f64(lex.slice())
 }
 
 fn lex_backtick_ident(lex: &mut logos::Lexer<Token>) -> String {
