@@ -347,11 +347,53 @@ const RANGES: &[(u32, u32, i32, i32)] = &[
 ];
 // end of the generated table
 
+/// [`RANGES`] packed one `u64` a range (the first character in 17 bits, the length less one in 8, each delta in 18,
+/// [`ALTERNATE`] as the smallest): half the data of the tuples, and what the module keeps (`RANGES` is only read
+/// here, when compiling).
+const PACKED: [u64; RANGES.len()] = pack();
+
+const fn pack() -> [u64; RANGES.len()] {
+    let mut out = [0u64; RANGES.len()];
+    let mut rows = RANGES;
+    let mut slots = out.as_mut_slice();
+    while let ([(first, last, lower, upper), rest @ ..], [slot, more @ ..]) = (rows, slots) {
+        assert!(
+            *first < 1 << 17 && *last >= *first && *last - *first < 1 << 8,
+            "a range that does not pack"
+        );
+        *slot = *first as u64
+            | ((*last - *first) as u64) << 17
+            | pack_delta(*lower) << 25
+            | pack_delta(*upper) << 43;
+        (rows, slots) = (rest, more);
+    }
+    out
+}
+
+/// A delta in 18 bits, two's complement; [`ALTERNATE`] as the smallest.
+const fn pack_delta(d: i32) -> u64 {
+    assert!(
+        d == ALTERNATE || (d > -(1 << 17) && d < 1 << 17),
+        "a delta that does not pack"
+    );
+    let d = if d == ALTERNATE { -(1 << 17) } else { d };
+    (d as u64) & 0x3FFFF
+}
+
+/// The delta packed at `shift` (see [`pack_delta`]).
+fn delta(p: u64, shift: u32) -> i32 {
+    let d = (((p >> shift) & 0x3FFFF) as i32) << 14 >> 14;
+    if d == -(1 << 17) { ALTERNATE } else { d }
+}
+
 /// The (lower, upper) simple mappings of `c`, `c` itself where it has none.
 pub(crate) fn mappings(c: u32) -> (u32, u32) {
-    let at = RANGES.partition_point(|&(_, last, _, _)| last < c);
-    match RANGES.get(at) {
-        Some(&(first, _, lower, upper)) if first <= c => {
+    let first = |p: u64| (p & 0x1FFFF) as u32;
+    let last = |p: u64| first(p) + ((p >> 17) & 0xFF) as u32;
+    let at = PACKED.partition_point(|&p| last(p) < c);
+    match PACKED.get(at) {
+        Some(&p) if first(p) <= c => {
+            let (first, lower, upper) = (first(p), delta(p, 25), delta(p, 43));
             if lower == ALTERNATE {
                 if (c - first).is_multiple_of(2) {
                     (c + 1, c)
