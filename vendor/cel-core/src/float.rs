@@ -4,7 +4,8 @@
 //!
 //! Inputs whose digits fit the exact fast path (at most 19 significant digits, a mantissa below 2^53 and a power of
 //! ten up to 22) are one floating-point operation, as in the standard library; any other input is decided by exact
-//! big-integer comparisons (a binary search over the bit patterns of `f64`), only its first 800 significant digits
+//! big-integer comparisons (a binary search over the bit patterns of `f64`, within a few units in the last place of
+//! a floating-point estimate once two comparisons show the answer lies there), only its first 800 significant digits
 //! read and the rest kept as "something non-zero follows" (a binary64 value or halfway point has at most 767
 //! significant decimal digits, so the digits past 800 can only break a tie, as in the standard library).
 
@@ -180,8 +181,24 @@ impl<'a> Decimal<'a> {
         }
         let exp = self.exp as i32;
         let cmp = Comparer::new(d, exp, self.truncated);
-        // the largest finite bit pattern whose value is at most the decimal
+        // the largest finite bit pattern whose value is at most the decimal: searched for near a floating-point
+        // estimate (a few units in the last place off) when two comparisons show it lies there, else everywhere
         let (mut lo, mut hi) = (0u64, MAX_FINITE);
+        let scale = i32::try_from(self.exp + kept - self.significant.min(19) as i64).unwrap_or(0);
+        let guess = (self.small as f64) * 10f64.powi(scale / 2) * 10f64.powi(scale - scale / 2);
+        if guess.is_finite() && guess > 0.0 {
+            let (below, above) = (guess.to_bits().saturating_sub(64), guess.to_bits() + 64);
+            let (m, e) = parts(below);
+            if cmp.cmp(m, e) != Ordering::Less {
+                lo = below;
+            }
+            if above < MAX_FINITE {
+                let (m, e) = parts(above + 1);
+                if cmp.cmp(m, e) == Ordering::Less {
+                    hi = above;
+                }
+            }
+        }
         while lo < hi {
             let mid = lo + (hi - lo).div_ceil(2);
             let (m, e) = parts(mid);
