@@ -246,90 +246,117 @@ fn lex_backtick_ident(lex: &mut logos::Lexer<Token>) -> String {
 // === Lexer Callbacks for Strings ===
 
 fn lex_double_string(lex: &mut logos::Lexer<Token>) -> Option<String> {
-    lex_quoted_string(lex, '"')
+    lex_quoted_string(lex, "\"")
 }
 
 fn lex_single_string(lex: &mut logos::Lexer<Token>) -> Option<String> {
-    lex_quoted_string(lex, '\'')
+    lex_quoted_string(lex, "'")
 }
 
-fn lex_quoted_string(lex: &mut logos::Lexer<Token>, quote: char) -> Option<String> {
-    let remainder = lex.remainder();
-    let mut chars = remainder.chars().peekable();
-    let mut result = std::string::String::new();
-    let mut consumed = 0;
+fn lex_quoted_string(lex: &mut logos::Lexer<Token>, quote: &str) -> Option<String> {
+    String::from_utf8(lex_escaped(lex, quote, false)?).ok()
+}
 
-    while let Some(c) = chars.next() {
-        consumed += c.len_utf8();
-        if c == quote {
-            lex.bump(consumed);
-            return Some(result);
-        } else if c == '\\' {
-            let escape_char = chars.next()?;
-            consumed += escape_char.len_utf8();
-            match escape_char {
-                '\\' => result.push('\\'),
-                '/' => result.push('/'),
-                '"' => result.push('"'),
-                '\'' => result.push('\''),
-                '`' => result.push('`'),
-                'a' => result.push('\x07'),
-                'b' => result.push('\x08'),
-                'f' => result.push('\x0C'),
-                'n' => result.push('\n'),
-                'r' => result.push('\r'),
-                't' => result.push('\t'),
-                'v' => result.push('\x0B'),
-                '?' => result.push('?'),
-                'x' | 'X' => {
-                    // \xHH or \XHH - 2 hex digits
-                    let h1 = chars.next()?;
-                    let h2 = chars.next()?;
-                    consumed += h1.len_utf8() + h2.len_utf8();
-                    let hex = format!("{}{}", h1, h2);
-                    let val = u8::from_str_radix(&hex, 16).ok()?;
-                    result.push(val as char);
-                }
-                'u' => {
-                    // \uXXXX - 4 hex digits
-                    let hex: String = chars.by_ref().take(4).collect();
-                    consumed += hex.len();
-                    if hex.len() != 4 {
-                        return None;
-                    }
-                    let val = u32::from_str_radix(&hex, 16).ok()?;
-                    result.push(char::from_u32(val)?);
-                }
-                'U' => {
-                    // \UXXXXXXXX - 8 hex digits
-                    let hex: String = chars.by_ref().take(8).collect();
-                    consumed += hex.len();
-                    if hex.len() != 8 {
-                        return None;
-                    }
-                    let val = u32::from_str_radix(&hex, 16).ok()?;
-                    result.push(char::from_u32(val)?);
-                }
-                c @ '0'..='3' => {
-                    // \DDD - octal (first digit 0-3, then 2 more digits)
-                    let d2 = chars.next()?;
-                    let d3 = chars.next()?;
-                    consumed += d2.len_utf8() + d3.len_utf8();
-                    if !matches!(d2, '0'..='7') || !matches!(d3, '0'..='7') {
-                        return None;
-                    }
-                    let octal = format!("{}{}{}", c, d2, d3);
-                    let val = u8::from_str_radix(&octal, 8).ok()?;
-                    result.push(val as char);
-                }
-                _ => return None, // Invalid escape
+/// One escape sequence, after its backslash: a byte (`\xHH`, `\DDD`) or a character.
+enum Unescaped {
+    Byte(u8),
+    Char(char),
+}
+
+/// The escape sequence `chars` starts with (after a backslash), `consumed` counting its bytes; `None` if invalid.
+fn unescape(chars: &mut std::str::Chars<'_>, consumed: &mut usize) -> Option<Unescaped> {
+    let escape_char = chars.next()?;
+    *consumed += escape_char.len_utf8();
+    Some(match escape_char {
+        '\\' => Unescaped::Char('\\'),
+        '/' => Unescaped::Char('/'),
+        '"' => Unescaped::Char('"'),
+        '\'' => Unescaped::Char('\''),
+        '`' => Unescaped::Char('`'),
+        'a' => Unescaped::Char('\x07'),
+        'b' => Unescaped::Char('\x08'),
+        'f' => Unescaped::Char('\x0C'),
+        'n' => Unescaped::Char('\n'),
+        'r' => Unescaped::Char('\r'),
+        't' => Unescaped::Char('\t'),
+        'v' => Unescaped::Char('\x0B'),
+        '?' => Unescaped::Char('?'),
+        'x' | 'X' => {
+            // \xHH or \XHH - 2 hex digits
+            let h1 = chars.next()?;
+            let h2 = chars.next()?;
+            *consumed += h1.len_utf8() + h2.len_utf8();
+            let hex = format!("{}{}", h1, h2);
+            Unescaped::Byte(u8::from_str_radix(&hex, 16).ok()?)
+        }
+        'u' | 'U' => {
+            // \uXXXX - 4 hex digits, \UXXXXXXXX - 8 hex digits
+            let n = if escape_char == 'u' { 4 } else { 8 };
+            let hex: String = chars.by_ref().take(n).collect();
+            *consumed += hex.len();
+            if hex.len() != n {
+                return None;
             }
-        } else if c == '\n' {
-            // Newline not allowed in regular strings
+            let val = u32::from_str_radix(&hex, 16).ok()?;
+            Unescaped::Char(char::from_u32(val)?)
+        }
+        c @ '0'..='3' => {
+            // \DDD - octal (first digit 0-3, then 2 more digits)
+            let d2 = chars.next()?;
+            let d3 = chars.next()?;
+            *consumed += d2.len_utf8() + d3.len_utf8();
+            if !matches!(d2, '0'..='7') || !matches!(d3, '0'..='7') {
+                return None;
+            }
+            let octal = format!("{}{}{}", c, d2, d3);
+            Unescaped::Byte(u8::from_str_radix(&octal, 8).ok()?)
+        }
+        _ => return None, // Invalid escape
+    })
+}
+
+/// A quoted string or bytes literal with escapes, up to `end_quote` (one quote: no newline allowed; three: any), as
+/// UTF-8 bytes; an escaped byte (`\xHH`, `\DDD`) is that byte in `bytes`, that code point in a string.
+fn lex_escaped(lex: &mut logos::Lexer<Token>, end_quote: &str, bytes: bool) -> Option<Vec<u8>> {
+    let (result, consumed) = escaped(lex.remainder(), end_quote, bytes)?;
+    lex.bump(consumed);
+    Some(result)
+}
+
+/// [`lex_escaped`] of `remainder`: the value and the length of the literal's rest, end quote included.
+fn escaped(remainder: &str, end_quote: &str, bytes: bool) -> Option<(Vec<u8>, usize)> {
+    let end_bytes = end_quote.as_bytes();
+    let end_len = end_bytes.len();
+    let mut chars = remainder.chars();
+    let mut result = Vec::new();
+    let mut consumed = 0;
+    let mut buf = [0u8; 4];
+
+    while consumed + end_len <= remainder.len() {
+        // Check if we've reached the end quote
+        if &remainder.as_bytes()[consumed..consumed + end_len] == end_bytes {
+            return Some((result, consumed + end_len));
+        }
+
+        let c = chars.next()?;
+        consumed += c.len_utf8();
+
+        let c = if c == '\\' {
+            match unescape(&mut chars, &mut consumed)? {
+                Unescaped::Byte(b) if bytes => {
+                    result.push(b);
+                    continue;
+                }
+                Unescaped::Byte(b) => char::from(b),
+                Unescaped::Char(c) => c,
+            }
+        } else if c == '\n' && end_len == 1 {
+            // Newline not allowed in single-quoted strings and bytes
             return None;
         } else {
-            result.push(c);
-        }
+            c
+        };
+        result.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
     }
 
     None // Unclosed string
@@ -369,95 +396,7 @@ fn lex_triple_single_string(lex: &mut logos::Lexer<Token>) -> Option<String> {
 }
 
 fn lex_triple_string(lex: &mut logos::Lexer<Token>, end_quote: &str) -> Option<String> {
-    let remainder = lex.remainder();
-    let end_bytes = end_quote.as_bytes();
-    let end_len = end_bytes.len();
-    let mut chars = remainder.chars().peekable();
-    let mut result = std::string::String::new();
-    let mut consumed = 0;
-
-    while consumed + end_len <= remainder.len() {
-        // Check if we've reached the end quote
-        if &remainder.as_bytes()[consumed..consumed + end_len] == end_bytes {
-            lex.bump(consumed + end_len);
-            return Some(result);
-        }
-
-        let c = chars.next()?;
-        consumed += c.len_utf8();
-
-        if c == '\\' {
-            let escape_char = chars.next()?;
-            consumed += escape_char.len_utf8();
-            match escape_char {
-                '\\' => result.push('\\'),
-                '/' => result.push('/'),
-                '"' => result.push('"'),
-                '\'' => result.push('\''),
-                '`' => result.push('`'),
-                'a' => result.push('\x07'),
-                'b' => result.push('\x08'),
-                'f' => result.push('\x0C'),
-                'n' => result.push('\n'),
-                'r' => result.push('\r'),
-                't' => result.push('\t'),
-                'v' => result.push('\x0B'),
-                '?' => result.push('?'),
-                'x' | 'X' => {
-                    let h1 = chars.next()?;
-                    let h2 = chars.next()?;
-                    consumed += h1.len_utf8() + h2.len_utf8();
-                    let hex = format!("{}{}", h1, h2);
-                    let val = u8::from_str_radix(&hex, 16).ok()?;
-                    result.push(val as char);
-                }
-                'u' => {
-                    let hex: String = chars.by_ref().take(4).collect();
-                    consumed += hex.len();
-                    if hex.len() != 4 {
-                        return None;
-                    }
-                    let val = u32::from_str_radix(&hex, 16).ok()?;
-                    result.push(char::from_u32(val)?);
-                }
-                'U' => {
-                    let hex: String = chars.by_ref().take(8).collect();
-                    consumed += hex.len();
-                    if hex.len() != 8 {
-                        return None;
-                    }
-                    let val = u32::from_str_radix(&hex, 16).ok()?;
-                    result.push(char::from_u32(val)?);
-                }
-                c @ '0'..='3' => {
-                    let d2 = chars.next()?;
-                    let d3 = chars.next()?;
-                    consumed += d2.len_utf8() + d3.len_utf8();
-                    if !matches!(d2, '0'..='7') || !matches!(d3, '0'..='7') {
-                        return None;
-                    }
-                    let octal = format!("{}{}{}", c, d2, d3);
-                    let val = u8::from_str_radix(&octal, 8).ok()?;
-                    result.push(val as char);
-                }
-                _ => return None,
-            }
-        } else {
-            // Allow literal newlines in triple-quoted strings
-            result.push(c);
-        }
-    }
-
-    // Check if the remaining content is exactly the end quote
-    if consumed < remainder.len()
-        && remainder.len() - consumed >= end_len
-        && &remainder.as_bytes()[consumed..consumed + end_len] == end_bytes
-    {
-        lex.bump(consumed + end_len);
-        return Some(result);
-    }
-
-    None // Unclosed triple-quoted string
+    String::from_utf8(lex_escaped(lex, end_quote, false)?).ok()
 }
 
 fn lex_raw_triple_double_string(lex: &mut logos::Lexer<Token>) -> Option<String> {
@@ -483,105 +422,18 @@ fn lex_raw_triple_string(lex: &mut logos::Lexer<Token>, end_quote: &str) -> Opti
 // === Lexer Callbacks for Bytes ===
 
 fn lex_bytes_double(lex: &mut logos::Lexer<Token>) -> Option<Vec<u8>> {
-    lex_quoted_bytes(lex, '"')
+    lex_quoted_bytes(lex, "\"")
 }
 
 fn lex_bytes_single(lex: &mut logos::Lexer<Token>) -> Option<Vec<u8>> {
-    lex_quoted_bytes(lex, '\'')
+    lex_quoted_bytes(lex, "'")
 }
 
 /// Lex a quoted byte string, handling escapes to produce raw bytes.
 /// Unlike `lex_quoted_string`, octal/hex escapes push raw byte values
 /// rather than interpreting them as Unicode code points.
-fn lex_quoted_bytes(lex: &mut logos::Lexer<Token>, quote: char) -> Option<Vec<u8>> {
-    let remainder = lex.remainder();
-    let mut chars = remainder.chars().peekable();
-    let mut result = Vec::new();
-    let mut consumed = 0;
-
-    while let Some(c) = chars.next() {
-        consumed += c.len_utf8();
-        if c == quote {
-            lex.bump(consumed);
-            return Some(result);
-        } else if c == '\\' {
-            let escape_char = chars.next()?;
-            consumed += escape_char.len_utf8();
-            match escape_char {
-                '\\' => result.push(b'\\'),
-                '/' => result.push(b'/'),
-                '"' => result.push(b'"'),
-                '\'' => result.push(b'\''),
-                '`' => result.push(b'`'),
-                'a' => result.push(0x07),
-                'b' => result.push(0x08),
-                'f' => result.push(0x0C),
-                'n' => result.push(b'\n'),
-                'r' => result.push(b'\r'),
-                't' => result.push(b'\t'),
-                'v' => result.push(0x0B),
-                '?' => result.push(b'?'),
-                'x' | 'X' => {
-                    // \xHH or \XHH - 2 hex digits -> raw byte
-                    let h1 = chars.next()?;
-                    let h2 = chars.next()?;
-                    consumed += h1.len_utf8() + h2.len_utf8();
-                    let hex = format!("{}{}", h1, h2);
-                    let val = u8::from_str_radix(&hex, 16).ok()?;
-                    result.push(val);
-                }
-                'u' => {
-                    // \uXXXX - 4 hex digits -> encode as UTF-8 bytes
-                    let hex: String = chars.by_ref().take(4).collect();
-                    consumed += hex.len();
-                    if hex.len() != 4 {
-                        return None;
-                    }
-                    let val = u32::from_str_radix(&hex, 16).ok()?;
-                    let ch = char::from_u32(val)?;
-                    let mut buf = [0u8; 4];
-                    let encoded = ch.encode_utf8(&mut buf);
-                    result.extend_from_slice(encoded.as_bytes());
-                }
-                'U' => {
-                    // \UXXXXXXXX - 8 hex digits -> encode as UTF-8 bytes
-                    let hex: String = chars.by_ref().take(8).collect();
-                    consumed += hex.len();
-                    if hex.len() != 8 {
-                        return None;
-                    }
-                    let val = u32::from_str_radix(&hex, 16).ok()?;
-                    let ch = char::from_u32(val)?;
-                    let mut buf = [0u8; 4];
-                    let encoded = ch.encode_utf8(&mut buf);
-                    result.extend_from_slice(encoded.as_bytes());
-                }
-                c @ '0'..='3' => {
-                    // \DDD - octal (first digit 0-3, then 2 more digits) -> raw byte
-                    let d2 = chars.next()?;
-                    let d3 = chars.next()?;
-                    consumed += d2.len_utf8() + d3.len_utf8();
-                    if !matches!(d2, '0'..='7') || !matches!(d3, '0'..='7') {
-                        return None;
-                    }
-                    let octal = format!("{}{}{}", c, d2, d3);
-                    let val = u8::from_str_radix(&octal, 8).ok()?;
-                    result.push(val);
-                }
-                _ => return None, // Invalid escape
-            }
-        } else if c == '\n' {
-            // Newline not allowed in regular byte strings
-            return None;
-        } else {
-            // Regular character: encode as UTF-8 bytes
-            let mut buf = [0u8; 4];
-            let encoded = c.encode_utf8(&mut buf);
-            result.extend_from_slice(encoded.as_bytes());
-        }
-    }
-
-    None // Unclosed byte string
+fn lex_quoted_bytes(lex: &mut logos::Lexer<Token>, quote: &str) -> Option<Vec<u8>> {
+    lex_escaped(lex, quote, true)
 }
 
 fn lex_bytes_triple_double(lex: &mut logos::Lexer<Token>) -> Option<Vec<u8>> {
@@ -593,100 +445,7 @@ fn lex_bytes_triple_single(lex: &mut logos::Lexer<Token>) -> Option<Vec<u8>> {
 }
 
 fn lex_triple_bytes(lex: &mut logos::Lexer<Token>, end_quote: &str) -> Option<Vec<u8>> {
-    let remainder = lex.remainder();
-    let end_bytes = end_quote.as_bytes();
-    let end_len = end_bytes.len();
-    let mut chars = remainder.chars().peekable();
-    let mut result = Vec::new();
-    let mut consumed = 0;
-
-    while consumed + end_len <= remainder.len() {
-        if &remainder.as_bytes()[consumed..consumed + end_len] == end_bytes {
-            lex.bump(consumed + end_len);
-            return Some(result);
-        }
-
-        let c = chars.next()?;
-        consumed += c.len_utf8();
-
-        if c == '\\' {
-            let escape_char = chars.next()?;
-            consumed += escape_char.len_utf8();
-            match escape_char {
-                '\\' => result.push(b'\\'),
-                '/' => result.push(b'/'),
-                '"' => result.push(b'"'),
-                '\'' => result.push(b'\''),
-                '`' => result.push(b'`'),
-                'a' => result.push(0x07),
-                'b' => result.push(0x08),
-                'f' => result.push(0x0C),
-                'n' => result.push(b'\n'),
-                'r' => result.push(b'\r'),
-                't' => result.push(b'\t'),
-                'v' => result.push(0x0B),
-                '?' => result.push(b'?'),
-                'x' | 'X' => {
-                    let h1 = chars.next()?;
-                    let h2 = chars.next()?;
-                    consumed += h1.len_utf8() + h2.len_utf8();
-                    let hex = format!("{}{}", h1, h2);
-                    let val = u8::from_str_radix(&hex, 16).ok()?;
-                    result.push(val);
-                }
-                'u' => {
-                    let hex: String = chars.by_ref().take(4).collect();
-                    consumed += hex.len();
-                    if hex.len() != 4 {
-                        return None;
-                    }
-                    let val = u32::from_str_radix(&hex, 16).ok()?;
-                    let ch = char::from_u32(val)?;
-                    let mut buf = [0u8; 4];
-                    let encoded = ch.encode_utf8(&mut buf);
-                    result.extend_from_slice(encoded.as_bytes());
-                }
-                'U' => {
-                    let hex: String = chars.by_ref().take(8).collect();
-                    consumed += hex.len();
-                    if hex.len() != 8 {
-                        return None;
-                    }
-                    let val = u32::from_str_radix(&hex, 16).ok()?;
-                    let ch = char::from_u32(val)?;
-                    let mut buf = [0u8; 4];
-                    let encoded = ch.encode_utf8(&mut buf);
-                    result.extend_from_slice(encoded.as_bytes());
-                }
-                c @ '0'..='3' => {
-                    let d2 = chars.next()?;
-                    let d3 = chars.next()?;
-                    consumed += d2.len_utf8() + d3.len_utf8();
-                    if !matches!(d2, '0'..='7') || !matches!(d3, '0'..='7') {
-                        return None;
-                    }
-                    let octal = format!("{}{}{}", c, d2, d3);
-                    let val = u8::from_str_radix(&octal, 8).ok()?;
-                    result.push(val);
-                }
-                _ => return None,
-            }
-        } else {
-            let mut buf = [0u8; 4];
-            let encoded = c.encode_utf8(&mut buf);
-            result.extend_from_slice(encoded.as_bytes());
-        }
-    }
-
-    if consumed < remainder.len()
-        && remainder.len() - consumed >= end_len
-        && &remainder.as_bytes()[consumed..consumed + end_len] == end_bytes
-    {
-        lex.bump(consumed + end_len);
-        return Some(result);
-    }
-
-    None
+    lex_escaped(lex, end_quote, true)
 }
 
 fn lex_raw_bytes_double(lex: &mut logos::Lexer<Token>) -> Option<Vec<u8>> {
@@ -996,5 +755,451 @@ line""""#
             lex_tokens("1000000000000000000"),
             vec![Token::Int(1000000000000000000)]
         );
+    }
+}
+
+#[cfg(test)]
+mod escape_tests {
+    //! The escape reading shared by strings and bytes against cel-core 0.5.1's four copies of it.
+    #![allow(clippy::all, unused_parens)]
+    use super::escaped;
+
+    fn lex_quoted_string(remainder: &str, bumped: &mut usize, quote: char) -> Option<String> {
+        let mut chars = remainder.chars().peekable();
+        let mut result = std::string::String::new();
+        let mut consumed = 0;
+
+        while let Some(c) = chars.next() {
+            consumed += c.len_utf8();
+            if c == quote {
+                *bumped = (consumed);
+                return Some(result);
+            } else if c == '\\' {
+                let escape_char = chars.next()?;
+                consumed += escape_char.len_utf8();
+                match escape_char {
+                    '\\' => result.push('\\'),
+                    '/' => result.push('/'),
+                    '"' => result.push('"'),
+                    '\'' => result.push('\''),
+                    '`' => result.push('`'),
+                    'a' => result.push('\x07'),
+                    'b' => result.push('\x08'),
+                    'f' => result.push('\x0C'),
+                    'n' => result.push('\n'),
+                    'r' => result.push('\r'),
+                    't' => result.push('\t'),
+                    'v' => result.push('\x0B'),
+                    '?' => result.push('?'),
+                    'x' | 'X' => {
+                        // \xHH or \XHH - 2 hex digits
+                        let h1 = chars.next()?;
+                        let h2 = chars.next()?;
+                        consumed += h1.len_utf8() + h2.len_utf8();
+                        let hex = format!("{}{}", h1, h2);
+                        let val = u8::from_str_radix(&hex, 16).ok()?;
+                        result.push(val as char);
+                    }
+                    'u' => {
+                        // \uXXXX - 4 hex digits
+                        let hex: String = chars.by_ref().take(4).collect();
+                        consumed += hex.len();
+                        if hex.len() != 4 {
+                            return None;
+                        }
+                        let val = u32::from_str_radix(&hex, 16).ok()?;
+                        result.push(char::from_u32(val)?);
+                    }
+                    'U' => {
+                        // \UXXXXXXXX - 8 hex digits
+                        let hex: String = chars.by_ref().take(8).collect();
+                        consumed += hex.len();
+                        if hex.len() != 8 {
+                            return None;
+                        }
+                        let val = u32::from_str_radix(&hex, 16).ok()?;
+                        result.push(char::from_u32(val)?);
+                    }
+                    c @ '0'..='3' => {
+                        // \DDD - octal (first digit 0-3, then 2 more digits)
+                        let d2 = chars.next()?;
+                        let d3 = chars.next()?;
+                        consumed += d2.len_utf8() + d3.len_utf8();
+                        if !matches!(d2, '0'..='7') || !matches!(d3, '0'..='7') {
+                            return None;
+                        }
+                        let octal = format!("{}{}{}", c, d2, d3);
+                        let val = u8::from_str_radix(&octal, 8).ok()?;
+                        result.push(val as char);
+                    }
+                    _ => return None, // Invalid escape
+                }
+            } else if c == '\n' {
+                // Newline not allowed in regular strings
+                return None;
+            } else {
+                result.push(c);
+            }
+        }
+
+        None // Unclosed string
+    }
+
+    fn lex_triple_string(remainder: &str, bumped: &mut usize, end_quote: &str) -> Option<String> {
+        let end_bytes = end_quote.as_bytes();
+        let end_len = end_bytes.len();
+        let mut chars = remainder.chars().peekable();
+        let mut result = std::string::String::new();
+        let mut consumed = 0;
+
+        while consumed + end_len <= remainder.len() {
+            // Check if we've reached the end quote
+            if &remainder.as_bytes()[consumed..consumed + end_len] == end_bytes {
+                *bumped = (consumed + end_len);
+                return Some(result);
+            }
+
+            let c = chars.next()?;
+            consumed += c.len_utf8();
+
+            if c == '\\' {
+                let escape_char = chars.next()?;
+                consumed += escape_char.len_utf8();
+                match escape_char {
+                    '\\' => result.push('\\'),
+                    '/' => result.push('/'),
+                    '"' => result.push('"'),
+                    '\'' => result.push('\''),
+                    '`' => result.push('`'),
+                    'a' => result.push('\x07'),
+                    'b' => result.push('\x08'),
+                    'f' => result.push('\x0C'),
+                    'n' => result.push('\n'),
+                    'r' => result.push('\r'),
+                    't' => result.push('\t'),
+                    'v' => result.push('\x0B'),
+                    '?' => result.push('?'),
+                    'x' | 'X' => {
+                        let h1 = chars.next()?;
+                        let h2 = chars.next()?;
+                        consumed += h1.len_utf8() + h2.len_utf8();
+                        let hex = format!("{}{}", h1, h2);
+                        let val = u8::from_str_radix(&hex, 16).ok()?;
+                        result.push(val as char);
+                    }
+                    'u' => {
+                        let hex: String = chars.by_ref().take(4).collect();
+                        consumed += hex.len();
+                        if hex.len() != 4 {
+                            return None;
+                        }
+                        let val = u32::from_str_radix(&hex, 16).ok()?;
+                        result.push(char::from_u32(val)?);
+                    }
+                    'U' => {
+                        let hex: String = chars.by_ref().take(8).collect();
+                        consumed += hex.len();
+                        if hex.len() != 8 {
+                            return None;
+                        }
+                        let val = u32::from_str_radix(&hex, 16).ok()?;
+                        result.push(char::from_u32(val)?);
+                    }
+                    c @ '0'..='3' => {
+                        let d2 = chars.next()?;
+                        let d3 = chars.next()?;
+                        consumed += d2.len_utf8() + d3.len_utf8();
+                        if !matches!(d2, '0'..='7') || !matches!(d3, '0'..='7') {
+                            return None;
+                        }
+                        let octal = format!("{}{}{}", c, d2, d3);
+                        let val = u8::from_str_radix(&octal, 8).ok()?;
+                        result.push(val as char);
+                    }
+                    _ => return None,
+                }
+            } else {
+                // Allow literal newlines in triple-quoted strings
+                result.push(c);
+            }
+        }
+
+        // Check if the remaining content is exactly the end quote
+        if consumed < remainder.len()
+            && remainder.len() - consumed >= end_len
+            && &remainder.as_bytes()[consumed..consumed + end_len] == end_bytes
+        {
+            *bumped = (consumed + end_len);
+            return Some(result);
+        }
+
+        None // Unclosed triple-quoted string
+    }
+
+    fn lex_quoted_bytes(remainder: &str, bumped: &mut usize, quote: char) -> Option<Vec<u8>> {
+        let mut chars = remainder.chars().peekable();
+        let mut result = Vec::new();
+        let mut consumed = 0;
+
+        while let Some(c) = chars.next() {
+            consumed += c.len_utf8();
+            if c == quote {
+                *bumped = (consumed);
+                return Some(result);
+            } else if c == '\\' {
+                let escape_char = chars.next()?;
+                consumed += escape_char.len_utf8();
+                match escape_char {
+                    '\\' => result.push(b'\\'),
+                    '/' => result.push(b'/'),
+                    '"' => result.push(b'"'),
+                    '\'' => result.push(b'\''),
+                    '`' => result.push(b'`'),
+                    'a' => result.push(0x07),
+                    'b' => result.push(0x08),
+                    'f' => result.push(0x0C),
+                    'n' => result.push(b'\n'),
+                    'r' => result.push(b'\r'),
+                    't' => result.push(b'\t'),
+                    'v' => result.push(0x0B),
+                    '?' => result.push(b'?'),
+                    'x' | 'X' => {
+                        // \xHH or \XHH - 2 hex digits -> raw byte
+                        let h1 = chars.next()?;
+                        let h2 = chars.next()?;
+                        consumed += h1.len_utf8() + h2.len_utf8();
+                        let hex = format!("{}{}", h1, h2);
+                        let val = u8::from_str_radix(&hex, 16).ok()?;
+                        result.push(val);
+                    }
+                    'u' => {
+                        // \uXXXX - 4 hex digits -> encode as UTF-8 bytes
+                        let hex: String = chars.by_ref().take(4).collect();
+                        consumed += hex.len();
+                        if hex.len() != 4 {
+                            return None;
+                        }
+                        let val = u32::from_str_radix(&hex, 16).ok()?;
+                        let ch = char::from_u32(val)?;
+                        let mut buf = [0u8; 4];
+                        let encoded = ch.encode_utf8(&mut buf);
+                        result.extend_from_slice(encoded.as_bytes());
+                    }
+                    'U' => {
+                        // \UXXXXXXXX - 8 hex digits -> encode as UTF-8 bytes
+                        let hex: String = chars.by_ref().take(8).collect();
+                        consumed += hex.len();
+                        if hex.len() != 8 {
+                            return None;
+                        }
+                        let val = u32::from_str_radix(&hex, 16).ok()?;
+                        let ch = char::from_u32(val)?;
+                        let mut buf = [0u8; 4];
+                        let encoded = ch.encode_utf8(&mut buf);
+                        result.extend_from_slice(encoded.as_bytes());
+                    }
+                    c @ '0'..='3' => {
+                        // \DDD - octal (first digit 0-3, then 2 more digits) -> raw byte
+                        let d2 = chars.next()?;
+                        let d3 = chars.next()?;
+                        consumed += d2.len_utf8() + d3.len_utf8();
+                        if !matches!(d2, '0'..='7') || !matches!(d3, '0'..='7') {
+                            return None;
+                        }
+                        let octal = format!("{}{}{}", c, d2, d3);
+                        let val = u8::from_str_radix(&octal, 8).ok()?;
+                        result.push(val);
+                    }
+                    _ => return None, // Invalid escape
+                }
+            } else if c == '\n' {
+                // Newline not allowed in regular byte strings
+                return None;
+            } else {
+                // Regular character: encode as UTF-8 bytes
+                let mut buf = [0u8; 4];
+                let encoded = c.encode_utf8(&mut buf);
+                result.extend_from_slice(encoded.as_bytes());
+            }
+        }
+
+        None // Unclosed byte string
+    }
+
+    fn lex_triple_bytes(remainder: &str, bumped: &mut usize, end_quote: &str) -> Option<Vec<u8>> {
+        let end_bytes = end_quote.as_bytes();
+        let end_len = end_bytes.len();
+        let mut chars = remainder.chars().peekable();
+        let mut result = Vec::new();
+        let mut consumed = 0;
+
+        while consumed + end_len <= remainder.len() {
+            if &remainder.as_bytes()[consumed..consumed + end_len] == end_bytes {
+                *bumped = (consumed + end_len);
+                return Some(result);
+            }
+
+            let c = chars.next()?;
+            consumed += c.len_utf8();
+
+            if c == '\\' {
+                let escape_char = chars.next()?;
+                consumed += escape_char.len_utf8();
+                match escape_char {
+                    '\\' => result.push(b'\\'),
+                    '/' => result.push(b'/'),
+                    '"' => result.push(b'"'),
+                    '\'' => result.push(b'\''),
+                    '`' => result.push(b'`'),
+                    'a' => result.push(0x07),
+                    'b' => result.push(0x08),
+                    'f' => result.push(0x0C),
+                    'n' => result.push(b'\n'),
+                    'r' => result.push(b'\r'),
+                    't' => result.push(b'\t'),
+                    'v' => result.push(0x0B),
+                    '?' => result.push(b'?'),
+                    'x' | 'X' => {
+                        let h1 = chars.next()?;
+                        let h2 = chars.next()?;
+                        consumed += h1.len_utf8() + h2.len_utf8();
+                        let hex = format!("{}{}", h1, h2);
+                        let val = u8::from_str_radix(&hex, 16).ok()?;
+                        result.push(val);
+                    }
+                    'u' => {
+                        let hex: String = chars.by_ref().take(4).collect();
+                        consumed += hex.len();
+                        if hex.len() != 4 {
+                            return None;
+                        }
+                        let val = u32::from_str_radix(&hex, 16).ok()?;
+                        let ch = char::from_u32(val)?;
+                        let mut buf = [0u8; 4];
+                        let encoded = ch.encode_utf8(&mut buf);
+                        result.extend_from_slice(encoded.as_bytes());
+                    }
+                    'U' => {
+                        let hex: String = chars.by_ref().take(8).collect();
+                        consumed += hex.len();
+                        if hex.len() != 8 {
+                            return None;
+                        }
+                        let val = u32::from_str_radix(&hex, 16).ok()?;
+                        let ch = char::from_u32(val)?;
+                        let mut buf = [0u8; 4];
+                        let encoded = ch.encode_utf8(&mut buf);
+                        result.extend_from_slice(encoded.as_bytes());
+                    }
+                    c @ '0'..='3' => {
+                        let d2 = chars.next()?;
+                        let d3 = chars.next()?;
+                        consumed += d2.len_utf8() + d3.len_utf8();
+                        if !matches!(d2, '0'..='7') || !matches!(d3, '0'..='7') {
+                            return None;
+                        }
+                        let octal = format!("{}{}{}", c, d2, d3);
+                        let val = u8::from_str_radix(&octal, 8).ok()?;
+                        result.push(val);
+                    }
+                    _ => return None,
+                }
+            } else {
+                let mut buf = [0u8; 4];
+                let encoded = c.encode_utf8(&mut buf);
+                result.extend_from_slice(encoded.as_bytes());
+            }
+        }
+
+        if consumed < remainder.len()
+            && remainder.len() - consumed >= end_len
+            && &remainder.as_bytes()[consumed..consumed + end_len] == end_bytes
+        {
+            *bumped = (consumed + end_len);
+            return Some(result);
+        }
+
+        None
+    }
+
+    fn check(input: &str) {
+        for (quote, q) in [("\"", '"'), ("'", '\'')] {
+            let mut b = 0;
+            let old = lex_quoted_string(input, &mut b, q).map(|s| (s.into_bytes(), b));
+            assert_eq!(escaped(input, quote, false), old, "{input:?} {quote}");
+            let mut b = 0;
+            let old = lex_quoted_bytes(input, &mut b, q).map(|s| (s, b));
+            assert_eq!(escaped(input, quote, true), old, "{input:?} {quote} bytes");
+        }
+        for quote in ["\"\"\"", "'''"] {
+            let mut b = 0;
+            let old = lex_triple_string(input, &mut b, quote).map(|s| (s.into_bytes(), b));
+            assert_eq!(escaped(input, quote, false), old, "{input:?} {quote}");
+            let mut b = 0;
+            let old = lex_triple_bytes(input, &mut b, quote).map(|s| (s, b));
+            assert_eq!(escaped(input, quote, true), old, "{input:?} {quote} bytes");
+        }
+    }
+
+    #[test]
+    fn escapes_read_as_before() {
+        let pieces = [
+            "a",
+            "é",
+            "\u{1F600}",
+            "\"",
+            "'",
+            "\\",
+            "\\\\",
+            "\\\"",
+            "\\'",
+            "\\n",
+            "\\a",
+            "\\?",
+            "\\/",
+            "\\`",
+            "\\x41",
+            "\\xff",
+            "\\XfF",
+            "\\x+f",
+            "\\xg0",
+            "\\x4",
+            "\\u00e9",
+            "\\u+0e9",
+            "\\uD800",
+            "\\u00é",
+            "\\U0001F600",
+            "\\U00110000",
+            "\\U+001F600",
+            "\\101",
+            "\\377",
+            "\\400",
+            "\\18",
+            "\\1",
+            "\\q",
+            "\\é",
+            "\n",
+            "\r",
+            " ",
+            "0",
+            "7",
+            "f",
+        ];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..300_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let mut s = String::new();
+            let mut y = x;
+            for _ in 0..(x % 9) {
+                s.push_str(pieces[(y % pieces.len() as u64) as usize]);
+                y /= pieces.len() as u64;
+            }
+            check(&s);
+        }
+        for p in pieces {
+            check(p);
+        }
     }
 }
