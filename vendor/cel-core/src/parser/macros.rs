@@ -623,24 +623,65 @@ fn expand_has(
 
 // === all() Macro ===
 
-fn expand_all_2arg(
+/// The expansion function of `all`, `exists` or `exists_one`: the receiver, the iteration variables (the second
+/// empty with two arguments), the condition and the arguments.
+type QuantifierImpl = fn(
+    &mut MacroContext,
+    Span,
+    SpannedExpr,
+    String,
+    String,
+    SpannedExpr,
+    &[SpannedExpr],
+) -> MacroExpansion;
+
+/// `all`, `exists` or `exists_one` with two or three arguments: the receiver (`no_receiver` without one), the
+/// iteration variables and the condition, checked in this order, then `expand`.
+fn expand_quantifier(
     ctx: &mut MacroContext,
     span: Span,
     receiver: Option<SpannedExpr>,
-    args: Vec<SpannedExpr>,
+    args: &[SpannedExpr],
+    no_receiver: &str,
+    expand: QuantifierImpl,
 ) -> MacroExpansion {
     let receiver = match receiver {
         Some(r) => r,
-        None => return MacroExpansion::Error("all() requires a receiver".to_string()),
+        None => return MacroExpansion::Error(no_receiver.to_string()),
     };
 
     let iter_var = match extract_iter_var(ctx, &args[0]) {
         Some(v) => v,
         None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
     };
-    let cond = args[1].clone();
+    let (iter_var2, cond) = if let [_, second, cond] = args {
+        match extract_iter_var(ctx, second) {
+            Some(v) => (v, cond.clone()),
+            None => {
+                return MacroExpansion::Error("second argument must be an identifier".to_string())
+            }
+        }
+    } else {
+        (String::new(), args[1].clone())
+    };
 
-    expand_all_impl(ctx, span, receiver, iter_var, String::new(), cond, &args)
+    expand(ctx, span, receiver, iter_var, iter_var2, cond, args)
+}
+
+fn expand_all_2arg(
+    ctx: &mut MacroContext,
+    span: Span,
+    receiver: Option<SpannedExpr>,
+    args: Vec<SpannedExpr>,
+) -> MacroExpansion {
+    expand_quantifier(
+        ctx,
+        span,
+        receiver,
+        &args,
+        "all() requires a receiver",
+        expand_all_impl,
+    )
 }
 
 fn expand_all_3arg(
@@ -649,22 +690,14 @@ fn expand_all_3arg(
     receiver: Option<SpannedExpr>,
     args: Vec<SpannedExpr>,
 ) -> MacroExpansion {
-    let receiver = match receiver {
-        Some(r) => r,
-        None => return MacroExpansion::Error("all() requires a receiver".to_string()),
-    };
-
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
-        Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
-    };
-    let iter_var2 = match extract_iter_var(ctx, &args[1]) {
-        Some(v) => v,
-        None => return MacroExpansion::Error("second argument must be an identifier".to_string()),
-    };
-    let cond = args[2].clone();
-
-    expand_all_impl(ctx, span, receiver, iter_var, iter_var2, cond, &args)
+    expand_quantifier(
+        ctx,
+        span,
+        receiver,
+        &args,
+        "all() requires a receiver",
+        expand_all_impl,
+    )
 }
 
 fn expand_all_impl(
@@ -720,18 +753,14 @@ fn expand_exists_2arg(
     receiver: Option<SpannedExpr>,
     args: Vec<SpannedExpr>,
 ) -> MacroExpansion {
-    let receiver = match receiver {
-        Some(r) => r,
-        None => return MacroExpansion::Error("exists() requires a receiver".to_string()),
-    };
-
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
-        Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
-    };
-    let cond = args[1].clone();
-
-    expand_exists_impl(ctx, span, receiver, iter_var, String::new(), cond, &args)
+    expand_quantifier(
+        ctx,
+        span,
+        receiver,
+        &args,
+        "exists() requires a receiver",
+        expand_exists_impl,
+    )
 }
 
 fn expand_exists_3arg(
@@ -740,22 +769,14 @@ fn expand_exists_3arg(
     receiver: Option<SpannedExpr>,
     args: Vec<SpannedExpr>,
 ) -> MacroExpansion {
-    let receiver = match receiver {
-        Some(r) => r,
-        None => return MacroExpansion::Error("exists() requires a receiver".to_string()),
-    };
-
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
-        Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
-    };
-    let iter_var2 = match extract_iter_var(ctx, &args[1]) {
-        Some(v) => v,
-        None => return MacroExpansion::Error("second argument must be an identifier".to_string()),
-    };
-    let cond = args[2].clone();
-
-    expand_exists_impl(ctx, span, receiver, iter_var, iter_var2, cond, &args)
+    expand_quantifier(
+        ctx,
+        span,
+        receiver,
+        &args,
+        "exists() requires a receiver",
+        expand_exists_impl,
+    )
 }
 
 fn expand_exists_impl(
@@ -820,18 +841,14 @@ fn expand_exists_one_2arg(
     receiver: Option<SpannedExpr>,
     args: Vec<SpannedExpr>,
 ) -> MacroExpansion {
-    let receiver = match receiver {
-        Some(r) => r,
-        None => return MacroExpansion::Error("exists_one() requires a receiver".to_string()),
-    };
-
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
-        Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
-    };
-    let cond = args[1].clone();
-
-    expand_exists_one_impl(ctx, span, receiver, iter_var, String::new(), cond, &args)
+    expand_quantifier(
+        ctx,
+        span,
+        receiver,
+        &args,
+        "exists_one() requires a receiver",
+        expand_exists_one_impl,
+    )
 }
 
 fn expand_exists_one_3arg(
@@ -840,22 +857,14 @@ fn expand_exists_one_3arg(
     receiver: Option<SpannedExpr>,
     args: Vec<SpannedExpr>,
 ) -> MacroExpansion {
-    let receiver = match receiver {
-        Some(r) => r,
-        None => return MacroExpansion::Error("exists_one() requires a receiver".to_string()),
-    };
-
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
-        Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
-    };
-    let iter_var2 = match extract_iter_var(ctx, &args[1]) {
-        Some(v) => v,
-        None => return MacroExpansion::Error("second argument must be an identifier".to_string()),
-    };
-    let cond = args[2].clone();
-
-    expand_exists_one_impl(ctx, span, receiver, iter_var, iter_var2, cond, &args)
+    expand_quantifier(
+        ctx,
+        span,
+        receiver,
+        &args,
+        "exists_one() requires a receiver",
+        expand_exists_one_impl,
+    )
 }
 
 fn expand_exists_one_impl(
