@@ -115,3 +115,54 @@ fn to_double(v: Value<'_>) -> Result<Value<'static>, EvalError> {
         _ => nso(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// `double(string)` reads as `str::parse::<f64>` did (cel-core's `parse_f64`, tested at length in cel-core, whose
+    /// tests the workspace does not run).
+    #[test]
+    fn doubles_read_as_the_standard_library_reads_them() {
+        let same = |s: &str| {
+            let (ours, theirs) = (cel_core::parse_f64(s), s.parse::<f64>().ok());
+            assert_eq!(ours.map(f64::to_bits), theirs.map(f64::to_bits), "{s:?}");
+        };
+        for s in [
+            "",
+            "-",
+            "+",
+            ".",
+            "1.",
+            ".5",
+            "1e",
+            "1e+",
+            "1e5",
+            "-0",
+            "inf",
+            "-Infinity",
+            "NaN",
+            "nan1",
+            " 1",
+            "1_0",
+            "0.30000000000000004",
+            "9007199254740993",
+            "2.4703282292062328e-324",
+            "2.4703282292062327e-324",
+            "1.7976931348623158e308",
+            "1.7976931348623159e308",
+            "1e-400",
+            "1e400",
+        ] {
+            same(s);
+        }
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let f = f64::from_bits(x);
+            same(&format!("{f:e}"));
+            same(&format!("{f:.20e}"));
+            same(&f.to_string());
+        }
+    }
+}
