@@ -21,7 +21,8 @@
 //! serde_json reads. The view of an object is a `serde_json::Map`'s: a key given twice reads its last value
 //! ([`Ref::member`]) and [`Ref::sorted_members`] lists the keys sorted, once each; [`Ref::pick`] reads an object's
 //! named fields as a serde derive reads a struct (a field written twice refused). An input's bytes are checked for
-//! UTF-8 with [`is_utf8`] / [`utf8_string`], eight bytes to a word.
+//! UTF-8 with [`is_utf8`] / [`utf8_string`], eight bytes to a word. A [`Text`] keeps one string of a document
+//! without copying it (its tape stays shared): how a review's own fields are held.
 
 use std::fmt;
 use std::sync::Arc;
