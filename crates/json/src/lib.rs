@@ -246,16 +246,17 @@ impl Doc {
         }
     }
 
-    /// The bytes of a string node (none for other nodes).
+    /// The bytes of an object's key node, which is always a string: the text or the side string chosen without a
+    /// jump (a key is read for every member an object search passes).
     #[inline]
-    fn bytes_of(&self, n: Node) -> &[u8] {
+    fn key_bytes(&self, n: Node) -> &[u8] {
         let (a, b) = (n.a as usize, n.b as usize);
-        let s = match n.tag {
-            Tag::Str => self.tape.text.as_bytes().get(a..a + b),
-            Tag::EscStr => self.tape.escaped.as_bytes().get(a..a + b),
-            _ => None,
+        let from = if n.tag == Tag::EscStr {
+            &self.tape.escaped
+        } else {
+            &self.tape.text
         };
-        s.unwrap_or_default()
+        from.as_bytes().get(a..a + b).unwrap_or_default()
     }
 
     #[inline]
@@ -267,6 +268,12 @@ impl Doc {
             _ => None,
         };
         s.unwrap_or_default()
+    }
+
+    /// The string the top node is (`None` for other nodes), read without dispatching on every kind of node.
+    pub(crate) fn root_str(&self) -> Option<&str> {
+        let n = self.node(self.root);
+        (n.tag == Tag::Str || n.tag == Tag::EscStr).then(|| self.str_of(n))
     }
 }
 
@@ -416,7 +423,7 @@ impl<'a> Ref<'a> {
                 break;
             };
             // a key node's `b` is its length: most keys are told apart without reading their text
-            if k.b as usize == key.len() && same_bytes(doc.bytes_of(k), key) {
+            if k.b as usize == key.len() && same_bytes(doc.key_bytes(k), key) {
                 found = Some(at + 1);
             }
             at = match v.tag {
@@ -453,7 +460,7 @@ impl<'a> Ref<'a> {
             let (Some(&k), Some(&v)) = (nodes.get(at), nodes.get(at + 1)) else {
                 break;
             };
-            let key = doc.bytes_of(k);
+            let key = doc.key_bytes(k);
             let value = (at + 1) as u32;
             at = match v.tag {
                 Tag::Array | Tag::Object => v.a as usize,
@@ -705,9 +712,7 @@ fn same_bytes(x: &[u8], y: &[u8]) -> bool {
 /// The eight bytes of `s` from `at` as a word (0 past the end: callers stay within).
 #[inline(always)]
 fn word8(s: &[u8], at: usize) -> u64 {
-    s.get(at..at + 8)
-        .and_then(|w| <[u8; 8]>::try_from(w).ok())
-        .map_or(0, u64::from_le_bytes)
+    parse::word_at(s, at).unwrap_or(0)
 }
 
 /// The four bytes of `s` from `at` as a word (0 past the end: callers stay within).

@@ -23,7 +23,7 @@ fn has_zero(v: u64) -> u64 {
 
 /// The eight bytes of `bytes` from `at`, little-endian, when there are eight.
 #[inline(always)]
-fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
+pub(crate) fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
     let w = bytes.get(at..at.wrapping_add(8))?;
     <[u8; 8]>::try_from(w).ok().map(u64::from_le_bytes)
 }

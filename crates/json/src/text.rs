@@ -32,7 +32,7 @@ impl Text {
     #[inline(never)]
     pub fn as_str(&self) -> &str {
         match &self.0 {
-            Repr::Node(doc) => doc.root().as_str().unwrap_or_default(),
+            Repr::Node(doc) => doc.root_str().unwrap_or_default(),
             Repr::Owned(s) => s,
         }
     }
