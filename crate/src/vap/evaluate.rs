@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::policy::{FailurePolicy, Policy, Validation};
 use crate::explain::{Evaluation, Expression, ParamTrace, ValidationTrace};
 use crate::match_conditions::{self, error_message};
+use crate::review::AdmissionRequest;
 use crate::scope::RequestScope;
 
 /// kube-apiserver's cap on a messageExpression result (`MaxEvaluatedMessageExpressionSizeBytes`).
@@ -102,7 +103,11 @@ pub fn validate(
             return early(policy, e.to_string(), trace);
         }
     };
-    let messages = render_messages(policy, &activation, &mut budget, tracing);
+    let messages = if !tracing && messages_unread(policy, &validated, &budget, request) {
+        Messages::none()
+    } else {
+        render_messages(policy, &activation, &mut budget, tracing)
+    };
     let mut outcome = Outcome {
         decisions: decide(
             policy,
@@ -168,6 +173,44 @@ struct Messages {
     rendered: Vec<Option<String>>,
     traced: Vec<Option<Expression>>,
     failed: Option<EvalError>,
+}
+
+impl Messages {
+    /// No message rendered, none failed.
+    fn none() -> Self {
+        Messages {
+            rendered: Vec::new(),
+            traced: Vec::new(),
+            failed: None,
+        }
+    }
+}
+
+/// Whether rendering the messageExpressions can change nothing: no validation failed (a message is read only for a
+/// failed one), and the bounds of what the messages can cost ([`Validation::message_bound`], over the size of the
+/// request objects) leave the budget unexhausted, so that rendering cannot end in `failed messageExpression`.
+/// kube-apiserver renders them all; skipped, the decisions are the same.
+fn messages_unread(
+    policy: &Policy,
+    validated: &Validated,
+    budget: &Budget,
+    request: &AdmissionRequest,
+) -> bool {
+    if validated.passed.iter().any(|r| matches!(r, Ok(false))) {
+        return false;
+    }
+    let size = [request.object(), request.old_object()]
+        .into_iter()
+        .flatten()
+        .fold(0u64, |n, d| n.saturating_add(d.size_bound()));
+    let mut cost = 0u64;
+    for v in &policy.validations {
+        match v.message_bound {
+            Some(b) => cost = cost.saturating_add(b.at(size)),
+            None => return false,
+        }
+    }
+    cost <= budget.remaining()
 }
 
 /// Render every validation's messageExpression with what is left of `budget` (a message that errors or is not a

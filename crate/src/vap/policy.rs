@@ -1,7 +1,7 @@
 //! The ValidatingAdmissionPolicy document, read and compiled as the API server validates it
 //! (kubernetes/kubernetes `pkg/apis/admissionregistration/validation`: `validateValidatingAdmissionPolicySpec`).
 
-use palisade_cel::{AdmissionVars, Env, Expect, Program, Variables};
+use palisade_cel::{AdmissionVars, CostBound, Env, Expect, Program, Variables};
 use palisade_cel_kubernetes::field::{BadValue, Error, Path};
 use palisade_cel_kubernetes::validation::is_qualified_name;
 use palisade_matching::MatchResources;
@@ -31,6 +31,10 @@ pub struct Validation {
     pub expression: Program,
     pub message: Option<String>,
     pub message_expression: Option<Program>,
+    /// The most rendering `message_expression` can cost, over the size of the request objects it reads (zero without
+    /// one; `None` when it is not simple enough to bound): [`crate::vap::evaluate`] skips rendering messages no
+    /// decision reads when this shows the budget cannot run out.
+    pub message_bound: Option<CostBound>,
     pub reason: Option<String>,
 }
 
@@ -63,6 +67,9 @@ const REASONS: [&str; 4] = [
     "Unauthorized",
 ];
 const MAX_AUDIT_ANNOTATIONS: usize = 20;
+/// The variables whose values a messageExpression's cost bound is over: the request objects, read from the input
+/// (their size is the size of their tape, [`palisade_json::Doc::size_bound`]).
+pub(crate) const MESSAGE_SIZED: [&str; 2] = ["object", "oldObject"];
 const MAX_VALUE_EXPRESSION_LEN: usize = 5 * 1024;
 const MAX_MATCH_CONDITIONS: usize = 64;
 
@@ -297,10 +304,18 @@ fn read_validation(
     if let Some(m) = message {
         check_message(val, &path.child("message"), m);
     }
+    let message_bound = match &message_program {
+        Some(p) => p.cost_bound(&MESSAGE_SIZED),
+        None => Some(CostBound {
+            fixed: 0,
+            per_size: 0,
+        }),
+    };
     Some(Validation {
         expression: program?,
         message: message.map(str::to_owned),
         message_expression: message_program,
+        message_bound,
         reason: reason.map(str::to_owned),
     })
 }
@@ -498,6 +513,40 @@ mod tests {
     use super::*;
 
     use serde_json::json;
+
+    /// A messageExpression made of selections of the request objects and `+` has a cost bound (rendering it is skipped
+    /// when no validation failed and the bound leaves the budget unexhausted); one with a call or a comprehension has
+    /// none (always rendered, as upstream does); a validation without one costs nothing to render.
+    #[test]
+    fn message_expressions_bounded_or_not() {
+        let doc = json!({"metadata": {"name": "p"}, "spec": {
+        "matchConstraints": constraints(),
+        "validations": [
+            {"expression": "true", "messageExpression": "'unknown team ' + object.metadata.labels['team']"},
+            {"expression": "true", "message": "static"},
+            {"expression": "true", "messageExpression": "object.spec.containers.map(c, c.name).join(', ')"},
+            {"expression": "true", "messageExpression": "'user ' + request.userInfo.username"},
+        ]}});
+        let mut problems = Vec::new();
+        let Some(policy) = Policy::compile(0, &doc, &mut problems) else {
+            panic!("{problems:?}");
+        };
+        let bounds: Vec<_> = policy.validations.iter().map(|v| v.message_bound).collect();
+        assert!(matches!(bounds.first(), Some(Some(b)) if b.per_size > 0 && b.fixed > 0));
+        assert_eq!(
+            bounds.get(1..),
+            Some(
+                &[
+                    Some(CostBound {
+                        fixed: 0,
+                        per_size: 0
+                    }),
+                    None,
+                    None
+                ][..]
+            )
+        );
+    }
 
     #[test]
     fn identifiers_and_names() {

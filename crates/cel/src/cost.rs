@@ -42,20 +42,34 @@ impl Budget {
     pub fn used(&self) -> u64 {
         self.used
     }
+    /// What is left of the budget shared by every expression of this evaluation.
+    pub fn remaining(&self) -> u64 {
+        self.total.saturating_sub(self.used)
+    }
     /// Cost of the most recent (or running) expression.
     pub fn last_call(&self) -> u64 {
         self.call_used
     }
+    /// Charge `n` to this expression and to the evaluation. Inlined where it is charged (every node of an evaluation
+    /// is): the result stays in registers, and the error is built out of line.
+    #[inline(always)]
     pub(crate) fn charge(&mut self, n: u64) -> Result<(), EvalError> {
         self.call_used = self.call_used.saturating_add(n);
         self.used = self.used.saturating_add(n);
-        if self.call_used > self.per_call {
-            return Err(EvalError::cost_limit());
-        }
-        if self.used > self.total {
-            return Err(EvalError::out_of_budget());
+        if self.call_used > self.per_call || self.used > self.total {
+            return Err(self.exceeded());
         }
         Ok(())
+    }
+    /// The error of a charge over a limit: the per-expression limit first.
+    #[cold]
+    #[inline(never)]
+    fn exceeded(&self) -> EvalError {
+        if self.call_used > self.per_call {
+            EvalError::cost_limit()
+        } else {
+            EvalError::out_of_budget()
+        }
     }
     pub(crate) fn start_call(&mut self) -> u64 {
         std::mem::replace(&mut self.call_used, 0)

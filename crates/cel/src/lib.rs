@@ -18,6 +18,7 @@ mod activation;
 mod admission_types;
 mod approver;
 mod authz;
+mod bound;
 mod checker_types;
 mod compile;
 mod core_decls;
@@ -37,6 +38,7 @@ use std::sync::Arc;
 pub use activation::{Activation, NamespaceFn, Variables};
 pub use approver::ServiceAccount;
 pub use authz::{AuthzValue, User};
+pub use bound::CostBound;
 /// The checker's types, for [`Env::with_variable`].
 pub use cel_core::CelType;
 pub use compile::CompileError;

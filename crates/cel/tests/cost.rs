@@ -399,3 +399,87 @@ fn a_replacement_that_multiplies_the_input_is_charged_for_its_size() {
     // upstream's ceil(10 * 0.2) = 2, the identifier, and ceil((1,100,010 - 40) * 0.1)
     assert_eq!(b.used(), 2 + 1 + 109_997);
 }
+
+/// `Program::cost_bound`: what a simple expression can cost at most, over the size of the request objects' tape, holds
+/// against what the evaluator charges, on small and large documents (long strings, escapes, many entries), whether the
+/// expression succeeds or fails.
+#[test]
+fn message_cost_bounds_hold_against_the_charges() {
+    let env = Env::admission();
+    let sources = [
+        "'unknown team ' + object.metadata.labels['team']",
+        "object.metadata.name + '/' + object.metadata.name + '/' + object.metadata.namespace",
+        "object.spec.containers + object.spec.containers == object.spec.containers ? 'same' : 'different'",
+        "object.metadata.labels + object.metadata.labels == object.metadata.labels ? 'a' : 'b'",
+        "object.metadata.name in object.spec.names ? object.metadata.name : 'x' + object.metadata.missing",
+        "!(object.metadata.name < 'm') ? object.metadata.name : oldObject.metadata.name",
+        "(object.spec.replicas + 1 - oldObject.spec.replicas) * 2 > 3 ? 'grew' : 'same'",
+        "object.metadata.name == oldObject.metadata.name && object.spec != oldObject.spec ? 'a' : 'b'",
+        "'static'",
+    ];
+    let long = "x".repeat(50_000);
+    let names: Vec<String> = (0..2_000).map(|i| format!("n{i}")).collect();
+    let docs = [
+        serde_json::json!({"metadata": {"name": "web", "namespace": "prod", "labels": {"team": "a"}},
+                           "spec": {"replicas": 3, "containers": [{"image": "i"}], "names": ["web"]}}),
+        serde_json::json!({"metadata": {"name": long, "namespace": "\u{e9}\\\"\u{1F600}", "labels": {"team": long}},
+                           "spec": {"replicas": 1, "containers": names, "names": names}}),
+        serde_json::json!({"metadata": {}}),
+    ];
+    for source in sources {
+        let program = env
+            .compile(source, Expect::Any)
+            .unwrap_or_else(|e| panic!("{source}: {e}"));
+        let bound = program
+            .cost_bound(&["object", "oldObject"])
+            .unwrap_or_else(|| panic!("{source}: no bound"));
+        for doc in &docs {
+            let text = serde_json::to_string_pretty(doc).unwrap();
+            let object = palisade_json::Doc::parse(&text).unwrap();
+            let old = palisade_json::Doc::parse(&text).unwrap();
+            let act = Activation::new()
+                .bind_doc("object", Some(&object))
+                .bind_doc("oldObject", Some(&old));
+            let mut budget = Budget::unlimited();
+            let _ = program.eval(&act, &mut budget);
+            let size = object.size_bound() + old.size_bound();
+            assert!(
+                budget.used() <= bound.at(size),
+                "{source}: charged {} over the bound {} (size {size})",
+                budget.used(),
+                bound.at(size)
+            );
+        }
+    }
+}
+
+/// What `Program::cost_bound` does not bound: calls, comprehensions, literals of lists and maps, optional selections,
+/// presence tests, and names other than the sized ones (a composited variable costs what its own expression costs).
+#[test]
+fn only_simple_expressions_have_a_cost_bound() {
+    let env = Env::admission();
+    for source in [
+        "object.metadata.name.lowerAscii()",
+        "string(object.spec.replicas)",
+        "object.spec.containers.map(c, c.image).join(',')",
+        "object.spec.containers.all(c, true) ? 'a' : 'b'",
+        "['a', 'b'][0]",
+        "{'a': 'b'}['a']",
+        "object.?metadata.name.orValue('x')",
+        "has(object.metadata) ? 'a' : 'b'",
+        "request.name",
+        "params.name",
+    ] {
+        let program = env
+            .compile(source, Expect::Any)
+            .unwrap_or_else(|e| panic!("{source}: {e}"));
+        assert_eq!(
+            program.cost_bound(&["object", "oldObject"]),
+            None,
+            "{source}"
+        );
+    }
+    let bounded = env.compile("object.metadata.name", Expect::Any).unwrap();
+    assert_eq!(bounded.cost_bound(&["oldObject"]), None);
+    assert!(bounded.cost_bound(&["object"]).is_some());
+}

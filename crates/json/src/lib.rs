@@ -217,6 +217,15 @@ impl Doc {
         &self.tape.text
     }
 
+    /// At least the length, in bytes, of every string in this document and the number of entries of every list and
+    /// map in it (of its whole tape: the text, the unescaped strings and the nodes together). O(1).
+    pub fn size_bound(&self) -> u64 {
+        let t = &self.tape;
+        (t.text.len() as u64)
+            .saturating_add(t.escaped.len() as u64)
+            .saturating_add(t.nodes.len() as u64)
+    }
+
     /// The top node.
     pub fn root(&self) -> Ref<'_> {
         Ref {
