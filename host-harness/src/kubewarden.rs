@@ -628,7 +628,12 @@ pub fn bench_samples(
     let progress = crate::bench::Progress::new(warmup.saturating_add(iterations));
     for round in 0..warmup.saturating_add(iterations) {
         progress.tick(round);
-        for ((backend, instance), out) in backends.iter().zip(&reused).zip(samples.iter_mut()) {
+        for i in crate::bench::round_order(round, backends.len()) {
+            let (Some(backend), Some(instance), Some(out)) =
+                (backends.get(i), reused.get(i), samples.get_mut(i))
+            else {
+                continue;
+            };
             for payload in payloads {
                 let started = Instant::now();
                 let answer = backend.validate_fresh(payload, context, DEFAULT_DEADLINE)?;
