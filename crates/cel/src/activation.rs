@@ -14,6 +14,59 @@ use crate::value::Value;
 use crate::{Env, Program};
 use palisade_cel_kubernetes::authz as k8s;
 use palisade_cel_kubernetes::cluster::Cluster;
+use palisade_json::Ref;
+
+/// How many selections [`Selections`] remembers.
+const SELECTION_SLOTS: usize = 32;
+
+/// One remembered selection: an object of a request's tape, a field name, and the field's value (`None`: absent or
+/// `null`, which a selection reads as absent).
+type Selection<'a> = (Ref<'a>, &'a str, Option<Ref<'a>>);
+
+/// The fields of request objects already selected in this evaluation, shared by every expression of it: the same
+/// selection is often made by several expressions (`object.spec.containers`) or several times by one
+/// (`has(c.securityContext) && c.securityContext.privileged`), and a tape object's field is found by reading its
+/// keys. A tape never changes, so a remembered selection is the selection. Direct-mapped: a miss costs one comparison.
+/// The slots are allocated on the first selection (an activation stays small on the stack).
+pub(crate) struct Selections<'a> {
+    slots: RefCell<Vec<Option<Selection<'a>>>>,
+}
+
+impl<'a> Selections<'a> {
+    fn new() -> Self {
+        Selections {
+            slots: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// `target.member(field)` read as a selection (a `null` value is absent), remembered.
+    pub(crate) fn select(&self, target: Ref<'a>, field: &'a str) -> Option<Ref<'a>> {
+        let first = field.as_bytes().first().copied().unwrap_or(0);
+        let slot = (target.id() as usize)
+            .wrapping_mul(31)
+            .wrapping_add(field.len())
+            .wrapping_add(usize::from(first))
+            % SELECTION_SLOTS;
+        let mut slots = self.slots.borrow_mut();
+        if slots.is_empty() {
+            slots.resize(SELECTION_SLOTS, None);
+        }
+        let Some(entry) = slots.get_mut(slot) else {
+            return target.member(field).filter(|v| !v.is_null());
+        };
+        if let Some((t, f, found)) = *entry
+            && t.id() == target.id()
+            && std::ptr::eq(t.doc(), target.doc())
+            && f.len() == field.len()
+            && palisade_json::same_str(f, field)
+        {
+            return found;
+        }
+        let found = target.member(field).filter(|v| !v.is_null());
+        *entry = Some((target, field, found));
+        found
+    }
+}
 
 /// Lazily produces the namespace object (`None`: the request is cluster-scoped).
 pub type NamespaceFn<'a> = dyn Fn() -> Result<Option<&'a Json>, String> + 'a;
@@ -144,6 +197,7 @@ pub struct Activation<'a> {
     authorizer: Option<&'a dyn Cluster>,
     namespace: Option<&'a NamespaceFn<'a>>,
     ns_cache: RefCell<Cached<'a>>,
+    selections: Selections<'a>,
 }
 
 impl Default for Activation<'_> {
@@ -163,6 +217,7 @@ impl<'a> Activation<'a> {
             authorizer: None,
             namespace: None,
             ns_cache: RefCell::new(None),
+            selections: Selections::new(),
         }
     }
 
@@ -368,6 +423,10 @@ impl<'a> eval::Scope<'a> for Activation<'a> {
             Some(v) => Ok(v),
             None => self.resolve_unbound(name, budget, depth),
         }
+    }
+
+    fn selections(&self) -> Option<&Selections<'a>> {
+        Some(&self.selections)
     }
 }
 

@@ -28,6 +28,10 @@ pub(crate) trait Scope<'a> {
     fn lookup_qualified(&self, name: &str) -> Option<Result<Value<'a>, EvalError>>;
     /// The value of a variable the checker resolved, evaluated (and charged to `budget`) on first use.
     fn resolve(&self, name: &str, budget: &mut Budget, depth: u32) -> Result<Value<'a>, EvalError>;
+    /// The selections of request-object fields made in this evaluation, when the scope remembers them.
+    fn selections(&self) -> Option<&crate::activation::Selections<'a>> {
+        None
+    }
 }
 
 /// A compiled expression: the AST, the checker's references, each call resolved once.
@@ -337,6 +341,15 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
         if optional {
             return select_optional(target, field, self.prog.strict_presence);
         }
+        if let Value::Map(Map::Doc(r)) = &target
+            && let Some(selections) = self.act.selections()
+        {
+            // what `select` answers of a tape object, remembered for the rest of the evaluation
+            return match selections.select(*r, field) {
+                Some(v) => Ok(Value::from_doc(v)),
+                None => Err(EvalError::no_such_key(field)),
+            };
+        }
         select(&target, field, self.prog.strict_presence)
     }
 
@@ -371,6 +384,12 @@ impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
             Value::Optional(Some(v)) => (*v).clone(),
             other => other,
         };
+        if let Value::Map(Map::Doc(r)) = &target
+            && !self.prog.presence.contains(&e.id)
+            && let Some(selections) = self.act.selections()
+        {
+            return Ok(Value::Bool(selections.select(*r, field).is_some()));
+        }
         match &target {
             Value::Map(m) if self.prog.presence.contains(&e.id) => Ok(Value::Bool(
                 m.get_str(field).is_some_and(|v| !functions::is_zero(&v)),

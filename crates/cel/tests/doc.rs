@@ -164,3 +164,71 @@ fn tape_values_borrow_the_document() {
         matches!(v, Value::String(palisade_cel::Str::Borrowed(n)) if std::ptr::eq(n.as_ptr(), doc.text()[doc.text().find("web").unwrap()..].as_ptr()))
     );
 }
+
+/// An activation remembers the fields of request objects it selected (crates/cel/src/activation.rs, `Selections`): the
+/// programs of one evaluation, sharing an activation, answer and cost exactly as each would on a fresh one. More
+/// distinct selections than it remembers, two documents of the same shape (the same node ids), duplicate keys, nulls
+/// and absent fields.
+#[test]
+fn remembered_selections_answer_as_fresh_ones() {
+    let object = format!(
+        r#"{{"spec": {{"replicas": 3, "dup": 1, "dup": 2, "none": null, {}}}}}"#,
+        (0..80)
+            .map(|i| format!(r#""k{i}": {{"v": {i}}}"#))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let old = object.replace(r#""replicas": 3"#, r#""replicas": 4"#);
+    let (object, old) = (Doc::parse(&object).unwrap(), Doc::parse(&old).unwrap());
+    let env = Env::admission();
+    let mut sources: Vec<String> = vec![
+        "object.spec.replicas == 3 && oldObject.spec.replicas == 4".into(),
+        "object.spec.replicas".into(),
+        "oldObject.spec.replicas".into(),
+        "object.spec.dup".into(),
+        "has(object.spec.none)".into(),
+        "object.spec.none".into(),
+        "has(object.spec.absent)".into(),
+        "object.spec.absent".into(),
+        "object.spec.replicas == oldObject.spec.replicas".into(),
+    ];
+    for i in (0..80).chain((0..80).rev()) {
+        sources.push(format!(
+            "object.spec.k{i}.v == {i} && has(oldObject.spec.k{i}.v)"
+        ));
+    }
+    let programs: Vec<Program> = sources
+        .iter()
+        .map(|s| env.compile(s, Expect::Any).unwrap())
+        .collect();
+    fn run<'a>(program: &'a Program, act: &Activation<'a>) -> String {
+        let mut budget = Budget::kubernetes();
+        let shown = match program.eval(act, &mut budget) {
+            Ok(v) => v.to_string(),
+            Err(e) => format!("error {e}"),
+        };
+        format!("{shown} (cost {})", budget.used())
+    }
+    let shared = Activation::new()
+        .bind_doc("object", Some(&object))
+        .bind_doc("oldObject", Some(&old));
+    for _ in 0..2 {
+        for (source, program) in sources.iter().zip(&programs) {
+            let fresh = Activation::new()
+                .bind_doc("object", Some(&object))
+                .bind_doc("oldObject", Some(&old));
+            assert_eq!(run(program, &shared), run(program, &fresh), "{source}");
+        }
+    }
+    let first = |source: &str| {
+        let i = sources.iter().position(|s| s == source).unwrap();
+        run(&programs[i], &shared)
+    };
+    assert_eq!(
+        first("object.spec.replicas == 3 && oldObject.spec.replicas == 4"),
+        "true (cost 8)"
+    );
+    assert_eq!(first("object.spec.dup"), "2 (cost 3)");
+    assert_eq!(first("has(object.spec.none)"), "false (cost 3)");
+    assert!(first("object.spec.absent").starts_with("error no such key: absent"));
+}
