@@ -516,7 +516,8 @@ mod tests {
 
     /// A messageExpression made of selections of the request objects and `+` has a cost bound (rendering it is skipped
     /// when no validation failed and the bound leaves the budget unexhausted); one with a call or a comprehension has
-    /// none (always rendered, as upstream does); a validation without one costs nothing to render.
+    /// none (always rendered, as upstream does), nor has one reading a composited variable (its own expression is
+    /// evaluated on first use); a validation without one costs nothing to render.
     #[test]
     fn message_expressions_bounded_or_not() {
         let doc = json!({"metadata": {"name": "p"}, "spec": {
@@ -526,7 +527,9 @@ mod tests {
             {"expression": "true", "message": "static"},
             {"expression": "true", "messageExpression": "object.spec.containers.map(c, c.name).join(', ')"},
             {"expression": "true", "messageExpression": "'user ' + request.userInfo.username"},
-        ]}});
+            {"expression": "true", "messageExpression": "'team ' + variables.team"},
+        ],
+        "variables": [{"name": "team", "expression": "object.metadata.labels.map(k, k).join(',')"}]}});
         let mut problems = Vec::new();
         let Some(policy) = Policy::compile(0, &doc, &mut problems) else {
             panic!("{problems:?}");
@@ -541,6 +544,7 @@ mod tests {
                         fixed: 0,
                         per_size: 0
                     }),
+                    None,
                     None,
                     None
                 ][..]

@@ -114,11 +114,12 @@ fn bounds(e: &SpannedExpr, cx: &Cx<'_>) -> Option<Bounds> {
             cost: Linear { a: 2, b: 0 },
             size: Linear::SIZE,
         },
+        // a selection the checker resolved to a qualified name (a composited variable, say) is evaluated as that name
         Expr::Member {
             expr,
             optional: false,
             ..
-        } => {
+        } if !cx.compiled.refs.contains_key(&e.id) => {
             let inner = bounds(expr, cx)?;
             Bounds {
                 cost: inner.cost.plus(Linear { a: 2, b: 0 }),
