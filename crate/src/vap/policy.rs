@@ -69,7 +69,7 @@ const REASONS: [&str; 4] = [
 const MAX_AUDIT_ANNOTATIONS: usize = 20;
 /// The variables whose values a messageExpression's cost bound is over: the request objects, read from the input
 /// (their size is the size of their tape, [`palisade_json::Doc::size_bound`]).
-pub(crate) const MESSAGE_SIZED: [&str; 2] = ["object", "oldObject"];
+const MESSAGE_SIZED: [&str; 2] = ["object", "oldObject"];
 const MAX_VALUE_EXPRESSION_LEN: usize = 5 * 1024;
 const MAX_MATCH_CONDITIONS: usize = 64;
 

@@ -52,7 +52,7 @@ impl<'a> Selections<'a> {
             slots.resize(SELECTION_SLOTS, None);
         }
         let Some(entry) = slots.get_mut(slot) else {
-            return target.member(field).filter(|v| !v.is_null());
+            return crate::value::doc_field(target, field);
         };
         if let Some((t, f, found)) = *entry
             && t.id() == target.id()
@@ -62,7 +62,7 @@ impl<'a> Selections<'a> {
         {
             return found;
         }
-        let found = target.member(field).filter(|v| !v.is_null());
+        let found = crate::value::doc_field(target, field);
         *entry = Some((target, field, found));
         found
     }

@@ -438,7 +438,13 @@ impl<'a> Map<'a> {
 
 /// The value of `key` in a tape object, absent when `null` (as in `Map::Json`).
 fn doc_member<'a>(r: Ref<'a>, key: &str) -> Option<Value<'a>> {
-    r.member(key).filter(|v| !v.is_null()).map(Value::from_doc)
+    doc_field(r, key).map(Value::from_doc)
+}
+
+/// The node of `key` in a tape object, absent when `null`: what a selection reads ([`doc_member`], and the
+/// selections an activation remembers).
+pub(crate) fn doc_field<'a>(r: Ref<'a>, key: &str) -> Option<Ref<'a>> {
+    r.member(key).filter(|v| !v.is_null())
 }
 
 /// A value folded at compile time from a constant list or map literal (cel-go's `decOptimize`,
