@@ -309,7 +309,12 @@ fn install(from: &Path, to: &Path) -> Result<(), String> {
             // default): the evaluator's arms and builtin dispatch, the review's readers and the policy loop stay
             // functions of their own, not one 73 KB `eval`. Same wasm instructions per request; wasmtime compiles the
             // smaller functions better: pod-baseline 7-8 % faster reused, side by side (December 2026).
-            .args(["-Oz", "--converge", "--one-caller-inline-max-function-size", "1000"])
+            .args([
+                "-Oz",
+                "--converge",
+                "--one-caller-inline-max-function-size",
+                "1000",
+            ])
             .args([
                 "--enable-bulk-memory",
                 "--enable-sign-ext",
