@@ -54,14 +54,40 @@ pub struct ValidationRequest<R, S> {
 }
 
 /// A JSON value kept as its text, exactly as written (what serde_json's `RawValue` keeps): the settings, which arrive
-/// with every call and are recognised by their bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SettingsText(pub Box<str>);
+/// with every call and are recognised by their bytes. Read from the payload's tape it is a node of that tape, its text
+/// the payload's own bytes (nothing copied); read by serde_json, a copy.
+#[derive(Debug, Clone)]
+pub struct SettingsText(SettingsRepr);
+
+#[derive(Debug, Clone)]
+enum SettingsRepr {
+    /// A value directly inside the payload's top object, read into a tape: its text is the payload's.
+    Node(palisade_json::Doc),
+    Owned(Box<str>),
+}
+
+impl SettingsText {
+    /// The settings' text, exactly as the payload writes them.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            SettingsRepr::Node(doc) => doc.root().raw_text().unwrap_or_default(),
+            SettingsRepr::Owned(text) => text,
+        }
+    }
+}
+
+impl PartialEq for SettingsText {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for SettingsText {}
 
 impl<'de> Deserialize<'de> for SettingsText {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Box::<serde_json::value::RawValue>::deserialize(deserializer)
-            .map(|raw| SettingsText(raw.into()))
+            .map(|raw| SettingsText(SettingsRepr::Owned(raw.into())))
     }
 }
 
@@ -80,7 +106,12 @@ impl crate::review::CarriesRequests
         let [request, settings] = f;
         Some(ValidationRequest {
             request: optional(request, |r| admission_request(r).map(|b| *b))?,
-            settings: optional(settings, |r| r.raw_text().map(|t| SettingsText(t.into())))?,
+            settings: optional(settings, |r| {
+                r.raw_text()?;
+                Some(SettingsText(SettingsRepr::Node(
+                    palisade_json::Doc::subtree(r),
+                )))
+            })?,
         })
     }
 

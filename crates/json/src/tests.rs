@@ -555,15 +555,17 @@ fn pick_reads_named_members_as_a_serde_derive_does() {
 #[test]
 fn same_bytes_answers_as_slice_equality() {
     // every length across the word and half-word boundaries, equal and differing at each position
-    for n in 0..=40usize {
+    for n in (0..=40usize).chain([1_500, 1_503]) {
         let x: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
         assert!(same_bytes(&x, &x.clone()), "{n} equal bytes");
+        assert!(crate::equal_bytes(&x, &x.clone()), "{n} equal bytes");
         for at in 0..n {
             let mut y = x.clone();
             if let Some(b) = y.get_mut(at) {
                 *b ^= 0x20;
             }
             assert!(!same_bytes(&x, &y), "{n} bytes differing at {at}");
+            assert!(!crate::equal_bytes(&x, &y), "{n} bytes differing at {at}");
         }
         let longer = [x.as_slice(), b"z"].concat();
         assert!(!same_bytes(&x, &longer), "{n} bytes against {}", n + 1);
