@@ -400,3 +400,35 @@ fn a_fresh_baked_request_reaches_one_page_of_stack() {
         "one pod-baseline request reached {deepest} bytes down the stack"
     );
 }
+
+// crate/src/abi/kubewarden.rs: bake ran `wapc_init` before its snapshot, so the image already holds the registered
+// operations. A waPC host calls `wapc_init` again on every fresh instance; registering anew wrote the registry's lock,
+// table and keys (four image pages copied per request, and 6,000 instructions). It now writes nothing.
+#[test]
+fn wapc_init_of_a_fresh_baked_kubewarden_instance_writes_nothing() {
+    let (bundle, _) = workload();
+    let original = std::fs::read(common::artifact("palisade-kubewarden.wasm")).unwrap();
+    let baked = bake::bake(&original, Protocol::Kubewarden, &bundle).unwrap();
+    let engine = wasmtime::Engine::default();
+    let module = wasmtime::Module::new(&engine, &baked).unwrap();
+    // wapc_init calls no import: every waPC import traps if called
+    let mut linker = wasmtime::Linker::new(&engine);
+    linker.define_unknown_imports_as_traps(&module).unwrap();
+    let mut store = wasmtime::Store::new(&engine, ());
+    let instance = linker.instantiate(&mut store, &module).unwrap();
+    let memory = instance.get_memory(&mut store, "memory").unwrap();
+    let before = memory.data(&store).to_vec();
+    let init = instance
+        .get_typed_func::<(), ()>(&mut store, "wapc_init")
+        .unwrap();
+    init.call(&mut store, ()).unwrap();
+    let after = memory.data(&store);
+    let written: Vec<usize> = before
+        .chunks(4096)
+        .zip(after.chunks(4096))
+        .enumerate()
+        .filter(|(_, (b, a))| b != a)
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(written, Vec::<usize>::new(), "pages wapc_init wrote");
+}

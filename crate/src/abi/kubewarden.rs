@@ -282,13 +282,20 @@ mod guest {
         Ok(super::protocol_version())
     }
 
+    /// The operations are registered once per memory: a baked module's image already holds them (bake ran
+    /// `wapc_init` before its snapshot), so a fresh instance of it registers nothing again. Registering writes the
+    /// registry's lock, table and keys, four pages of the image a fresh instance would otherwise copy per request.
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+
     /// Called by the waPC host right after instantiation.
     #[expect(unsafe_code, reason = "waPC hosts call the `wapc_init` export by name")]
     #[unsafe(no_mangle)]
     pub extern "C" fn wapc_init() {
-        wapc_guest::register_function("validate", validate);
-        wapc_guest::register_function("validate_settings", validate_settings);
-        wapc_guest::register_function("protocol_version", protocol_version);
+        REGISTERED.call_once(|| {
+            wapc_guest::register_function("validate", validate);
+            wapc_guest::register_function("validate_settings", validate_settings);
+            wapc_guest::register_function("protocol_version", protocol_version);
+        });
     }
 }
 
