@@ -529,7 +529,7 @@ impl CarriesRequests for Input {
 /// `validate`, `Ok(false)` when it left that to serde_json; `Err` says how the two readings differ.
 pub fn check_tape_reading(input: &[u8]) -> Result<bool, String> {
     type Payload = crate::kubewarden::ValidationRequest<
-        Option<crate::review::AdmissionRequest>,
+        Option<Box<crate::review::AdmissionRequest>>,
         Option<crate::kubewarden::SettingsText>,
     >;
     let read = agrees::<Input>(input)?;

@@ -42,9 +42,9 @@ pub const NAMESPACE_NOT_FOUND_PREFIX: &str = "Cannot find v1/Namespace named ";
 pub const CALLBACK_FAILURE_PREFIX: &str = "Callback evaluation failure: ";
 
 /// The payload of `validate`: `{"request": AdmissionRequest, "settings": …}`. The guest reads it as
-/// `ValidationRequest<Option<AdmissionRequest>, Option<SettingsText>>` (settings kept as text, to be recognised by
-/// their bytes); the host writes whatever it holds (e.g. `ValidationRequest<&Value, &Value>`). Either field may be
-/// absent when read.
+/// `ValidationRequest<Option<Box<AdmissionRequest>>, Option<SettingsText>>` (the request boxed, so that it is not
+/// copied through the frames that read it; settings kept as text, to be recognised by their bytes); the host writes
+/// whatever it holds (e.g. `ValidationRequest<&Value, &Value>`). Either field may be absent when read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ValidationRequest<R, S> {
     #[serde(default)]
@@ -55,11 +55,11 @@ pub struct ValidationRequest<R, S> {
 
 /// A JSON value kept as its text, exactly as written (what serde_json's `RawValue` keeps): the settings, which arrive
 /// with every call and are recognised by their bytes. Read from the payload's tape it is a node of that tape, its text
-/// the payload's own bytes (nothing copied); read by serde_json, a copy.
-#[derive(Debug, Clone)]
+/// the payload's own bytes (nothing copied); read by serde_json, a copy. Both print, compare and read alike.
+#[derive(Clone)]
 pub struct SettingsText(SettingsRepr);
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 enum SettingsRepr {
     /// A value directly inside the payload's top object, read into a tape: its text is the payload's.
     Node(palisade_json::Doc),
@@ -73,6 +73,12 @@ impl SettingsText {
             SettingsRepr::Node(doc) => doc.root().raw_text().unwrap_or_default(),
             SettingsRepr::Owned(text) => text,
         }
+    }
+}
+
+impl std::fmt::Debug for SettingsText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("SettingsText").field(&self.as_str()).finish()
     }
 }
 
@@ -94,7 +100,7 @@ impl<'de> Deserialize<'de> for SettingsText {
 /// The guest's reading: from the tape of the whole payload (the settings are its own text there), else by serde_json;
 /// a request whose `object`/`oldObject` nest deeper than serde reads is read by [`crate::review::deep`].
 impl crate::review::CarriesRequests
-    for ValidationRequest<Option<crate::review::AdmissionRequest>, Option<SettingsText>>
+    for ValidationRequest<Option<Box<crate::review::AdmissionRequest>>, Option<SettingsText>>
 {
     const REQUESTS: &'static [&'static [&'static str]] = &[&["request"]];
     const TAPE: bool = true;
@@ -105,7 +111,7 @@ impl crate::review::CarriesRequests
         root.pick(&[&["request"], &["settings"]], false, &mut f)?;
         let [request, settings] = f;
         Some(ValidationRequest {
-            request: optional(request, |r| admission_request(r).map(|b| *b))?,
+            request: optional(request, admission_request)?,
             settings: optional(settings, |r| {
                 r.raw_text()?;
                 Some(SettingsText(SettingsRepr::Node(
@@ -116,7 +122,7 @@ impl crate::review::CarriesRequests
     }
 
     fn request_mut(&mut self, _at: usize) -> Option<&mut crate::review::AdmissionRequest> {
-        self.request.as_mut()
+        self.request.as_deref_mut()
     }
 }
 

@@ -137,18 +137,19 @@ const VALIDATION_REQUEST: &str = "the validation request";
 /// the same settings arrive with every call and are recognised by their bytes.
 fn read_validation_request(
     payload: &[u8],
-) -> Result<(AdmissionRequest, Option<SettingsText>), ReadError> {
-    let parsed: ValidationRequest<Option<AdmissionRequest>, Option<SettingsText>> =
+) -> Result<(Box<AdmissionRequest>, Option<SettingsText>), ReadError> {
+    let parsed: ValidationRequest<Option<Box<AdmissionRequest>>, Option<SettingsText>> =
         api::read_object(payload, VALIDATION_REQUEST).map_err(|e| match e.fault {
             // Only `request` has fields to get wrong, and it is the AdmissionReview's request: its faults are worded
             // as the C ABI words them.
             ReadFault::WrongField { .. } => e.of(ADMISSION_REVIEW),
             _ => e,
         })?;
-    let request = parsed
+    let mut request = parsed
         .request
         .ok_or_else(|| ReadError::new(ADMISSION_REVIEW, ReadFault::NoRequest, payload))?;
-    Ok((request.normalized(), parsed.settings))
+    request.normalize();
+    Ok((request, parsed.settings))
 }
 
 /// The cluster as Kubewarden's host capabilities show it, for one request: the [`Cluster`] over the guest's
