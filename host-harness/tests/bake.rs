@@ -32,6 +32,31 @@ fn compact(review: &[u8]) -> Vec<u8> {
     serde_json::to_vec(&serde_json::from_slice::<Value>(review).unwrap()).unwrap()
 }
 
+/// The 4 KiB pages of a linear memory that differ between two readings of it (pages it grew by: those not all zero).
+fn pages_written(before: &[u8], after: &[u8]) -> Vec<usize> {
+    after
+        .chunks(4096)
+        .enumerate()
+        .filter(|(i, page)| match before.get(i * 4096..(i + 1) * 4096) {
+            Some(was) => was != *page,
+            None => page.iter().any(|&b| b != 0),
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Where the shadow stack starts: it grows down from 1 MiB (the first MiB of memory, below the data).
+const STACK_TOP: usize = 1 << 20;
+
+/// How many bytes down the stack a call reached: the lowest byte below [`STACK_TOP`] it changed.
+fn stack_reached(before: &[u8], after: &[u8]) -> usize {
+    before[..STACK_TOP]
+        .iter()
+        .zip(&after[..STACK_TOP])
+        .position(|(b, a)| b != a)
+        .map_or(0, |at| STACK_TOP - at)
+}
+
 fn baked_host(bundle: &[u8]) -> WasmHost {
     let original = std::fs::read(common::artifact("palisade.wasm")).unwrap();
     let baked = bake::bake(&original, Protocol::CAbi, bundle).unwrap();
@@ -314,15 +339,7 @@ fn a_fresh_baked_request_writes_at_most_seven_pages() {
             "{source}: {answer}"
         );
         let after = fresh.memory_data();
-        let written: Vec<usize> = after
-            .chunks(4096)
-            .enumerate()
-            .filter(|(i, page)| match before.get(i * 4096..(i + 1) * 4096) {
-                Some(was) => was != *page,
-                None => page.iter().any(|&b| b != 0),
-            })
-            .map(|(i, _)| i)
-            .collect();
+        let written = pages_written(&before, after);
         assert!(
             written.len() <= 7,
             "{source}: one request in a fresh baked instance wrote {} pages: {written:x?}",
@@ -380,21 +397,15 @@ fn a_fresh_baked_request_reads_its_image_in_at_most_five_windows() {
 // is 16-byte aligned on wasm32) and the explain traces were appended out of line (`vap::Policies::review_with`).
 #[test]
 fn a_fresh_baked_request_reaches_one_page_of_stack() {
-    const STACK_TOP: usize = 1 << 20;
     let (bundle, review) = workload();
     let compact = compact(&review);
     let mut fresh = baked_host(&bundle).instantiate().unwrap();
-    let before = fresh.memory_data()[..STACK_TOP].to_vec();
+    let before = fresh.memory_data().to_vec();
     assert_eq!(
         fresh.validate(&compact).unwrap()["response"]["allowed"],
         true
     );
-    let after = &fresh.memory_data()[..STACK_TOP];
-    let deepest = before
-        .iter()
-        .zip(after)
-        .position(|(b, a)| b != a)
-        .map_or(0, |at| STACK_TOP - at);
+    let deepest = stack_reached(&before, fresh.memory_data());
     assert!(
         deepest <= 4096,
         "one pod-baseline request reached {deepest} bytes down the stack"
@@ -422,14 +433,7 @@ fn wapc_init_of_a_fresh_baked_kubewarden_instance_writes_nothing() {
         .get_typed_func::<(), ()>(&mut store, "wapc_init")
         .unwrap();
     init.call(&mut store, ()).unwrap();
-    let after = memory.data(&store);
-    let written: Vec<usize> = before
-        .chunks(4096)
-        .zip(after.chunks(4096))
-        .enumerate()
-        .filter(|(_, (b, a))| b != a)
-        .map(|(i, _)| i)
-        .collect();
+    let written = pages_written(&before, memory.data(&store));
     assert_eq!(written, Vec::<usize>::new(), "pages wapc_init wrote");
 }
 
@@ -507,7 +511,6 @@ fn fresh_kubewarden_validate(baked: &[u8], payload: &[u8]) -> (Vec<u8>, Vec<u8>,
 // pages past the image it allocates (the payload, its tape, everything else): nine pages, ten before.
 #[test]
 fn a_fresh_baked_kubewarden_request_reaches_one_page_of_stack() {
-    const STACK_TOP: usize = 1 << 20;
     let (bundle, review) = workload();
     let original = std::fs::read(common::artifact("palisade-kubewarden.wasm")).unwrap();
     let baked = bake::bake(&original, Protocol::Kubewarden, &bundle).unwrap();
@@ -519,24 +522,12 @@ fn a_fresh_baked_kubewarden_request_reaches_one_page_of_stack() {
     .unwrap();
     let (before, after, response) = fresh_kubewarden_validate(&baked, &payload);
     assert_eq!(response["accepted"], true, "{response}");
-    let deepest = before[..STACK_TOP]
-        .iter()
-        .zip(&after[..STACK_TOP])
-        .position(|(b, a)| b != a)
-        .map_or(0, |at| STACK_TOP - at);
+    let deepest = stack_reached(&before, &after);
     assert!(
         deepest <= 4096,
         "one pod-baseline request reached {deepest} bytes down the stack"
     );
-    let written: Vec<usize> = after
-        .chunks(4096)
-        .enumerate()
-        .filter(|(i, page)| match before.get(i * 4096..(i + 1) * 4096) {
-            Some(was) => was != *page,
-            None => page.iter().any(|&b| b != 0),
-        })
-        .map(|(i, _)| i)
-        .collect();
+    let written = pages_written(&before, &after);
     assert!(
         written.len() <= 9,
         "one request in a fresh baked instance wrote {} pages: {written:x?}",
