@@ -385,6 +385,15 @@ pub fn read_object<T: DeserializeOwned + CarriesRequests>(
     read_object_from(input, document, true)
 }
 
+/// [`read_object`] of a text the caller built for it (kept as the shared copy the request objects point into: no
+/// second copy).
+pub fn read_object_text<T: DeserializeOwned + CarriesRequests>(
+    text: String,
+    document: &'static str,
+) -> Result<T, ReadError> {
+    read_shared(&Arc::new(text), document, true)
+}
+
 /// [`read_object`]; `deep` says whether a document nested deeper than serde_json reads may be read again by
 /// [`crate::review::deep`] (once: what it hands back is shallow, and read without this path).
 fn read_object_from<T: DeserializeOwned + CarriesRequests>(

@@ -58,16 +58,22 @@ pub type HostCall<'h> = dyn Fn(&str, &str, &[u8]) -> Result<Vec<u8>, String> + '
 
 /// `validate`: decide one request with the bundle sent as settings.
 pub fn validate(payload: &[u8], host: &HostCall<'_>) -> ValidationResponse {
+    let decide = |configured: &Configured, request: &AdmissionRequest| {
+        ValidationResponse::from_admission_response(
+            configured.review(request, &HostCluster::new(host)),
+        )
+    };
+    if let Some(request) = read_before_last_settings(payload)
+        && let Some(answer) = with_last_settings(|configured| decide(configured, &request))
+    {
+        return answer;
+    }
     let (request, settings) = match read_validation_request(payload) {
         Ok(parts) => parts,
         Err(e) => return ValidationResponse::from_admission_response(e.response()),
     };
     let raw = settings.as_ref().map_or("", SettingsText::as_str);
-    with_settings(raw.as_bytes(), |configured| {
-        ValidationResponse::from_admission_response(
-            configured.review(&request, &HostCluster::new(host)),
-        )
-    })
+    with_settings(raw.as_bytes(), |configured| decide(configured, &request))
 }
 
 /// `validate_settings`: compile the bundle; every problem is listed in `message`. Never a waPC error.
@@ -86,8 +92,35 @@ pub fn protocol_version() -> Vec<u8> {
 /// The settings this instance compiled last: their bytes as they last arrived, their value, what they compiled to.
 struct Compiled {
     raw: Vec<u8>,
+    /// `raw` is a JSON document of at most [`TRAILING_DEPTH`] levels: it may be recognised at the end of a payload
+    /// ([`read_before_last_settings`]).
+    trailing: bool,
     settings: Value,
     configured: Configured,
+}
+
+/// How deep settings recognised at the end of a payload may nest: one level inside the payload, they stay within
+/// what the payload's readers read (the tape's 100 levels, serde_json's 128).
+const TRAILING_DEPTH: usize = 64;
+
+impl Compiled {
+    fn new(raw: &[u8], settings: Value, configured: Configured) -> Self {
+        let mut compiled = Self {
+            raw: Vec::new(),
+            trailing: false,
+            settings,
+            configured,
+        };
+        compiled.arrived_as(raw);
+        compiled
+    }
+
+    /// The same settings arrived written as `raw`.
+    fn arrived_as(&mut self, raw: &[u8]) {
+        self.raw = raw.to_vec();
+        self.trailing = std::str::from_utf8(raw)
+            .is_ok_and(|text| palisade_json::Doc::parse_with_depth(text, TRAILING_DEPTH).is_ok());
+    }
 }
 
 thread_local! {
@@ -115,18 +148,54 @@ fn with_settings<R>(raw: &[u8], f: impl FnOnce(&Configured) -> R) -> R {
             Err(e) => return f(&Configured::Rejected(e)),
         };
         if let Some(known) = last.as_mut().filter(|c| c.settings == settings) {
-            known.raw = raw.to_vec();
+            known.arrived_as(raw);
             return f(&known.configured);
         }
         let configured = api::configure_value(&settings);
         let answer = f(&configured);
-        *last = Some(Compiled {
-            raw: raw.to_vec(),
-            settings,
-            configured,
-        });
+        *last = Some(Compiled::new(raw, settings, configured));
         answer
     })
+}
+
+/// Run `f` on what the last settings compiled to, if there are any.
+fn with_last_settings<R>(f: impl FnOnce(&Configured) -> R) -> Option<R> {
+    LAST_ENGINE.with(|last| last.borrow().as_ref().map(|known| f(&known.configured)))
+}
+
+/// The key that comes before the settings at the end of policy-server's payload.
+const TRAILING_KEY: &[u8] = b",\"settings\":";
+
+/// The request of a payload that ends with the last settings, without reading the settings again. policy-server
+/// writes its payload with serde_json, compact, the settings last (`json!({"request": …, "settings": …})`,
+/// policy-evaluator's waPC runtime): `{"request":…,"settings":SETTINGS}`. When the payload ends with
+/// `,"settings":` and the bytes of the last settings (a JSON document) and `}`, and what comes before reads as a
+/// payload with `}` in place of that ending — a JSON object with a request (so not `{` alone) and no settings — then
+/// the whole payload is that object with the last settings added: the comma ends a member of the top object (inside
+/// a string, the quote after it would end the string and `settings` would not be JSON), and the last `}` closes the
+/// top object. `None` for anything else, which is read whole ([`read_validation_request`]).
+fn read_before_last_settings(payload: &[u8]) -> Option<Box<AdmissionRequest>> {
+    let cut = LAST_ENGINE.with(|last| {
+        let last = last.borrow();
+        let known = last.as_ref().filter(|c| c.trailing)?;
+        let settings_at = payload.len().checked_sub(known.raw.len() + 1)?;
+        let cut = settings_at.checked_sub(TRAILING_KEY.len())?;
+        let ending = payload.get(cut..)?;
+        (ending.last() == Some(&b'}')
+            && ending.starts_with(TRAILING_KEY)
+            && palisade_json::equal_bytes(payload.get(settings_at..payload.len() - 1)?, &known.raw))
+        .then_some(cut)
+    })?;
+    let text = palisade_json::utf8_string_and(payload.get(..cut)?, "}")?;
+    let parsed: ValidationRequest<Option<Box<AdmissionRequest>>, Option<SettingsText>> =
+        api::read_object_text(text, VALIDATION_REQUEST).ok()?;
+    if parsed.settings.is_some() {
+        // the settings written twice: read whole, to be refused as serde_json refuses them
+        return None;
+    }
+    let mut request = parsed.request?;
+    request.normalize();
+    Some(request)
 }
 
 /// The name of policy-server's payload in messages.
@@ -532,6 +601,106 @@ mod tests {
             let rejected = validate(bad.as_bytes(), &no_host().as_call());
             assert_eq!(rejected.code, Some(500));
             assert!(rejected.message.unwrap().contains("policies[0]"));
+        }
+    }
+
+    /// A bundle that denies pods named `p`: decisions that show which settings decided them.
+    const DENY_P: &str = r#"{"policies":[{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{"name":"no-p"},"spec":{"matchConstraints":{"resourceRules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["pods"]}]},"validations":[{"expression":"object.metadata.name != 'p'","message":"not p"}]}}],"bindings":[{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding","metadata":{"name":"no-p"},"spec":{"policyName":"no-p","validationActions":["Deny"]}}]}"#;
+
+    /// What `validate` answers in an instance that has compiled nothing yet (a thread of its own: the compiled
+    /// settings are per thread), as JSON.
+    fn validate_in_a_fresh_instance(payload: &str) -> Value {
+        let payload = payload.to_owned();
+        std::thread::spawn(move || as_json(&validate(payload.as_bytes(), &no_host().as_call())))
+            .join()
+            .unwrap()
+    }
+
+    #[test]
+    fn settings_at_the_end_of_the_payload_are_recognised_without_reading_them() {
+        // policy-server's shape: compact, the settings last
+        let payload = format!(r#"{{"request":{POD_CREATE},"settings":{DENY_P}}}"#);
+        assert!(
+            read_before_last_settings(payload.as_bytes()).is_none(),
+            "nothing compiled yet"
+        );
+        let first = as_json(&validate(payload.as_bytes(), &no_host().as_call()));
+        assert_eq!(first["accepted"], json!(false), "{first}");
+        assert!(read_before_last_settings(payload.as_bytes()).is_some());
+        assert_eq!(
+            as_json(&validate(payload.as_bytes(), &no_host().as_call())),
+            first
+        );
+        // other settings at the end are read and compiled: the empty bundle accepts
+        let other = format!(r#"{{"request":{POD_CREATE},"settings":{{}}}}"#);
+        assert!(read_before_last_settings(other.as_bytes()).is_none());
+        assert_eq!(
+            as_json(&validate(other.as_bytes(), &no_host().as_call()))["accepted"],
+            json!(true)
+        );
+        assert!(read_before_last_settings(other.as_bytes()).is_some());
+        // settings that are not a JSON document are never looked for at the end
+        assert!(validate_settings(b"  ").valid);
+        assert!(LAST_ENGINE.with(|last| last.borrow().as_ref().is_some_and(|c| !c.trailing)));
+    }
+
+    #[test]
+    fn payloads_that_only_end_like_the_last_settings_are_read_whole() {
+        let s = DENY_P;
+        let r = POD_CREATE;
+        let allowed = POD_CREATE.replace(r#""name":"p""#, r#""name":"q""#);
+        // (payload, whether the request is read without the settings)
+        let cases = [
+            (format!(r#"{{"request":{r},"settings":{s}}}"#), true),
+            (
+                format!("{{\n \"request\" : {allowed} \n,\"settings\":{s}}}"),
+                true,
+            ),
+            (format!(r#"{{"settings":{s},"request":{r}}}"#), false),
+            (format!(r#"{{"request":{r}, "settings":{s}}}"#), false),
+            (format!(r#"{{"request":{r},"settings":{s} }}"#), false),
+            (format!(r#"{{"request":{r},"settin\u0067s":{s}}}"#), false),
+            // the settings twice: serde_json refuses the duplicate field
+            (
+                format!(r#"{{"request":{r},"settings":{s},"settings":{s}}}"#),
+                false,
+            ),
+            (
+                format!(r#"{{"settings":{{}},"request":{r},"settings":{s}}}"#),
+                false,
+            ),
+            // no member before the settings, or no request
+            (format!(r#"{{,"settings":{s}}}"#), false),
+            (format!(r#"{{ ,"settings":{s}}}"#), false),
+            (format!(r#"{{"x":1,"settings":{s}}}"#), false),
+            // the ending inside a string, or after something that is not an object
+            (format!(r#"{{"request":{r},"x":"a,"settings":{s}}}"#), false),
+            (
+                format!(r#"{{"request":{r},"x":"a\",\"settings\":{s}}}"}}"#),
+                false,
+            ),
+            (format!(r#"[{r},"settings":{s}}}"#), false),
+            (format!(r#"{{"request":{r}}},"settings":{s}}}"#), false),
+            (
+                format!(r#"{{"request":{r},"request":{r},"settings":{s}}}"#),
+                false,
+            ),
+        ];
+        for (payload, recognised) in cases {
+            let fresh = validate_in_a_fresh_instance(&payload);
+            // this thread has compiled `s` and answers from it whenever the shortcut applies
+            let primed = format!(r#"{{"request":{r},"settings":{s}}}"#);
+            validate(primed.as_bytes(), &no_host().as_call());
+            assert_eq!(
+                read_before_last_settings(payload.as_bytes()).is_some(),
+                recognised,
+                "{payload}"
+            );
+            assert_eq!(
+                as_json(&validate(payload.as_bytes(), &no_host().as_call())),
+                fresh,
+                "{payload}"
+            );
         }
     }
 

@@ -672,16 +672,26 @@ pub fn is_utf8(bytes: &[u8]) -> bool {
 
 /// `bytes` as a `String` when they are UTF-8: copied once and checked once, by [`is_utf8`] (`String::from_utf8` would
 /// check them with wasm32's slower standard check).
+pub fn utf8_string(bytes: &[u8]) -> Option<String> {
+    utf8_string_and(bytes, "")
+}
+
+/// [`utf8_string`] of `bytes` followed by `suffix`, in one allocation: for a reader that completes a text it cut
+/// (growing the string afterwards would copy it again).
 #[expect(
     unsafe_code,
-    reason = "the bytes were just checked by is_utf8, which answers as std::str::from_utf8 (tested against it)"
+    reason = "the bytes were just checked by is_utf8, which answers as std::str::from_utf8 (tested against it), \
+              and the suffix is a str"
 )]
-pub fn utf8_string(bytes: &[u8]) -> Option<String> {
+pub fn utf8_string_and(bytes: &[u8], suffix: &str) -> Option<String> {
     if !is_utf8(bytes) {
         return None;
     }
-    // SAFETY: `is_utf8` answered true: the bytes are UTF-8.
-    Some(unsafe { String::from_utf8_unchecked(bytes.to_vec()) })
+    let mut text = Vec::with_capacity(bytes.len() + suffix.len());
+    text.extend_from_slice(bytes);
+    text.extend_from_slice(suffix.as_bytes());
+    // SAFETY: `is_utf8` answered true for the bytes, and the suffix is UTF-8: so is the whole.
+    Some(unsafe { String::from_utf8_unchecked(text) })
 }
 
 /// Whether two strings are equal, compared as [`Ref::member`] compares keys: eight bytes at a time, not through

@@ -480,7 +480,7 @@ fn raw_text_of_top_members() {
     assert_eq!(built.root().member("a").and_then(Ref::raw_text), None);
 }
 
-/// `is_utf8` (and `utf8_string`) answers as the standard check for every placement of a non-ASCII byte, a valid character or a broken
+/// `is_utf8` (and `utf8_string`, `utf8_string_and`) answers as the standard check for every placement of a non-ASCII byte, a valid character or a broken
 /// sequence around the 32-byte blocks it reads ASCII in: before, across and after a block boundary, and at the end.
 #[test]
 fn is_utf8_answers_as_the_standard_check() {
@@ -511,6 +511,11 @@ fn is_utf8_answers_as_the_standard_check() {
                     utf8_string(&text),
                     String::from_utf8(text.clone()).ok(),
                     "{piece:?} at {at} of {len}"
+                );
+                assert_eq!(
+                    utf8_string_and(&text, "}"),
+                    String::from_utf8(text.clone()).ok().map(|t| t + "}"),
+                    "{piece:?} at {at} of {len}, completed"
                 );
             }
         }
