@@ -92,8 +92,10 @@ pub fn protocol_version() -> Vec<u8> {
 /// The settings this instance compiled last: their bytes as they last arrived, their value, what they compiled to.
 struct Compiled {
     raw: Vec<u8>,
-    /// `raw` is a JSON document of at most [`TRAILING_DEPTH`] levels: it may be recognised at the end of a payload
-    /// ([`read_before_last_settings`]).
+    /// The settings nest at most [`TRAILING_DEPTH`] levels.
+    shallow: bool,
+    /// `raw` may be recognised at the end of a payload ([`read_before_last_settings`]): the settings are shallow and
+    /// `raw` is a JSON document, not blank.
     trailing: bool,
     settings: Value,
     configured: Configured,
@@ -105,8 +107,11 @@ const TRAILING_DEPTH: usize = 64;
 
 impl Compiled {
     fn new(raw: &[u8], settings: Value, configured: Configured) -> Self {
+        let shallow = palisade_json::Doc::from_value(&settings)
+            .is_ok_and(|doc| doc.root().depth() <= TRAILING_DEPTH);
         let mut compiled = Self {
             raw: Vec::new(),
+            shallow,
             trailing: false,
             settings,
             configured,
@@ -115,11 +120,11 @@ impl Compiled {
         compiled
     }
 
-    /// The same settings arrived written as `raw`.
+    /// The same settings arrived written as `raw`. [`api::read_bundle`] read them from it: `raw` is blank (the
+    /// empty bundle) or a JSON document.
     fn arrived_as(&mut self, raw: &[u8]) {
         self.raw = raw.to_vec();
-        self.trailing = std::str::from_utf8(raw)
-            .is_ok_and(|text| palisade_json::Doc::parse_with_depth(text, TRAILING_DEPTH).is_ok());
+        self.trailing = self.shallow && !raw.iter().all(u8::is_ascii_whitespace);
     }
 }
 
@@ -639,9 +644,24 @@ mod tests {
             json!(true)
         );
         assert!(read_before_last_settings(other.as_bytes()).is_some());
-        // settings that are not a JSON document are never looked for at the end
+        // the same settings written otherwise are looked for as they were written last
+        assert!(validate_settings(b" { } ").valid);
+        let spaced = format!(r#"{{"request":{POD_CREATE},"settings": {{ }} }}"#);
+        assert!(read_before_last_settings(spaced.as_bytes()).is_some());
+        assert_eq!(
+            as_json(&validate(spaced.as_bytes(), &no_host().as_call())),
+            validate_in_a_fresh_instance(&spaced)
+        );
+        // blank settings (the empty bundle too) are never looked for at the end: `"settings":}` is not JSON
         assert!(validate_settings(b"  ").valid);
-        assert!(LAST_ENGINE.with(|last| last.borrow().as_ref().is_some_and(|c| !c.trailing)));
+        let blank = format!(r#"{{"request":{POD_CREATE},"settings":  }}"#);
+        assert!(read_before_last_settings(blank.as_bytes()).is_none());
+        let refused = validate_in_a_fresh_instance(&blank);
+        assert_eq!(refused["code"], json!(400), "{refused}");
+        assert_eq!(
+            as_json(&validate(blank.as_bytes(), &no_host().as_call())),
+            refused
+        );
     }
 
     #[test]
@@ -702,6 +722,35 @@ mod tests {
                 "{payload}"
             );
         }
+    }
+
+    /// Every review of the review reader's fuzz corpus (`fuzz/corpus/review_reader`: seeds and minimised findings,
+    /// valid and broken) made a payload with the settings at its end, `…,"settings":{}}` in place of its last `}`:
+    /// an instance that compiled those settings last answers it as an instance that has compiled nothing.
+    #[test]
+    fn the_review_corpus_ending_with_the_last_settings_is_answered_as_read_whole() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/corpus/review_reader");
+        let mut recognised = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let data = std::fs::read(entry.unwrap().path()).unwrap();
+            let Some(open) = data.trim_ascii_end().strip_suffix(b"}") else {
+                continue;
+            };
+            let payload =
+                String::from_utf8_lossy(&[open, b",\"settings\":{}}"].concat()).into_owned();
+            let fresh = validate_in_a_fresh_instance(&payload);
+            assert!(validate_settings(b"{}").valid);
+            recognised += usize::from(read_before_last_settings(payload.as_bytes()).is_some());
+            assert_eq!(
+                as_json(&validate(payload.as_bytes(), &no_host().as_call())),
+                fresh,
+                "{payload}"
+            );
+        }
+        assert!(
+            recognised > 0,
+            "no review of the corpus was read without its settings"
+        );
     }
 
     #[test]
