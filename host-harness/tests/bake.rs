@@ -445,8 +445,9 @@ struct WapcCall {
 }
 
 /// One `validate` on a fresh instance of a baked Kubewarden module through the least waPC host that runs it (no host
-/// capabilities): the instance's memory before the call, after it, and the guest's response.
-fn fresh_kubewarden_validate(baked: &[u8], payload: &[u8]) -> (Vec<u8>, Vec<u8>, Value) {
+/// capabilities): the instance's memory before the call, after it, the guest's response and the wasm instructions the
+/// call ran (wasmtime's fuel: a count, not a time).
+fn fresh_kubewarden_validate(baked: &[u8], payload: &[u8]) -> (Vec<u8>, Vec<u8>, Value, u64) {
     use wasmtime::{Caller, Engine, Linker, Module, Store};
     fn memory(caller: &mut Caller<'_, WapcCall>) -> wasmtime::Memory {
         caller
@@ -454,7 +455,7 @@ fn fresh_kubewarden_validate(baked: &[u8], payload: &[u8]) -> (Vec<u8>, Vec<u8>,
             .and_then(wasmtime::Extern::into_memory)
             .unwrap()
     }
-    let engine = Engine::default();
+    let engine = Engine::new(wasmtime::Config::new().consume_fuel(true)).unwrap();
     let module = Module::new(&engine, baked).unwrap();
     let mut linker: Linker<WapcCall> = Linker::new(&engine);
     linker
@@ -486,6 +487,7 @@ fn fresh_kubewarden_validate(baked: &[u8], payload: &[u8]) -> (Vec<u8>, Vec<u8>,
         ..WapcCall::default()
     };
     let mut store = Store::new(&engine, call);
+    store.set_fuel(u64::MAX / 2).unwrap();
     let instance = linker.instantiate(&mut store, &module).unwrap();
     let init = instance
         .get_typed_func::<(), ()>(&mut store, "wapc_init")
@@ -496,13 +498,15 @@ fn fresh_kubewarden_validate(baked: &[u8], payload: &[u8]) -> (Vec<u8>, Vec<u8>,
     let guest_call = instance
         .get_typed_func::<(i32, i32), i32>(&mut store, "__guest_call")
         .unwrap();
+    let fuel = store.get_fuel().unwrap();
     let ok = guest_call
         .call(&mut store, (8, i32::try_from(payload.len()).unwrap()))
         .unwrap();
     assert_eq!(ok, 1, "validate answered a waPC error");
+    let ran = fuel - store.get_fuel().unwrap();
     let after = memory.data(&store).to_vec();
     let response = serde_json::from_slice(&store.data().response).unwrap();
-    (before, after, response)
+    (before, after, response, ran)
 }
 
 // crate/src/kubewarden.rs: the Kubewarden payload's request is read boxed, so it is not copied through the frames that
@@ -520,7 +524,7 @@ fn a_fresh_baked_kubewarden_request_reaches_one_page_of_stack() {
         &serde_json::json!({"request": review["request"], "settings": settings}),
     )
     .unwrap();
-    let (before, after, response) = fresh_kubewarden_validate(&baked, &payload);
+    let (before, after, response, _) = fresh_kubewarden_validate(&baked, &payload);
     assert_eq!(response["accepted"], true, "{response}");
     let deepest = stack_reached(&before, &after);
     assert!(
@@ -532,5 +536,33 @@ fn a_fresh_baked_kubewarden_request_reaches_one_page_of_stack() {
         written.len() <= 9,
         "one request in a fresh baked instance wrote {} pages: {written:x?}",
         written.len()
+    );
+}
+
+// crate/src/abi/kubewarden.rs, read_before_last_settings: policy-server's payload ends with the settings, and when
+// they are the ones the instance compiled last only the request before them is read. Counted in wasm instructions: the
+// payload with its settings last must cost fewer than the same payload with its settings first (read whole) by at
+// least four instructions per byte of settings (reading them into the payload's tape costs about fifteen), and both
+// must answer alike.
+#[test]
+fn a_baked_kubewarden_module_does_not_read_the_settings_at_the_end_of_the_payload() {
+    let (bundle, review) = workload();
+    let original = std::fs::read(common::artifact("palisade-kubewarden.wasm")).unwrap();
+    let baked = bake::bake(&original, Protocol::Kubewarden, &bundle).unwrap();
+    let review: Value = serde_json::from_slice(&review).unwrap();
+    let request = serde_json::to_string(&review["request"]).unwrap();
+    let settings =
+        serde_json::to_string(&serde_json::from_slice::<Value>(&bundle).unwrap()).unwrap();
+    let last = format!(r#"{{"request":{request},"settings":{settings}}}"#);
+    let first = format!(r#"{{"settings":{settings},"request":{request}}}"#);
+    let (_, _, answer_last, ran_last) = fresh_kubewarden_validate(&baked, last.as_bytes());
+    let (_, _, answer_first, ran_first) = fresh_kubewarden_validate(&baked, first.as_bytes());
+    assert_eq!(answer_last, answer_first);
+    assert_eq!(answer_last["accepted"], true, "{answer_last}");
+    let saved = ran_first.saturating_sub(ran_last);
+    assert!(
+        saved >= 4 * settings.len() as u64,
+        "settings last: {ran_last} wasm instructions, first: {ran_first}; {saved} fewer for {} bytes of settings",
+        settings.len()
     );
 }
