@@ -923,8 +923,9 @@ impl<'a> Value<'a> {
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::String(a), Value::String(b)) => {
                 let (a, b) = (a.as_str(), b.as_str());
-                // the same string (a variable compared with itself, a folded constant) is not read
-                std::ptr::eq(a, b) || a == b
+                // the same string (a variable compared with itself, a folded constant) is not read; others a word
+                // at a time (`==` is `memcmp`, a byte loop on wasm32)
+                std::ptr::eq(a, b) || palisade_json::equal_bytes(a.as_bytes(), b.as_bytes())
             }
             (Value::Bytes(a), Value::Bytes(b)) => Rc::ptr_eq(a, b) || a == b,
             (Value::Timestamp(a), Value::Timestamp(b)) => a == b,

@@ -521,3 +521,40 @@ fn regexes_follow_re2_semantics() {
         assert_eq!(v.as_bool(), Some(want), "{src}");
     }
 }
+
+/// `==`, `startsWith` and `endsWith` on strings compare words, not bytes (`palisade_json::equal_bytes`): they must
+/// answer as Rust's `==`, `starts_with` and `ends_with` for every pair of a table of strings of every length around
+/// the word and block sizes, with multibyte characters, differing at the start, the middle and the end.
+#[test]
+fn string_comparisons_answer_as_the_standard_ones() {
+    let mut texts: Vec<String> = vec![String::new(), "é".into(), "𝄞x".into()];
+    for len in [1, 3, 4, 7, 8, 9, 15, 16, 21, 31, 32, 33, 40, 64, 65] {
+        let base: String = "registry.example.com/nginx:1.25-abcdefghijklmnopqrstuvwxyz0123456789"
+            .chars()
+            .cycle()
+            .take(len)
+            .collect();
+        texts.push(base.clone());
+        for at in [0, len / 2, len - 1] {
+            let mut changed: Vec<char> = base.chars().collect();
+            changed[at] = if changed[at] == 'Z' { 'Y' } else { 'Z' };
+            texts.push(changed.into_iter().collect());
+        }
+        texts.push(format!("{base}é"));
+    }
+    let obj = json!({ "texts": texts });
+    for (i, a) in texts.iter().enumerate() {
+        for (j, b) in texts.iter().enumerate() {
+            let got = eval_with(
+                &format!(
+                    "[object.texts[{i}] == object.texts[{j}], object.texts[{i}].startsWith(object.texts[{j}]), \
+                     object.texts[{i}].endsWith(object.texts[{j}])]"
+                ),
+                &obj,
+            )
+            .unwrap();
+            let want = json!([a == b, a.starts_with(b.as_str()), a.ends_with(b.as_str())]);
+            assert_eq!(got.to_json(), Some(want), "{a:?} against {b:?}");
+        }
+    }
+}

@@ -110,6 +110,22 @@ pub(crate) fn member_cost<'a>(
     }
 }
 
+/// `startsWith`: the prefix compared a word at a time ([`palisade_json::equal_bytes`]; `str::starts_with` is `memcmp`, a
+/// byte loop on wasm32, and a policy's prefix is read for every container).
+fn starts_with(s: &str, prefix: &str) -> bool {
+    s.as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| palisade_json::equal_bytes(head, prefix.as_bytes()))
+}
+
+/// `endsWith`, compared as [`starts_with`] compares.
+fn ends_with(s: &str, suffix: &str) -> bool {
+    s.len()
+        .checked_sub(suffix.len())
+        .and_then(|at| s.as_bytes().get(at..))
+        .is_some_and(|tail| palisade_json::equal_bytes(tail, suffix.as_bytes()))
+}
+
 /// `method` on the string `s` (of `size` characters), its cost already charged; `regex` is the
 /// literal pattern compiled with the program.
 pub(crate) fn member<'a>(
@@ -144,8 +160,8 @@ pub(crate) fn member<'a>(
             Value::Int(i64::try_from(s.chars().count()).map_err(|_| EvalError::overflow())?)
         }
         (Method::Contains, 1) => Value::Bool(s.contains(str_arg(args, 0)?)),
-        (Method::StartsWith, 1) => Value::Bool(s.starts_with(str_arg(args, 0)?)),
-        (Method::EndsWith, 1) => Value::Bool(s.ends_with(str_arg(args, 0)?)),
+        (Method::StartsWith, 1) => Value::Bool(starts_with(s, str_arg(args, 0)?)),
+        (Method::EndsWith, 1) => Value::Bool(ends_with(s, str_arg(args, 0)?)),
         (Method::Matches | Method::Find | Method::FindAll, _) => {
             re::member(method, s, args, regex)?
         }
