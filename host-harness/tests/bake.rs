@@ -509,22 +509,29 @@ fn fresh_kubewarden_validate(baked: &[u8], payload: &[u8]) -> (Vec<u8>, Vec<u8>,
     (before, after, response, ran)
 }
 
-// crate/src/kubewarden.rs: the Kubewarden payload's request is read boxed, so it is not copied through the frames that
-// read it (pod-baseline's deepest request went from 5,288 to 4,008 bytes of stack: one page, as the C ABI's), and the
-// settings are read in place. A fresh request of a baked module writes one stack page, the allocator's state and the
-// pages past the image it allocates (the payload, its tape, everything else): nine pages, ten before.
-#[test]
-fn a_fresh_baked_kubewarden_request_reaches_one_page_of_stack() {
+/// The Kubewarden module baked with the pod-baseline bundle, and the workload's request and settings as compact JSON
+/// (as policy-server writes them into its payload).
+fn baked_kubewarden_workload() -> (Vec<u8>, String, String) {
     let (bundle, review) = workload();
     let original = std::fs::read(common::artifact("palisade-kubewarden.wasm")).unwrap();
     let baked = bake::bake(&original, Protocol::Kubewarden, &bundle).unwrap();
     let review: Value = serde_json::from_slice(&review).unwrap();
-    let settings: Value = serde_json::from_slice(&bundle).unwrap();
-    let payload = serde_json::to_vec(
-        &serde_json::json!({"request": review["request"], "settings": settings}),
-    )
-    .unwrap();
-    let (before, after, response, _) = fresh_kubewarden_validate(&baked, &payload);
+    let request = serde_json::to_string(&review["request"]).unwrap();
+    let settings =
+        serde_json::to_string(&serde_json::from_slice::<Value>(&bundle).unwrap()).unwrap();
+    (baked, request, settings)
+}
+
+// crate/src/kubewarden.rs: the Kubewarden payload's request is read boxed, so it is not copied through the frames that
+// read it (pod-baseline's deepest request went from 5,288 to 4,008 bytes of stack: one page, as the C ABI's), and the
+// settings at the payload's end are recognised, not read. A fresh request of a baked module writes one stack page, the
+// allocator's state and the pages past the image it allocates (the payload, its tape, everything else): nine pages,
+// ten before.
+#[test]
+fn a_fresh_baked_kubewarden_request_reaches_one_page_of_stack() {
+    let (baked, request, settings) = baked_kubewarden_workload();
+    let payload = format!(r#"{{"request":{request},"settings":{settings}}}"#);
+    let (before, after, response, _) = fresh_kubewarden_validate(&baked, payload.as_bytes());
     assert_eq!(response["accepted"], true, "{response}");
     let deepest = stack_reached(&before, &after);
     assert!(
@@ -546,13 +553,7 @@ fn a_fresh_baked_kubewarden_request_reaches_one_page_of_stack() {
 // must answer alike.
 #[test]
 fn a_baked_kubewarden_module_does_not_read_the_settings_at_the_end_of_the_payload() {
-    let (bundle, review) = workload();
-    let original = std::fs::read(common::artifact("palisade-kubewarden.wasm")).unwrap();
-    let baked = bake::bake(&original, Protocol::Kubewarden, &bundle).unwrap();
-    let review: Value = serde_json::from_slice(&review).unwrap();
-    let request = serde_json::to_string(&review["request"]).unwrap();
-    let settings =
-        serde_json::to_string(&serde_json::from_slice::<Value>(&bundle).unwrap()).unwrap();
+    let (baked, request, settings) = baked_kubewarden_workload();
     let last = format!(r#"{{"request":{request},"settings":{settings}}}"#);
     let first = format!(r#"{{"settings":{settings},"request":{request}}}"#);
     let (_, _, answer_last, ran_last) = fresh_kubewarden_validate(&baked, last.as_bytes());
