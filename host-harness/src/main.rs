@@ -674,6 +674,7 @@ fn bench_kubewarden(
         .collect::<Result<_, _>>()?;
     let samples = kubewarden::bench_samples(
         &[&palisade, &baked, &floor],
+        bundle,
         &payloads,
         context,
         opts.warmup,
