@@ -420,93 +420,27 @@ fn wapc_init_of_a_fresh_baked_kubewarden_instance_writes_nothing() {
     let (bundle, _) = workload();
     let original = std::fs::read(common::artifact("palisade-kubewarden.wasm")).unwrap();
     let baked = bake::bake(&original, Protocol::Kubewarden, &bundle).unwrap();
-    let engine = wasmtime::Engine::default();
-    let module = wasmtime::Module::new(&engine, &baked).unwrap();
-    // wapc_init calls no import: every waPC import traps if called
-    let mut linker = wasmtime::Linker::new(&engine);
-    linker.define_unknown_imports_as_traps(&module).unwrap();
-    let mut store = wasmtime::Store::new(&engine, ());
-    let instance = linker.instantiate(&mut store, &module).unwrap();
-    let memory = instance.get_memory(&mut store, "memory").unwrap();
-    let before = memory.data(&store).to_vec();
-    let init = instance
-        .get_typed_func::<(), ()>(&mut store, "wapc_init")
-        .unwrap();
-    init.call(&mut store, ()).unwrap();
-    let written = pages_written(&before, memory.data(&store));
+    let mut guest = common::wapc::Guest::instantiate(&baked);
+    let before = guest.memory().to_vec();
+    guest.init();
+    let written = pages_written(&before, guest.memory());
     assert_eq!(written, Vec::<usize>::new(), "pages wapc_init wrote");
 }
 
-/// What a waPC host hands the guest and gets back, for [`fresh_kubewarden_validate`].
-#[derive(Default)]
-struct WapcCall {
-    payload: Vec<u8>,
-    response: Vec<u8>,
-}
-
-/// One `validate` on a fresh instance of a baked Kubewarden module through the least waPC host that runs it (no host
-/// capabilities): the instance's memory before the call, after it, the guest's response and the wasm instructions the
-/// call ran (wasmtime's fuel: a count, not a time).
+/// One `validate` on a fresh instance of a baked Kubewarden module through the least waPC host that runs it
+/// ([`common::wapc::Guest`]): the instance's memory before the call, after it, the guest's response and the wasm
+/// instructions the call ran (wasmtime's fuel: a count, not a time).
 fn fresh_kubewarden_validate(baked: &[u8], payload: &[u8]) -> (Vec<u8>, Vec<u8>, Value, u64) {
-    use wasmtime::{Caller, Engine, Linker, Module, Store};
-    fn memory(caller: &mut Caller<'_, WapcCall>) -> wasmtime::Memory {
-        caller
-            .get_export("memory")
-            .and_then(wasmtime::Extern::into_memory)
-            .unwrap()
-    }
-    let engine = Engine::new(wasmtime::Config::new().consume_fuel(true)).unwrap();
-    let module = Module::new(&engine, baked).unwrap();
-    let mut linker: Linker<WapcCall> = Linker::new(&engine);
-    linker
-        .func_wrap(
-            "wapc",
-            "__guest_request",
-            |mut caller: Caller<'_, WapcCall>, op: i32, ptr: i32| {
-                let payload = caller.data().payload.clone();
-                let memory = memory(&mut caller);
-                memory.write(&mut caller, op as usize, b"validate").unwrap();
-                memory.write(&mut caller, ptr as usize, &payload).unwrap();
-            },
-        )
-        .unwrap();
-    linker
-        .func_wrap(
-            "wapc",
-            "__guest_response",
-            |mut caller: Caller<'_, WapcCall>, ptr: i32, len: i32| {
-                let memory = memory(&mut caller);
-                let (from, to) = (ptr as usize, ptr as usize + len as usize);
-                caller.data_mut().response = memory.data(&caller)[from..to].to_vec();
-            },
-        )
-        .unwrap();
-    linker.define_unknown_imports_as_traps(&module).unwrap();
-    let call = WapcCall {
-        payload: payload.to_vec(),
-        ..WapcCall::default()
-    };
-    let mut store = Store::new(&engine, call);
-    store.set_fuel(u64::MAX / 2).unwrap();
-    let instance = linker.instantiate(&mut store, &module).unwrap();
-    let init = instance
-        .get_typed_func::<(), ()>(&mut store, "wapc_init")
-        .unwrap();
-    init.call(&mut store, ()).unwrap();
-    let memory = instance.get_memory(&mut store, "memory").unwrap();
-    let before = memory.data(&store).to_vec();
-    let guest_call = instance
-        .get_typed_func::<(i32, i32), i32>(&mut store, "__guest_call")
-        .unwrap();
-    let fuel = store.get_fuel().unwrap();
-    let ok = guest_call
-        .call(&mut store, (8, i32::try_from(payload.len()).unwrap()))
-        .unwrap();
-    assert_eq!(ok, 1, "validate answered a waPC error");
-    let ran = fuel - store.get_fuel().unwrap();
-    let after = memory.data(&store).to_vec();
-    let response = serde_json::from_slice(&store.data().response).unwrap();
-    (before, after, response, ran)
+    let mut guest = common::wapc::Guest::new(baked);
+    let before = guest.memory().to_vec();
+    let (response, ran) = guest.call("validate", payload);
+    let after = guest.memory().to_vec();
+    (
+        before,
+        after,
+        serde_json::from_slice(&response).unwrap(),
+        ran,
+    )
 }
 
 /// The Kubewarden module baked with the pod-baseline bundle, and the workload's request and settings as compact JSON

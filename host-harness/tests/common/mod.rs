@@ -8,6 +8,8 @@
     reason = "integration tests fail loudly, helpers included"
 )]
 
+pub mod wapc;
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

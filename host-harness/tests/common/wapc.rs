@@ -1,0 +1,115 @@
+//! The least waPC host that runs a Kubewarden module with no host capabilities (every other import traps): what the
+//! tests use to count a guest's pages, stack and wasm instructions, which `palisade_harness::kubewarden` (wapc +
+//! wasmtime-provider, as policy-server) keeps out of reach.
+
+use wasmtime::{Caller, Config, Engine, Linker, Memory, Module, Store, TypedFunc};
+
+/// The operation and payload the host hands the guest, and the guest's response.
+#[derive(Default)]
+struct Exchange {
+    operation: Vec<u8>,
+    payload: Vec<u8>,
+    response: Vec<u8>,
+}
+
+/// One instance of a waPC guest, wasm instructions counted (wasmtime's fuel).
+pub struct Guest {
+    store: Store<Exchange>,
+    memory: Memory,
+    init: TypedFunc<(), ()>,
+    guest_call: TypedFunc<(i32, i32), i32>,
+}
+
+fn memory_of(caller: &mut Caller<'_, Exchange>) -> Memory {
+    caller
+        .get_export("memory")
+        .and_then(wasmtime::Extern::into_memory)
+        .unwrap()
+}
+
+impl Guest {
+    /// A fresh instance of `module` (its bytes), `wapc_init` called, as a waPC host starts one.
+    pub fn new(module: &[u8]) -> Guest {
+        let mut guest = Guest::instantiate(module);
+        guest.init();
+        guest
+    }
+
+    /// A fresh instance of `module`, `wapc_init` not called yet.
+    pub fn instantiate(module: &[u8]) -> Guest {
+        let engine = Engine::new(Config::new().consume_fuel(true)).unwrap();
+        let module = Module::new(&engine, module).unwrap();
+        let mut linker: Linker<Exchange> = Linker::new(&engine);
+        linker
+            .func_wrap(
+                "wapc",
+                "__guest_request",
+                |mut caller: Caller<'_, Exchange>, op: i32, ptr: i32| {
+                    let (operation, payload) = (
+                        caller.data().operation.clone(),
+                        caller.data().payload.clone(),
+                    );
+                    let memory = memory_of(&mut caller);
+                    memory.write(&mut caller, op as usize, &operation).unwrap();
+                    memory.write(&mut caller, ptr as usize, &payload).unwrap();
+                },
+            )
+            .unwrap();
+        linker
+            .func_wrap(
+                "wapc",
+                "__guest_response",
+                |mut caller: Caller<'_, Exchange>, ptr: i32, len: i32| {
+                    let memory = memory_of(&mut caller);
+                    let (from, to) = (ptr as usize, ptr as usize + len as usize);
+                    caller.data_mut().response = memory.data(&caller)[from..to].to_vec();
+                },
+            )
+            .unwrap();
+        linker.define_unknown_imports_as_traps(&module).unwrap();
+        let mut store = Store::new(&engine, Exchange::default());
+        store.set_fuel(u64::MAX / 2).unwrap();
+        let instance = linker.instantiate(&mut store, &module).unwrap();
+        let init = instance
+            .get_typed_func::<(), ()>(&mut store, "wapc_init")
+            .unwrap();
+        let memory = instance.get_memory(&mut store, "memory").unwrap();
+        let guest_call = instance
+            .get_typed_func::<(i32, i32), i32>(&mut store, "__guest_call")
+            .unwrap();
+        Guest {
+            store,
+            memory,
+            init,
+            guest_call,
+        }
+    }
+
+    /// `wapc_init`, which registers the guest's operations (it calls no import).
+    pub fn init(&mut self) {
+        self.init.call(&mut self.store, ()).unwrap();
+    }
+
+    /// The guest's linear memory.
+    pub fn memory(&self) -> &[u8] {
+        self.memory.data(&self.store)
+    }
+
+    /// `operation` with `payload`: the guest's response and the wasm instructions the call ran. A waPC error fails.
+    pub fn call(&mut self, operation: &str, payload: &[u8]) -> (Vec<u8>, u64) {
+        *self.store.data_mut() = Exchange {
+            operation: operation.as_bytes().to_vec(),
+            payload: payload.to_vec(),
+            response: Vec::new(),
+        };
+        let fuel = self.store.get_fuel().unwrap();
+        let lengths = (
+            i32::try_from(operation.len()).unwrap(),
+            i32::try_from(payload.len()).unwrap(),
+        );
+        let ok = self.guest_call.call(&mut self.store, lengths).unwrap();
+        assert_eq!(ok, 1, "{operation} answered a waPC error");
+        let ran = fuel - self.store.get_fuel().unwrap();
+        (std::mem::take(&mut self.store.data_mut().response), ran)
+    }
+}
