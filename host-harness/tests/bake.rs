@@ -57,6 +57,25 @@ fn stack_reached(before: &[u8], after: &[u8]) -> usize {
         .map_or(0, |at| STACK_TOP - at)
 }
 
+/// A request's stack fits in one page: the one page a fresh instance writes for it.
+fn assert_one_page_of_stack(before: &[u8], after: &[u8]) {
+    let deepest = stack_reached(before, after);
+    assert!(
+        deepest <= 4096,
+        "one pod-baseline request reached {deepest} bytes down the stack"
+    );
+}
+
+/// One request in a fresh baked instance (`what` names it) writes at most `most` pages.
+fn assert_pages_written_at_most(before: &[u8], after: &[u8], most: usize, what: &str) {
+    let written = pages_written(before, after);
+    assert!(
+        written.len() <= most,
+        "{what}: one request in a fresh baked instance wrote {} pages: {written:x?}",
+        written.len()
+    );
+}
+
 fn baked_host(bundle: &[u8]) -> WasmHost {
     let original = std::fs::read(common::artifact("palisade.wasm")).unwrap();
     let baked = bake::bake(&original, Protocol::CAbi, bundle).unwrap();
@@ -338,13 +357,7 @@ fn a_fresh_baked_request_writes_at_most_seven_pages() {
             answer["response"]["allowed"].is_boolean(),
             "{source}: {answer}"
         );
-        let after = fresh.memory_data();
-        let written = pages_written(&before, after);
-        assert!(
-            written.len() <= 7,
-            "{source}: one request in a fresh baked instance wrote {} pages: {written:x?}",
-            written.len()
-        );
+        assert_pages_written_at_most(&before, fresh.memory_data(), 7, source);
     }
 }
 
@@ -405,11 +418,7 @@ fn a_fresh_baked_request_reaches_one_page_of_stack() {
         fresh.validate(&compact).unwrap()["response"]["allowed"],
         true
     );
-    let deepest = stack_reached(&before, fresh.memory_data());
-    assert!(
-        deepest <= 4096,
-        "one pod-baseline request reached {deepest} bytes down the stack"
-    );
+    assert_one_page_of_stack(&before, fresh.memory_data());
 }
 
 // crate/src/abi/kubewarden.rs: bake ran `wapc_init` before its snapshot, so the image already holds the registered
@@ -467,17 +476,8 @@ fn a_fresh_baked_kubewarden_request_reaches_one_page_of_stack() {
     let payload = format!(r#"{{"request":{request},"settings":{settings}}}"#);
     let (before, after, response, _) = fresh_kubewarden_validate(&baked, payload.as_bytes());
     assert_eq!(response["accepted"], true, "{response}");
-    let deepest = stack_reached(&before, &after);
-    assert!(
-        deepest <= 4096,
-        "one pod-baseline request reached {deepest} bytes down the stack"
-    );
-    let written = pages_written(&before, &after);
-    assert!(
-        written.len() <= 9,
-        "one request in a fresh baked instance wrote {} pages: {written:x?}",
-        written.len()
-    );
+    assert_one_page_of_stack(&before, &after);
+    assert_pages_written_at_most(&before, &after, 9, "kubewarden");
 }
 
 // crate/src/abi/kubewarden.rs, read_before_last_settings: policy-server's payload ends with the settings, and when
