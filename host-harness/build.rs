@@ -13,7 +13,9 @@
 //!
 //! The inner cargo runs with its own `CARGO_TARGET_DIR=<workspace>/target/wasm-build` (a nested
 //! cargo on the outer target dir would wait forever on its lock) and without the `CARGO_*` /
-//! `RUSTFLAGS` variables the outer build leaks. `wasm-opt -Oz --converge` runs afterwards when it is on PATH.
+//! `RUSTFLAGS` variables the outer build leaks. `wasm-opt -Oz --converge` runs afterwards when it is on PATH. The two
+//! engine modules are then laid out with the functions a request runs first (`src/layout.rs`, by the profile in
+//! `build/hot-functions.txt`); their copies with function names stay in `target/wasm-build/*.named.wasm`.
 //! Set `PALISADE_SKIP_WASM_BUILD=1` to skip all of this (the artifacts already there are kept).
 
 use std::env;
@@ -56,6 +58,8 @@ fn run() -> Result<(), String> {
         manifest_dir.join("floors/wapc-floor/src"),
         manifest_dir.join("floors/wapc-floor/Cargo.toml"),
         manifest_dir.join("src/annotate.rs"),
+        manifest_dir.join("src/layout.rs"),
+        manifest_dir.join("build/hot-functions.txt"),
     ] {
         if watched.exists() {
             println!("cargo::rerun-if-changed={}", watched.display());
@@ -93,7 +97,11 @@ fn run() -> Result<(), String> {
         &workspace.join("Cargo.toml"),
         &["-p", "palisade", "--lib", "--features", "c-abi"],
     )?;
-    install(&built.join("palisade.wasm"), &out_dir.join("palisade.wasm"))?;
+    install_laid_out(
+        &built.join("palisade.wasm"),
+        &out_dir.join("palisade.wasm"),
+        &build_dir.join("palisade.named.wasm"),
+    )?;
     keep_only_c_abi_exports(&out_dir.join("palisade.wasm"))?;
 
     // 2. The Kubewarden waPC module, annotated with metadata.yml.
@@ -102,7 +110,11 @@ fn run() -> Result<(), String> {
         &["-p", "palisade", "--lib", "--features", "kubewarden"],
     )?;
     let kubewarden = out_dir.join("palisade-kubewarden.wasm");
-    install(&built.join("palisade.wasm"), &kubewarden)?;
+    install_laid_out(
+        &built.join("palisade.wasm"),
+        &kubewarden,
+        &build_dir.join("palisade-kubewarden.named.wasm"),
+    )?;
     annotate_kubewarden(&kubewarden, &metadata)?;
 
     // 3. The bench floors (their own workspace: host-harness/floors).
@@ -175,6 +187,9 @@ fn bindgen_web(module: &Path, out: &Path) -> Result<(), String> {
 
 #[path = "build/annotate_hook.rs"]
 mod annotate_hook;
+
+#[path = "build/layout_hook.rs"]
+mod layout_hook;
 
 struct Inner {
     cargo: PathBuf,
@@ -297,8 +312,22 @@ fn has_wasm_target() -> Result<(), String> {
     }
 }
 
+/// [`install`] with the function names kept (a copy at `named`, what `examples/layout_profile.rs` profiles), then the
+/// functions a request runs moved first and the names dropped (`src/layout.rs`).
+fn install_laid_out(from: &Path, to: &Path, named: &Path) -> Result<(), String> {
+    install_with(from, to, true)?;
+    fs::copy(to, named)
+        .map_err(|e| format!("cannot copy {} to {}: {e}", to.display(), named.display()))?;
+    layout_hook::hot_first_file(to)
+}
+
 /// Copies a built module into target/wasm, through `wasm-opt -Oz --converge` when it is on PATH.
 fn install(from: &Path, to: &Path) -> Result<(), String> {
+    install_with(from, to, false)
+}
+
+/// [`install`]; `names` keeps the function names through `wasm-opt` (`-g`: the same code, a name section).
+fn install_with(from: &Path, to: &Path, names: bool) -> Result<(), String> {
     if !from.exists() {
         return Err(format!("the inner build left no {}", from.display()));
     }
@@ -315,6 +344,7 @@ fn install(from: &Path, to: &Path) -> Result<(), String> {
                 "--one-caller-inline-max-function-size",
                 "1000",
             ])
+            .args(names.then_some("-g"))
             .args([
                 "--enable-bulk-memory",
                 "--enable-sign-ext",

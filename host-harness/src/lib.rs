@@ -14,6 +14,7 @@ pub mod check;
 pub mod documents;
 pub mod host;
 pub mod kubewarden;
+pub mod layout;
 pub mod outcome;
 pub mod play;
 pub mod replay;

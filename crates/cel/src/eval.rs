@@ -61,9 +61,9 @@ pub(crate) struct Compiled {
 
 type Slot<'a> = Result<Value<'a>, EvalError>;
 
-pub(crate) struct Ctx<'p, 'a, 'c> {
+pub(crate) struct Ctx<'p, 'a, 'c, S: ?Sized> {
     prog: &'p Compiled,
-    pub act: &'c dyn Scope<'a>,
+    pub act: &'c S,
     pub budget: &'c mut Budget,
     locals: Vec<(&'p str, Slot<'a>)>,
     depth: u32,
@@ -71,9 +71,9 @@ pub(crate) struct Ctx<'p, 'a, 'c> {
     sizes: Sizes<'a>,
 }
 
-pub(crate) fn run<'a>(
+pub(crate) fn run<'a, S: Scope<'a> + ?Sized>(
     prog: &'a Compiled,
-    act: &dyn Scope<'a>,
+    act: &S,
     budget: &mut Budget,
     depth: u32,
 ) -> Result<Value<'a>, EvalError> {
@@ -92,7 +92,7 @@ fn is_accu(name: &str) -> bool {
     name == "__result__" || name.starts_with("@ac:")
 }
 
-impl<'p: 'a, 'a> Ctx<'p, 'a, '_> {
+impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
     /// The cost meter of this evaluation, for the functions.
     pub(crate) fn meter(&mut self) -> Meter<'_, 'a> {
         Meter {

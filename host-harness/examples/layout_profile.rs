@@ -1,0 +1,245 @@
+//! Writes `host-harness/build/hot-functions.txt`, the profile the build lays `palisade.wasm` and
+//! `palisade-kubewarden.wasm` out by (`src/layout.rs`): the functions a request runs, in the order it first runs them.
+//!
+//! It instruments the named copies the build leaves (`target/wasm-build/palisade.named.wasm` and
+//! `palisade-kubewarden.named.wasm`), has each configure the standard workloads of `bench/` (the Kubewarden module
+//! through `validate_settings`, as policy-server does), forgets what configuring ran, and answers the workloads'
+//! reviews. The C ABI module's functions come first, then those only the Kubewarden module runs. Run it after changes
+//! to the engine, then build again:
+//!
+//! ```text
+//! cargo run --release -p palisade-harness --example layout_profile
+//! cargo build --release -p palisade-harness
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result, anyhow};
+use palisade_harness::layout;
+use wasmtime::{Caller, Engine, Instance, Linker, Memory, Module, Store, TypedFunc};
+
+/// One standard workload: a bundle, its reviews, and the context they are answered in.
+const WORKLOADS: [(&str, &str, Option<&str>); 3] = [
+    ("bench/pod-baseline.yaml", "bench/pod-review.json", None),
+    (
+        "policies/cert-manager/namespaced-services/bundle.yaml",
+        "bench/certificate-request-review.json",
+        Some("bench/certificate-request-context.json"),
+    ),
+    (
+        "bench/many-policies.json",
+        "bench/deployment-update-100k.json",
+        None,
+    ),
+];
+
+struct Guest {
+    store: Store<()>,
+    memory: Memory,
+    profile: Memory,
+    alloc: TypedFunc<i32, i32>,
+    free: TypedFunc<(i32, i32), ()>,
+    configure: TypedFunc<(i32, i32), i64>,
+    validate: TypedFunc<(i32, i32), i64>,
+}
+
+impl Guest {
+    fn new(engine: &Engine, module: &Module) -> Result<Guest> {
+        let mut store = Store::new(engine, ());
+        let instance = w(Instance::new(&mut store, module, &[]))?;
+        let memory = instance
+            .get_memory(&mut store, "memory")
+            .ok_or_else(|| anyhow!("no memory export"))?;
+        let profile = instance
+            .get_memory(&mut store, layout::PROFILE_MEMORY)
+            .ok_or_else(|| anyhow!("not instrumented"))?;
+        Ok(Guest {
+            alloc: w(instance.get_typed_func(&mut store, "palisade_alloc"))?,
+            free: w(instance.get_typed_func(&mut store, "palisade_free"))?,
+            configure: w(instance.get_typed_func(&mut store, "configure"))?,
+            validate: w(instance.get_typed_func(&mut store, "validate"))?,
+            store,
+            memory,
+            profile,
+        })
+    }
+
+    /// The C ABI's call: alloc, copy in, call, free both.
+    fn call(&mut self, validate: bool, input: &[u8]) -> Result<()> {
+        let len = i32::try_from(input.len())?;
+        let ptr = w(self.alloc.call(&mut self.store, len))?;
+        self.memory
+            .write(&mut self.store, usize::try_from(ptr)?, input)
+            .map_err(|e| anyhow!("{e}"))?;
+        let f = if validate {
+            &self.validate
+        } else {
+            &self.configure
+        };
+        let packed = w(f.call(&mut self.store, (ptr, len)))? as u64;
+        w(self.free.call(&mut self.store, (ptr, len)))?;
+        let (out, out_len) = ((packed >> 32) as i32, (packed & 0xffff_ffff) as i32);
+        w(self.free.call(&mut self.store, (out, out_len)))?;
+        Ok(())
+    }
+}
+
+fn main() -> Result<()> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or_else(|| anyhow!("no workspace"))?
+        .to_path_buf();
+    let engine = Engine::default();
+    let mut order: Vec<String> = Vec::new();
+    for name in c_abi(&engine, &root)?
+        .into_iter()
+        .chain(kubewarden(&engine, &root)?)
+    {
+        if !order.contains(&name) {
+            order.push(name);
+        }
+    }
+    let out = root.join("host-harness/build/hot-functions.txt");
+    write(&out, &order)?;
+    println!(
+        "{} functions, in the order a request first runs them: {}",
+        order.len(),
+        out.display()
+    );
+    Ok(())
+}
+
+fn named(root: &Path, module: &str) -> Result<Vec<u8>> {
+    let path = root.join("target/wasm-build").join(module);
+    std::fs::read(&path).with_context(|| {
+        format!(
+            "{} (build it: cargo build --release -p palisade-harness)",
+            path.display()
+        )
+    })
+}
+
+/// The functions the C ABI module runs answering each workload, in order.
+fn c_abi(engine: &Engine, root: &Path) -> Result<Vec<String>> {
+    let bytes = named(root, "palisade.named.wasm")?;
+    let module = w(Module::new(
+        engine,
+        layout::instrumented(&bytes).map_err(|e| anyhow!(e))?,
+    ))?;
+    let mut order: Vec<String> = Vec::new();
+    for (bundle, review, context) in WORKLOADS {
+        let bundle = palisade_harness::documents::read_bundle(&root.join(bundle))?;
+        let context = context
+            .map(|c| -> Result<serde_json::Value> {
+                Ok(serde_json::from_slice(&std::fs::read(root.join(c))?)?)
+            })
+            .transpose()?;
+        let input = palisade_harness::bench::input_for(&root.join(review), context.as_ref())?;
+        let mut guest = Guest::new(engine, &module)?;
+        guest.call(false, &palisade_harness::host::bundle_bytes(&bundle)?)?;
+        // what configuring ran is not what a request runs
+        guest.profile.data_mut(&mut guest.store).fill(0);
+        for _ in 0..2 {
+            guest.call(true, &input)?;
+        }
+        let profile = guest.profile.data(&guest.store).to_vec();
+        order.extend(layout::first_runs(&bytes, &profile).map_err(|e| anyhow!(e))?);
+    }
+    Ok(order)
+}
+
+/// What a waPC host hands the guest, and what the guest answers.
+#[derive(Default)]
+struct Exchange {
+    operation: Vec<u8>,
+    payload: Vec<u8>,
+}
+
+/// The functions the Kubewarden module runs answering the workloads that need no host capability, in order: a reused
+/// instance given its settings through `validate_settings`, then with every request (policy-server's payload).
+fn kubewarden(engine: &Engine, root: &Path) -> Result<Vec<String>> {
+    let bytes = named(root, "palisade-kubewarden.named.wasm")?;
+    let module = w(Module::new(
+        engine,
+        layout::instrumented(&bytes).map_err(|e| anyhow!(e))?,
+    ))?;
+    let mut linker: Linker<Exchange> = Linker::new(engine);
+    w(linker.func_wrap(
+        "wapc",
+        "__guest_request",
+        |mut caller: Caller<'_, Exchange>, op: i32, ptr: i32| {
+            let (operation, payload) = (
+                caller.data().operation.clone(),
+                caller.data().payload.clone(),
+            );
+            if let Some(memory) = caller
+                .get_export("memory")
+                .and_then(wasmtime::Extern::into_memory)
+            {
+                let _ = memory.write(&mut caller, op as usize, &operation);
+                let _ = memory.write(&mut caller, ptr as usize, &payload);
+            }
+        },
+    ))?;
+    let mut order = Vec::new();
+    for (bundle, review, context) in WORKLOADS {
+        if context.is_some() {
+            continue;
+        }
+        let bundle = palisade_harness::documents::read_bundle(&root.join(bundle))?;
+        let review: serde_json::Value = serde_json::from_slice(&std::fs::read(root.join(review))?)?;
+        let payload = palisade_harness::kubewarden::validation_payload(&bundle, &review)?;
+        let settings = palisade_harness::host::bundle_bytes(&bundle)?;
+        let mut store = Store::new(engine, Exchange::default());
+        let mut linker = linker.clone();
+        w(linker.define_unknown_imports_as_default_values(&mut store, &module))?;
+        let instance = w(linker.instantiate(&mut store, &module))?;
+        let init: TypedFunc<(), ()> = w(instance.get_typed_func(&mut store, "wapc_init"))?;
+        let call: TypedFunc<(i32, i32), i32> =
+            w(instance.get_typed_func(&mut store, "__guest_call"))?;
+        let profile = instance
+            .get_memory(&mut store, layout::PROFILE_MEMORY)
+            .ok_or_else(|| anyhow!("not instrumented"))?;
+        w(init.call(&mut store, ()))?;
+        let guest_call =
+            |store: &mut Store<Exchange>, operation: &str, payload: &[u8]| -> Result<()> {
+                *store.data_mut() = Exchange {
+                    operation: operation.as_bytes().to_vec(),
+                    payload: payload.to_vec(),
+                };
+                let lengths = (
+                    i32::try_from(operation.len())?,
+                    i32::try_from(payload.len())?,
+                );
+                match w(call.call(&mut *store, lengths))? {
+                    1 => Ok(()),
+                    _ => Err(anyhow!("{operation} answered a waPC error")),
+                }
+            };
+        guest_call(&mut store, "validate_settings", &settings)?;
+        profile.data_mut(&mut store).fill(0);
+        for _ in 0..2 {
+            guest_call(&mut store, "validate", &payload)?;
+        }
+        order.extend(layout::first_runs(&bytes, profile.data(&store)).map_err(|e| anyhow!(e))?);
+    }
+    Ok(order)
+}
+
+/// wasmtime's error as this tool's.
+fn w<T>(r: wasmtime::Result<T>) -> Result<T> {
+    r.map_err(|e| anyhow!("{e:?}"))
+}
+
+fn write(path: &Path, order: &[String]) -> Result<()> {
+    let mut text = String::from(
+        "# The functions a request runs, in the order it first runs them (symbols without their hash), written by\n\
+         # `cargo run --release -p palisade-harness --example layout_profile` over bench/'s workloads. The build lays\n\
+         # palisade.wasm and palisade-kubewarden.wasm out with these first (host-harness/src/layout.rs).\n",
+    );
+    for name in order {
+        text.push_str(name);
+        text.push('\n');
+    }
+    std::fs::write(path, text).with_context(|| path.display().to_string())
+}

@@ -1,0 +1,192 @@
+//! Code layout (`src/layout.rs`): the functions a request runs moved first, every reference renumbered, the same
+//! answers; the profiler that finds them; and the shipped modules laid out by the committed profile.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "tests fail loudly"
+)]
+
+mod common;
+
+use palisade_harness::layout::{self, Layout};
+use wasmtime::{Engine, Instance, Module, Store};
+
+/// Three functions that call each other directly, through a table and through `ref.func`, an export and a start
+/// function, each function named.
+const MODULE: &str = r#"
+(module
+  (type $t (func (result i32)))
+  (table 2 funcref)
+  (elem (i32.const 0) $a $b)
+  (global $started (mut i32) (i32.const 0))
+  (func $a (result i32) i32.const 1)
+  (func $b (result i32) call $a i32.const 10 i32.add)
+  (func $c (export "c") (result i32)
+    call $b
+    i32.const 0
+    call_indirect (type $t)
+    i32.add
+    ref.func $a
+    drop
+    global.get $started
+    i32.add)
+  (func $start i32.const 100 global.set $started)
+  (start $start))
+"#;
+
+fn run_c(bytes: &[u8]) -> i32 {
+    let engine = Engine::default();
+    let module = Module::new(&engine, bytes).unwrap();
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &module, &[]).unwrap();
+    let c = instance.get_typed_func::<(), i32>(&mut store, "c").unwrap();
+    c.call(&mut store, ()).unwrap()
+}
+
+/// The defined functions' indices of each export, and whether a `name` section is left.
+fn exports_and_names(bytes: &[u8]) -> (Vec<(String, u32)>, bool) {
+    let mut exports = Vec::new();
+    let mut names = false;
+    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+        match payload.unwrap() {
+            wasmparser::Payload::ExportSection(s) => {
+                for e in s {
+                    let e = e.unwrap();
+                    exports.push((e.name.to_owned(), e.index));
+                }
+            }
+            wasmparser::Payload::CustomSection(c) if c.name() == "name" => names = true,
+            _ => {}
+        }
+    }
+    (exports, names)
+}
+
+#[test]
+fn the_profiled_functions_move_first_and_every_reference_follows() {
+    let original = wat::parse_str(MODULE).unwrap();
+    assert_eq!(run_c(&original), 112);
+    let (laid_out, report) = layout::hot_first(&original, &["c", "b"]).unwrap();
+    assert_eq!(
+        report,
+        Layout {
+            functions: 4,
+            moved: 2
+        }
+    );
+    wasmparser::Validator::new()
+        .validate_all(&laid_out)
+        .unwrap();
+    // c first, then b, then the others in their order (a, start); calls, the table, ref.func and start renumbered
+    let (exports, names) = exports_and_names(&laid_out);
+    assert_eq!(exports, vec![("c".to_owned(), 0)]);
+    assert!(!names, "the name section is dropped");
+    assert_eq!(run_c(&laid_out), 112);
+}
+
+#[test]
+fn a_module_without_names_or_a_profile_keeps_its_order() {
+    let original = wat::parse_str(MODULE).unwrap();
+    let (laid_out, report) = layout::hot_first(&original, &[]).unwrap();
+    assert_eq!(report.moved, 0);
+    assert_eq!(exports_and_names(&laid_out).0, vec![("c".to_owned(), 2)]);
+    // without its names, the module is the same bytes again
+    let (again, report) = layout::hot_first(&laid_out, &["c"]).unwrap();
+    assert_eq!(report.moved, 0);
+    assert_eq!(again, laid_out);
+}
+
+#[test]
+fn the_profiler_lists_the_functions_a_call_runs_in_the_order_it_first_runs_them() {
+    let original = wat::parse_str(MODULE).unwrap();
+    let instrumented = layout::instrumented(&original).unwrap();
+    let engine = Engine::default();
+    let module = Module::new(&engine, &instrumented).unwrap();
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &module, &[]).unwrap();
+    let profile = instance
+        .get_memory(&mut store, layout::PROFILE_MEMORY)
+        .unwrap();
+    // instantiating ran the start function
+    let ran = layout::first_runs(&original, profile.data(&store)).unwrap();
+    assert_eq!(ran, ["start"]);
+    profile.data_mut(&mut store).fill(0);
+    let c = instance.get_typed_func::<(), i32>(&mut store, "c").unwrap();
+    assert_eq!(
+        c.call(&mut store, ()).unwrap(),
+        112,
+        "instrumenting changes no answer"
+    );
+    let ran = layout::first_runs(&original, profile.data(&store)).unwrap();
+    assert_eq!(ran, ["c", "b", "a"]);
+}
+
+#[test]
+fn profile_keys_drop_the_legacy_hash_only() {
+    assert_eq!(
+        layout::profile_key("_ZN13palisade_json3Doc12parse_shared17h5282e6d257f5ba29E"),
+        "_ZN13palisade_json3Doc12parse_shared"
+    );
+    for kept in [
+        "validate",
+        "_RNvCsfLfy6EI15iL_7___rustc12___rust_alloc",
+        "_ZN3foo3barE",
+    ] {
+        assert_eq!(layout::profile_key(kept), kept);
+    }
+}
+
+/// The build lays the shipped C ABI module out by the committed profile: its code is the named copy's code laid out
+/// so. And the profile still names the engine's functions: when most of its names no longer exist, the layout is lost
+/// silently, and `examples/layout_profile.rs` must run again.
+#[test]
+fn the_shipped_module_is_laid_out_by_a_current_profile() {
+    let named = common::workspace().join("target/wasm-build/palisade.named.wasm");
+    if std::env::var_os("PALISADE_WASM_DIR").is_some() || !named.exists() {
+        eprintln!("skipped: no named build in target/wasm-build (PALISADE_WASM_DIR is set)");
+        return;
+    }
+    let named = std::fs::read(named).unwrap();
+    let shipped = std::fs::read(common::artifact("palisade.wasm")).unwrap();
+    let profile = layout::profile_names(layout::HOT_FUNCTIONS);
+    let (laid_out, report) = layout::hot_first(&named, &profile).unwrap();
+    assert_eq!(code_section(&shipped), code_section(&laid_out));
+    let names = function_names(&named);
+    let keys: std::collections::HashSet<&str> =
+        names.iter().map(|n| layout::profile_key(n)).collect();
+    let found = profile.iter().filter(|n| keys.contains(*n)).count();
+    assert!(
+        found * 10 >= profile.len() * 9,
+        "only {found} of the profile's {} functions exist: run `cargo run --release -p palisade-harness --example \
+         layout_profile`",
+        profile.len()
+    );
+    assert!(report.moved >= found);
+}
+
+fn code_section(bytes: &[u8]) -> Vec<u8> {
+    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+        if let wasmparser::Payload::CodeSectionStart { range, .. } = payload.unwrap() {
+            return bytes[range].to_vec();
+        }
+    }
+    panic!("no code section");
+}
+
+fn function_names(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+        if let wasmparser::Payload::CustomSection(c) = payload.unwrap()
+            && let wasmparser::KnownCustom::Name(reader) = c.as_known()
+        {
+            for name in reader {
+                if let Ok(wasmparser::Name::Function(map)) = name {
+                    out.extend(map.into_iter().map(|n| n.unwrap().name.to_owned()));
+                }
+            }
+        }
+    }
+    out
+}
