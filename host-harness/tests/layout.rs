@@ -24,12 +24,17 @@ const MODULE: &str = r#"
   (func $a (result i32) i32.const 1)
   (func $b (result i32) call $a i32.const 10 i32.add)
   (func $c (export "c") (result i32)
+    ;; slot 1 of the table becomes $a, through ref.func
+    i32.const 1
+    ref.func $a
+    table.set 0
     call $b
     i32.const 0
     call_indirect (type $t)
     i32.add
-    ref.func $a
-    drop
+    i32.const 1
+    call_indirect (type $t)
+    i32.add
     global.get $started
     i32.add)
   (func $start i32.const 100 global.set $started)
@@ -67,23 +72,24 @@ fn exports_and_names(bytes: &[u8]) -> (Vec<(String, u32)>, bool) {
 #[test]
 fn the_profiled_functions_move_first_and_every_reference_follows() {
     let original = wat::parse_str(MODULE).unwrap();
-    assert_eq!(run_c(&original), 112);
-    let (laid_out, report) = layout::hot_first(&original, &["c", "b"]).unwrap();
+    assert_eq!(run_c(&original), 113);
+    let (laid_out, report) = layout::hot_first(&original, &["c", "b", "start"]).unwrap();
     assert_eq!(
         report,
         Layout {
             functions: 4,
-            moved: 2
+            moved: 3
         }
     );
     wasmparser::Validator::new()
         .validate_all(&laid_out)
         .unwrap();
-    // c first, then b, then the others in their order (a, start); calls, the table, ref.func and start renumbered
+    // c, b and start first, then a: a wrong call, table entry, ref.func or start function would call c again, or
+    // start with a function of the wrong type
     let (exports, names) = exports_and_names(&laid_out);
     assert_eq!(exports, vec![("c".to_owned(), 0)]);
     assert!(!names, "the name section is dropped");
-    assert_eq!(run_c(&laid_out), 112);
+    assert_eq!(run_c(&laid_out), 113);
 }
 
 #[test]
@@ -116,7 +122,7 @@ fn the_profiler_lists_the_functions_a_call_runs_in_the_order_it_first_runs_them(
     let c = instance.get_typed_func::<(), i32>(&mut store, "c").unwrap();
     assert_eq!(
         c.call(&mut store, ()).unwrap(),
-        112,
+        113,
         "instrumenting changes no answer"
     );
     let ran = layout::first_runs(&original, profile.data(&store)).unwrap();
