@@ -405,48 +405,31 @@ fn keep_only_c_abi_exports(path: &Path) -> Result<(), String> {
 /// for byte, in order. The functions of [`TOOL_EXPORTS`] it leaves out are listed in [`TOOL_EXPORTS_SECTION`].
 fn filter_exports(bytes: &[u8], keep: &[&str]) -> Result<Vec<u8>, String> {
     use wasm_encoder::Section as _;
-    let mut out = Vec::with_capacity(bytes.len());
     let mut tools = String::new();
-    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
-        let payload = payload.map_err(|e| format!("not a valid WebAssembly module: {e}"))?;
-        match &payload {
-            wasmparser::Payload::Version { range, .. } => {
-                out.extend_from_slice(bytes.get(range.clone()).ok_or("truncated header")?);
-                continue;
-            }
-            wasmparser::Payload::ExportSection(exports) => {
-                let mut kept = wasm_encoder::ExportSection::new();
-                for export in exports.clone() {
-                    let export = export.map_err(|e| format!("unreadable export: {e}"))?;
-                    if !keep.contains(&export.name) {
-                        if TOOL_EXPORTS.contains(&export.name)
-                            && export.kind == wasmparser::ExternalKind::Func
-                        {
-                            tools.push_str(&format!("{}={}\n", export.name, export.index));
-                        }
-                        continue;
-                    }
-                    let kind = match export.kind {
-                        wasmparser::ExternalKind::Func => wasm_encoder::ExportKind::Func,
-                        wasmparser::ExternalKind::Table => wasm_encoder::ExportKind::Table,
-                        wasmparser::ExternalKind::Memory => wasm_encoder::ExportKind::Memory,
-                        wasmparser::ExternalKind::Global => wasm_encoder::ExportKind::Global,
-                        wasmparser::ExternalKind::Tag => wasm_encoder::ExportKind::Tag,
-                    };
-                    kept.export(export.name, kind, export.index);
+    let mut out = layout_hook::rewrite(bytes, |payload, out| {
+        let wasmparser::Payload::ExportSection(exports) = payload else {
+            return Ok(false);
+        };
+        let mut kept = wasm_encoder::ExportSection::new();
+        for export in exports.clone() {
+            let export = export.map_err(|e| format!("unreadable export: {e}"))?;
+            if !keep.contains(&export.name) {
+                if TOOL_EXPORTS.contains(&export.name)
+                    && export.kind == wasmparser::ExternalKind::Func
+                {
+                    tools.push_str(&format!("{}={}\n", export.name, export.index));
                 }
-                kept.append_to(&mut out);
                 continue;
             }
-            _ => {}
+            kept.export(
+                export.name,
+                layout_hook::export_kind(export.kind),
+                export.index,
+            );
         }
-        if let Some((id, range)) = payload.as_section() {
-            let data = bytes
-                .get(range)
-                .ok_or("a section runs past the end of the module")?;
-            wasm_encoder::RawSection { id, data }.append_to(&mut out);
-        }
-    }
+        kept.append_to(out);
+        Ok(true)
+    })?;
     if !tools.is_empty() {
         wasm_encoder::CustomSection {
             name: TOOL_EXPORTS_SECTION.into(),

@@ -9,6 +9,9 @@ use std::path::Path;
 #[allow(dead_code)]
 mod layout;
 
+/// The module rewriting the build's export filter shares with the layout.
+pub use layout::{export_kind, rewrite};
+
 /// Rewrites `module` (built with its function names) in place: the profiled functions first, the names dropped.
 pub fn hot_first_file(module: &Path) -> Result<(), String> {
     let bytes = fs::read(module).map_err(|e| format!("cannot read {}: {e}", module.display()))?;

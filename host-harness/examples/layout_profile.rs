@@ -16,7 +16,18 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, anyhow};
 use palisade_harness::layout;
-use wasmtime::{Caller, Engine, Instance, Linker, Memory, Module, Store, TypedFunc};
+use wasmtime::{Engine, Instance, Memory, Module, Store, TypedFunc};
+
+// the least waPC host, as the tests run the Kubewarden module (it fails loudly, as tests do)
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    dead_code
+)]
+#[path = "../tests/common/wapc.rs"]
+mod wapc;
 
 /// One standard workload: a bundle, its reviews, and the context they are answered in.
 const WORKLOADS: [(&str, &str, Option<&str>); 3] = [
@@ -93,7 +104,7 @@ fn main() -> Result<()> {
     let mut order: Vec<String> = Vec::new();
     for name in c_abi(&engine, &root)?
         .into_iter()
-        .chain(kubewarden(&engine, &root)?)
+        .chain(kubewarden(&root)?)
     {
         if !order.contains(&name) {
             order.push(name);
@@ -148,39 +159,12 @@ fn c_abi(engine: &Engine, root: &Path) -> Result<Vec<String>> {
     Ok(order)
 }
 
-/// What a waPC host hands the guest, and what the guest answers.
-#[derive(Default)]
-struct Exchange {
-    operation: Vec<u8>,
-    payload: Vec<u8>,
-}
-
 /// The functions the Kubewarden module runs answering the workloads that need no host capability, in order: a reused
-/// instance given its settings through `validate_settings`, then with every request (policy-server's payload).
-fn kubewarden(engine: &Engine, root: &Path) -> Result<Vec<String>> {
+/// instance given its settings through `validate_settings`, then with every request (policy-server's payload), in the
+/// least waPC host of the tests.
+fn kubewarden(root: &Path) -> Result<Vec<String>> {
     let bytes = named(root, "palisade-kubewarden.named.wasm")?;
-    let module = w(Module::new(
-        engine,
-        layout::instrumented(&bytes).map_err(|e| anyhow!(e))?,
-    ))?;
-    let mut linker: Linker<Exchange> = Linker::new(engine);
-    w(linker.func_wrap(
-        "wapc",
-        "__guest_request",
-        |mut caller: Caller<'_, Exchange>, op: i32, ptr: i32| {
-            let (operation, payload) = (
-                caller.data().operation.clone(),
-                caller.data().payload.clone(),
-            );
-            if let Some(memory) = caller
-                .get_export("memory")
-                .and_then(wasmtime::Extern::into_memory)
-            {
-                let _ = memory.write(&mut caller, op as usize, &operation);
-                let _ = memory.write(&mut caller, ptr as usize, &payload);
-            }
-        },
-    ))?;
+    let instrumented = layout::instrumented(&bytes).map_err(|e| anyhow!(e))?;
     let mut order = Vec::new();
     for (bundle, review, context) in WORKLOADS {
         if context.is_some() {
@@ -189,39 +173,17 @@ fn kubewarden(engine: &Engine, root: &Path) -> Result<Vec<String>> {
         let bundle = palisade_harness::documents::read_bundle(&root.join(bundle))?;
         let review: serde_json::Value = serde_json::from_slice(&std::fs::read(root.join(review))?)?;
         let payload = palisade_harness::kubewarden::validation_payload(&bundle, &review)?;
-        let settings = palisade_harness::host::bundle_bytes(&bundle)?;
-        let mut store = Store::new(engine, Exchange::default());
-        let mut linker = linker.clone();
-        w(linker.define_unknown_imports_as_default_values(&mut store, &module))?;
-        let instance = w(linker.instantiate(&mut store, &module))?;
-        let init: TypedFunc<(), ()> = w(instance.get_typed_func(&mut store, "wapc_init"))?;
-        let call: TypedFunc<(i32, i32), i32> =
-            w(instance.get_typed_func(&mut store, "__guest_call"))?;
-        let profile = instance
-            .get_memory(&mut store, layout::PROFILE_MEMORY)
-            .ok_or_else(|| anyhow!("not instrumented"))?;
-        w(init.call(&mut store, ()))?;
-        let guest_call =
-            |store: &mut Store<Exchange>, operation: &str, payload: &[u8]| -> Result<()> {
-                *store.data_mut() = Exchange {
-                    operation: operation.as_bytes().to_vec(),
-                    payload: payload.to_vec(),
-                };
-                let lengths = (
-                    i32::try_from(operation.len())?,
-                    i32::try_from(payload.len())?,
-                );
-                match w(call.call(&mut *store, lengths))? {
-                    1 => Ok(()),
-                    _ => Err(anyhow!("{operation} answered a waPC error")),
-                }
-            };
-        guest_call(&mut store, "validate_settings", &settings)?;
-        profile.data_mut(&mut store).fill(0);
+        let mut guest = wapc::Guest::new(&instrumented);
+        guest.call(
+            "validate_settings",
+            &palisade_harness::host::bundle_bytes(&bundle)?,
+        );
+        guest.exported_memory(layout::PROFILE_MEMORY).fill(0);
         for _ in 0..2 {
-            guest_call(&mut store, "validate", &payload)?;
+            guest.call("validate", &payload);
         }
-        order.extend(layout::first_runs(&bytes, profile.data(&store)).map_err(|e| anyhow!(e))?);
+        let profile = guest.exported_memory(layout::PROFILE_MEMORY);
+        order.extend(layout::first_runs(&bytes, profile).map_err(|e| anyhow!(e))?);
     }
     Ok(order)
 }

@@ -138,21 +138,14 @@ pub fn hot_first(bytes: &[u8], hot: &[&str]) -> Result<(Vec<u8>, Layout), String
             .ok_or_else(|| invalid(format!("function {f} does not exist")))
     };
 
-    let mut out = Vec::with_capacity(bytes.len());
-    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
-        let payload = payload.map_err(invalid)?;
-        match &payload {
-            wasmparser::Payload::Version { range, .. } => {
-                out.extend_from_slice(bytes.get(range.clone()).ok_or("truncated header")?);
-                continue;
-            }
+    let out = rewrite(bytes, |payload, out| {
+        match payload {
             wasmparser::Payload::FunctionSection(_) => {
                 let mut section = wasm_encoder::FunctionSection::new();
                 for &old in &order {
                     section.function(*parsed.types.get(old as usize).ok_or("no such function")?);
                 }
-                section.append_to(&mut out);
-                continue;
+                section.append_to(out);
             }
             wasmparser::Payload::CodeSectionStart { .. } => {
                 let mut section = wasm_encoder::CodeSection::new();
@@ -160,11 +153,10 @@ pub fn hot_first(bytes: &[u8], hot: &[&str]) -> Result<(Vec<u8>, Layout), String
                     let body = parsed.bodies.get(old as usize).ok_or("no such body")?;
                     section.raw(&renumbered_body(bytes, body, &map)?);
                 }
-                section.append_to(&mut out);
-                continue;
+                section.append_to(out);
             }
-            wasmparser::Payload::CodeSectionEntry(_) => continue,
-            wasmparser::Payload::CustomSection(c) if c.name() == "name" => continue,
+            wasmparser::Payload::CodeSectionEntry(_) => {}
+            wasmparser::Payload::CustomSection(c) if c.name() == "name" => {}
             wasmparser::Payload::ExportSection(exports) => {
                 let mut section = wasm_encoder::ExportSection::new();
                 for export in exports.clone() {
@@ -173,32 +165,23 @@ pub fn hot_first(bytes: &[u8], hot: &[&str]) -> Result<(Vec<u8>, Layout), String
                         wasmparser::ExternalKind::Func => map(export.index)?,
                         _ => export.index,
                     };
-                    let kind = export_kind(export.kind);
-                    section.export(export.name, kind, index);
+                    section.export(export.name, export_kind(export.kind), index);
                 }
-                section.append_to(&mut out);
-                continue;
+                section.append_to(out);
             }
             wasmparser::Payload::StartSection { func, .. } => {
                 wasm_encoder::StartSection {
                     function_index: map(*func)?,
                 }
-                .append_to(&mut out);
-                continue;
+                .append_to(out);
             }
             wasmparser::Payload::ElementSection(elements) => {
-                renumbered_elements(bytes, elements.clone(), &map)?.append_to(&mut out);
-                continue;
+                renumbered_elements(bytes, elements.clone(), &map)?.append_to(out);
             }
-            _ => {}
+            _ => return Ok(false),
         }
-        if let Some((id, range)) = payload.as_section() {
-            let data = bytes
-                .get(range)
-                .ok_or("a section runs past the end of the module")?;
-            wasm_encoder::RawSection { id, data }.append_to(&mut out);
-        }
-    }
+        Ok(true)
+    })?;
     Ok((
         out,
         Layout {
@@ -338,14 +321,12 @@ pub fn instrumented(bytes: &[u8]) -> Result<Vec<u8>, String> {
             _ => {}
         }
     }
-    let mut out = Vec::with_capacity(bytes.len() * 2);
     let mut memory_written = false;
-    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
-        let payload = payload.map_err(invalid)?;
+    rewrite(bytes, |payload, out| {
         // sections after the memory section's place (custom sections go anywhere): a module without memories gets its
         // memory section before the first of them
         let after_memory = matches!(
-            &payload,
+            payload,
             wasmparser::Payload::GlobalSection(_)
                 | wasmparser::Payload::TagSection(_)
                 | wasmparser::Payload::ExportSection(_)
@@ -358,14 +339,10 @@ pub fn instrumented(bytes: &[u8]) -> Result<Vec<u8>, String> {
         if after_memory && !memory_written {
             let mut section = wasm_encoder::MemorySection::new();
             section.memory(profile);
-            section.append_to(&mut out);
+            section.append_to(out);
             memory_written = true;
         }
-        match &payload {
-            wasmparser::Payload::Version { range, .. } => {
-                out.extend_from_slice(bytes.get(range.clone()).ok_or("truncated header")?);
-                continue;
-            }
+        match payload {
             wasmparser::Payload::MemorySection(reader) => {
                 let mut section = wasm_encoder::MemorySection::new();
                 for memory in reader.clone() {
@@ -379,9 +356,8 @@ pub fn instrumented(bytes: &[u8]) -> Result<Vec<u8>, String> {
                     });
                 }
                 section.memory(profile);
-                section.append_to(&mut out);
+                section.append_to(out);
                 memory_written = true;
-                continue;
             }
             wasmparser::Payload::ExportSection(reader) => {
                 let mut section = wasm_encoder::ExportSection::new();
@@ -390,8 +366,7 @@ pub fn instrumented(bytes: &[u8]) -> Result<Vec<u8>, String> {
                     section.export(e.name, export_kind(e.kind), e.index);
                 }
                 section.export(PROFILE_MEMORY, wasm_encoder::ExportKind::Memory, memories);
-                section.append_to(&mut out);
-                continue;
+                section.append_to(out);
             }
             wasmparser::Payload::CodeSectionStart { .. } => {
                 let mut section = wasm_encoder::CodeSection::new();
@@ -410,11 +385,31 @@ pub fn instrumented(bytes: &[u8]) -> Result<Vec<u8>, String> {
                     f.extend_from_slice(bytes.get(code..range.end).ok_or("truncated body")?);
                     section.raw(&f);
                 }
-                section.append_to(&mut out);
-                continue;
+                section.append_to(out);
             }
-            wasmparser::Payload::CodeSectionEntry(_) => continue,
-            _ => {}
+            wasmparser::Payload::CodeSectionEntry(_) => {}
+            _ => return Ok(false),
+        }
+        Ok(true)
+    })
+}
+
+/// A module rewritten section by section: `section` writes what it rewrites of each payload into the output and says
+/// whether it did; every other section is copied as it is (the header always). What the layout, the profiler and the
+/// build's export filter share.
+pub fn rewrite(
+    bytes: &[u8],
+    mut section: impl FnMut(&wasmparser::Payload<'_>, &mut Vec<u8>) -> Result<bool, String>,
+) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for payload in wasmparser::Parser::new(0).parse_all(bytes) {
+        let payload = payload.map_err(invalid)?;
+        if let wasmparser::Payload::Version { range, .. } = &payload {
+            out.extend_from_slice(bytes.get(range.clone()).ok_or("truncated header")?);
+            continue;
+        }
+        if section(&payload, &mut out)? {
+            continue;
         }
         if let Some((id, range)) = payload.as_section() {
             let data = bytes
@@ -426,7 +421,8 @@ pub fn instrumented(bytes: &[u8]) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-fn export_kind(kind: wasmparser::ExternalKind) -> wasm_encoder::ExportKind {
+/// wasmparser's kind of export as wasm-encoder writes it.
+pub fn export_kind(kind: wasmparser::ExternalKind) -> wasm_encoder::ExportKind {
     match kind {
         wasmparser::ExternalKind::Func => wasm_encoder::ExportKind::Func,
         wasmparser::ExternalKind::Table => wasm_encoder::ExportKind::Table,

@@ -2,7 +2,7 @@
 //! tests use to count a guest's pages, stack and wasm instructions, which `palisade_harness::kubewarden` (wapc +
 //! wasmtime-provider, as policy-server) keeps out of reach.
 
-use wasmtime::{Caller, Config, Engine, Linker, Memory, Module, Store, TypedFunc};
+use wasmtime::{Caller, Config, Engine, Instance, Linker, Memory, Module, Store, TypedFunc};
 
 /// The operation and payload the host hands the guest, and the guest's response.
 #[derive(Default)]
@@ -15,6 +15,7 @@ struct Exchange {
 /// One instance of a waPC guest, wasm instructions counted (wasmtime's fuel).
 pub struct Guest {
     store: Store<Exchange>,
+    instance: Instance,
     memory: Memory,
     init: TypedFunc<(), ()>,
     guest_call: TypedFunc<(i32, i32), i32>,
@@ -79,6 +80,7 @@ impl Guest {
             .unwrap();
         Guest {
             store,
+            instance,
             memory,
             init,
             guest_call,
@@ -93,6 +95,12 @@ impl Guest {
     /// The guest's linear memory.
     pub fn memory(&self) -> &[u8] {
         self.memory.data(&self.store)
+    }
+
+    /// Another memory the guest exports, as `name` (an instrumented module's profile: `layout::PROFILE_MEMORY`).
+    pub fn exported_memory(&mut self, name: &str) -> &mut [u8] {
+        let memory = self.instance.get_memory(&mut self.store, name).unwrap();
+        memory.data_mut(&mut self.store)
     }
 
     /// `operation` with `payload`: the guest's response and the wasm instructions the call ran. A waPC error fails.
