@@ -102,10 +102,7 @@ fn main() -> Result<()> {
         .to_path_buf();
     let engine = Engine::default();
     let mut order: Vec<String> = Vec::new();
-    for name in c_abi(&engine, &root)?
-        .into_iter()
-        .chain(kubewarden(&root)?)
-    {
+    for name in c_abi(&engine, &root)?.into_iter().chain(kubewarden(&root)?) {
         if !order.contains(&name) {
             order.push(name);
         }

@@ -4,12 +4,13 @@
 //! of palisade's two thousand functions, spread over two megabytes of machine code; when the caches are cold (the first
 //! request after other work, every request of a host that runs other code between them) each code page the request
 //! touches costs a page-table walk, each line a fetch from memory. [`hot_first`] moves the functions named in a profile
-//! ([`HOT_FUNCTIONS`], written by [`profile`]) to the front, in the order a request first runs them, and renumbers
-//! every reference to a function. Nothing else changes: the same code, the same answers.
+//! ([`HOT_FUNCTIONS`]) to the front, in the order a request first runs them, and renumbers every reference to a
+//! function. Nothing else changes: the same code, the same answers.
 //!
 //! The build (`build.rs`, through `build/layout_hook.rs`) applies it to `palisade.wasm` and `palisade-kubewarden.wasm`
-//! after `wasm-opt`, which keeps the function names (`-g`) for it; the names are dropped here. `palisade layout` writes
-//! the profile again from the built module (README, "Performance").
+//! after `wasm-opt`, which keeps the function names (`-g`) for it; the names are dropped here. The profile is written
+//! by `examples/layout_profile.rs`, which runs the named modules [`instrumented`] and reads back their [`first_runs`]
+//! (README, "Performance").
 
 use std::collections::HashMap;
 
@@ -108,7 +109,9 @@ fn parse(bytes: &[u8]) -> Result<Parsed<'_>, String> {
 
 /// `bytes` with the functions `hot` names first, in `hot`'s order (the others after them, in their order), and every
 /// reference to a function renumbered: calls, `ref.func`, exports, the start function and element segments. The `name`
-/// section is dropped (the shipped modules carry none). A module without function names keeps its order.
+/// section is dropped (the shipped modules carry none). A module without function names keeps its order. A module
+/// this cannot renumber (an element segment of expressions, a global holding a function reference: neither rustc nor
+/// wasm-opt writes one) is refused.
 pub fn hot_first(bytes: &[u8], hot: &[&str]) -> Result<(Vec<u8>, Layout), String> {
     let parsed = parse(bytes)?;
     let rank: HashMap<&str, usize> = hot.iter().enumerate().rev().map(|(i, n)| (*n, i)).collect();
@@ -178,6 +181,20 @@ pub fn hot_first(bytes: &[u8], hot: &[&str]) -> Result<(Vec<u8>, Layout), String
             wasmparser::Payload::ElementSection(elements) => {
                 renumbered_elements(bytes, elements.clone(), &map)?.append_to(out);
             }
+            wasmparser::Payload::GlobalSection(globals) => {
+                // copied as they are, which is right unless one holds a function reference
+                for global in globals.clone() {
+                    let mut ops = global.map_err(invalid)?.init_expr.get_operators_reader();
+                    while !ops.eof() {
+                        if let wasmparser::Operator::RefFunc { .. } = ops.read().map_err(invalid)? {
+                            return Err(
+                                "a global initialized with ref.func is not laid out".to_owned()
+                            );
+                        }
+                    }
+                }
+                return Ok(false);
+            }
             _ => return Ok(false),
         }
         Ok(true)
@@ -227,7 +244,7 @@ fn renumbered_body(
 }
 
 /// The element section with its function indices renumbered: segments that list functions (what rustc and wasm-opt
-/// write for a function table); a segment of expressions is refused, which leaves the module as it was.
+/// write for a function table). A segment of expressions is refused: the build stops and says so.
 fn renumbered_elements(
     bytes: &[u8],
     elements: wasmparser::ElementSectionReader<'_>,

@@ -196,3 +196,16 @@ fn function_names(bytes: &[u8]) -> Vec<String> {
     }
     out
 }
+
+/// What the layout cannot renumber it refuses, rather than write a module whose references point elsewhere.
+#[test]
+fn a_function_reference_it_cannot_renumber_is_refused() {
+    for wat in [
+        "(module (func $f) (func $g) (global funcref (ref.func $g)))",
+        "(module (func $f) (func $g) (table 1 funcref) (elem (i32.const 0) funcref (ref.func $g)))",
+    ] {
+        let module = wat::parse_str(wat).unwrap();
+        let refused = layout::hot_first(&module, &["g"]).unwrap_err();
+        assert!(refused.contains("not laid out"), "{wat}: {refused}");
+    }
+}
