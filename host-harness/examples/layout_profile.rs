@@ -15,8 +15,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, anyhow};
+use palisade_harness::host::{Entry, Runtime, WasmHost};
 use palisade_harness::layout;
-use wasmtime::{Engine, Instance, Memory, Module, Store, TypedFunc};
 
 // the least waPC host, as the tests run the Kubewarden module (it fails loudly, as tests do)
 #[allow(
@@ -44,65 +44,13 @@ const WORKLOADS: [(&str, &str, Option<&str>); 3] = [
     ),
 ];
 
-struct Guest {
-    store: Store<()>,
-    memory: Memory,
-    profile: Memory,
-    alloc: TypedFunc<i32, i32>,
-    free: TypedFunc<(i32, i32), ()>,
-    configure: TypedFunc<(i32, i32), i64>,
-    validate: TypedFunc<(i32, i32), i64>,
-}
-
-impl Guest {
-    fn new(engine: &Engine, module: &Module) -> Result<Guest> {
-        let mut store = Store::new(engine, ());
-        let instance = w(Instance::new(&mut store, module, &[]))?;
-        let memory = instance
-            .get_memory(&mut store, "memory")
-            .ok_or_else(|| anyhow!("no memory export"))?;
-        let profile = instance
-            .get_memory(&mut store, layout::PROFILE_MEMORY)
-            .ok_or_else(|| anyhow!("not instrumented"))?;
-        Ok(Guest {
-            alloc: w(instance.get_typed_func(&mut store, "palisade_alloc"))?,
-            free: w(instance.get_typed_func(&mut store, "palisade_free"))?,
-            configure: w(instance.get_typed_func(&mut store, "configure"))?,
-            validate: w(instance.get_typed_func(&mut store, "validate"))?,
-            store,
-            memory,
-            profile,
-        })
-    }
-
-    /// The C ABI's call: alloc, copy in, call, free both.
-    fn call(&mut self, validate: bool, input: &[u8]) -> Result<()> {
-        let len = i32::try_from(input.len())?;
-        let ptr = w(self.alloc.call(&mut self.store, len))?;
-        self.memory
-            .write(&mut self.store, usize::try_from(ptr)?, input)
-            .map_err(|e| anyhow!("{e}"))?;
-        let f = if validate {
-            &self.validate
-        } else {
-            &self.configure
-        };
-        let packed = w(f.call(&mut self.store, (ptr, len)))? as u64;
-        w(self.free.call(&mut self.store, (ptr, len)))?;
-        let (out, out_len) = ((packed >> 32) as i32, (packed & 0xffff_ffff) as i32);
-        w(self.free.call(&mut self.store, (out, out_len)))?;
-        Ok(())
-    }
-}
-
 fn main() -> Result<()> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .ok_or_else(|| anyhow!("no workspace"))?
         .to_path_buf();
-    let engine = Engine::default();
     let mut order: Vec<String> = Vec::new();
-    for name in c_abi(&engine, &root)?.into_iter().chain(kubewarden(&root)?) {
+    for name in c_abi(&root)?.into_iter().chain(kubewarden(&root)?) {
         if !order.contains(&name) {
             order.push(name);
         }
@@ -127,13 +75,15 @@ fn named(root: &Path, module: &str) -> Result<Vec<u8>> {
     })
 }
 
-/// The functions the C ABI module runs answering each workload, in order.
-fn c_abi(engine: &Engine, root: &Path) -> Result<Vec<String>> {
+/// The functions the C ABI module runs answering each workload, in order, in the harness's own host.
+fn c_abi(root: &Path) -> Result<Vec<String>> {
     let bytes = named(root, "palisade.named.wasm")?;
-    let module = w(Module::new(
-        engine,
-        layout::instrumented(&bytes).map_err(|e| anyhow!(e))?,
-    ))?;
+    let instrumented = layout::instrumented(&bytes).map_err(|e| anyhow!(e))?;
+    let host = WasmHost::from_bytes(
+        &Runtime::shared()?,
+        Path::new("palisade.named.wasm, instrumented"),
+        &instrumented,
+    )?;
     let mut order: Vec<String> = Vec::new();
     for (bundle, review, context) in WORKLOADS {
         let bundle = palisade_harness::documents::read_bundle(&root.join(bundle))?;
@@ -143,17 +93,25 @@ fn c_abi(engine: &Engine, root: &Path) -> Result<Vec<String>> {
             })
             .transpose()?;
         let input = palisade_harness::bench::input_for(&root.join(review), context.as_ref())?;
-        let mut guest = Guest::new(engine, &module)?;
-        guest.call(false, &palisade_harness::host::bundle_bytes(&bundle)?)?;
-        // what configuring ran is not what a request runs
-        guest.profile.data_mut(&mut guest.store).fill(0);
-        for _ in 0..2 {
-            guest.call(true, &input)?;
+        let mut session = host.instantiate()?;
+        if let Some(message) = session.configure(&palisade_harness::host::bundle_bytes(&bundle)?)? {
+            return Err(anyhow!("the bundle was rejected: {message}"));
         }
-        let profile = guest.profile.data(&guest.store).to_vec();
-        order.extend(layout::first_runs(&bytes, &profile).map_err(|e| anyhow!(e))?);
+        // what configuring ran is not what a request runs
+        profile(&mut session)?.fill(0);
+        for _ in 0..2 {
+            session.call(Entry::Validate, &input)?;
+        }
+        order.extend(layout::first_runs(&bytes, profile(&mut session)?).map_err(|e| anyhow!(e))?);
     }
     Ok(order)
+}
+
+/// The profile memory of an instrumented instance.
+fn profile(session: &mut palisade_harness::Session) -> Result<&mut [u8]> {
+    session
+        .exported_memory_mut(layout::PROFILE_MEMORY)
+        .ok_or_else(|| anyhow!("not instrumented"))
 }
 
 /// The functions the Kubewarden module runs answering the workloads that need no host capability, in order: a reused
@@ -183,11 +141,6 @@ fn kubewarden(root: &Path) -> Result<Vec<String>> {
         order.extend(layout::first_runs(&bytes, profile).map_err(|e| anyhow!(e))?);
     }
     Ok(order)
-}
-
-/// wasmtime's error as this tool's.
-fn w<T>(r: wasmtime::Result<T>) -> Result<T> {
-    r.map_err(|e| anyhow!("{e:?}"))
 }
 
 fn write(path: &Path, order: &[String]) -> Result<()> {

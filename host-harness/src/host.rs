@@ -342,6 +342,13 @@ impl Session {
         self.memory.data_mut(&mut self.store)
     }
 
+    /// Another memory the instance exports as `name`, writable (an instrumented module's profile:
+    /// [`crate::layout::PROFILE_MEMORY`]); `None` when it exports none by that name.
+    pub fn exported_memory_mut(&mut self, name: &str) -> Option<&mut [u8]> {
+        let memory = self.instance.get_memory(&mut self.store, name)?;
+        Some(memory.data_mut(&mut self.store))
+    }
+
     /// Call the export `name` of type `() -> ()` if the module has one; `Ok(false)` when it has none.
     pub fn call_if_exported(&mut self, name: &str) -> Result<bool, HostError> {
         let Ok(func) = self
