@@ -6,6 +6,8 @@
 //! SAN parsing with Go's checks; the signature is not verified), and the raw SAN / raw
 //! subject walks approver-policy v0.27 adds to fail closed.
 
+use std::borrow::Cow;
+
 use base64::Engine as _;
 
 use crate::asn1::{
@@ -90,21 +92,23 @@ impl Csr {
 
 /// `spec.request` (base64 text) → CSR, or the error upstream would return.
 pub(crate) fn decode_spec_request(b64: &str) -> Result<Csr, String> {
-    let bytes = go_base64_decode(b64).map_err(|e| format!("spec.request: {e}"))?;
+    let bytes = go_base64_decode(b64.as_bytes()).map_err(|e| format!("spec.request: {e}"))?;
     decode_pem_csr(&bytes)
 }
 
+/// Go's `base64.StdEncoding`: padding required, non-zero trailing bits accepted.
+const GO_STD_ENCODING: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    base64::engine::GeneralPurposeConfig::new()
+        .with_decode_allow_trailing_bits(true)
+        .with_decode_padding_mode(base64::engine::DecodePaddingMode::RequireCanonical),
+);
+
 /// Go's `base64.StdEncoding.Decode`: padding required, `\r` and `\n` ignored, non-zero
 /// trailing bits accepted.
-pub(crate) fn go_base64_decode(s: &str) -> Result<Vec<u8>, String> {
-    let cleaned: Vec<u8> = s.bytes().filter(|b| *b != b'\r' && *b != b'\n').collect();
-    let engine = base64::engine::GeneralPurpose::new(
-        &base64::alphabet::STANDARD,
-        base64::engine::GeneralPurposeConfig::new()
-            .with_decode_allow_trailing_bits(true)
-            .with_decode_padding_mode(base64::engine::DecodePaddingMode::RequireCanonical),
-    );
-    engine.decode(&cleaned).map_err(|e| {
+pub(crate) fn go_base64_decode(s: &[u8]) -> Result<Vec<u8>, String> {
+    let cleaned = without(s, |b| *b == b'\r' || *b == b'\n');
+    GO_STD_ENCODING.decode(&cleaned).map_err(|e| {
         let at = match e {
             base64::DecodeError::InvalidByte(i, _)
             | base64::DecodeError::InvalidLastSymbol(i, _) => i,
@@ -113,6 +117,18 @@ pub(crate) fn go_base64_decode(s: &str) -> Result<Vec<u8>, String> {
         };
         format!("illegal base64 data at input byte {at}")
     })
+}
+
+/// `bytes` without the bytes `drop` picks: borrowed when there are none, else copied a run at a time.
+fn without(bytes: &[u8], drop: impl Fn(&u8) -> bool) -> Cow<'_, [u8]> {
+    if !bytes.iter().any(&drop) {
+        return Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    for run in bytes.split(drop) {
+        out.extend_from_slice(run);
+    }
+    Cow::Owned(out)
 }
 
 /// cert-manager's `DecodeX509CertificateRequestBytes`.
@@ -147,10 +163,16 @@ fn get_line(data: &[u8]) -> (&[u8], &[u8]) {
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() || hay.len() < needle.len() {
-        return None;
+    let (first, tail) = needle.split_first()?;
+    let mut from = 0;
+    loop {
+        // where the needle's first byte occurs (a line's end, for PEM's markers), then the rest compared
+        let at = from + hay.get(from..)?.iter().position(|b| b == first)?;
+        if hay.get(at + 1..)?.starts_with(tail) {
+            return Some(at);
+        }
+        from = at + 1;
     }
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// Go's `encoding/pem.Decode`: the first well-formed block of any type.
@@ -204,17 +226,11 @@ pub(crate) fn pem_decode(data: &[u8]) -> Option<Vec<u8>> {
         if !get_line(rest_of_end_line).0.is_empty() {
             continue;
         }
-        let body: Vec<u8> = rest
-            .get(..end_index)
-            .unwrap_or_default()
-            .iter()
-            .copied()
-            .filter(|b| *b != b' ' && *b != b'\t')
-            .collect();
-        let Ok(text) = std::str::from_utf8(&body) else {
-            continue;
-        };
-        match go_base64_decode(text) {
+        // a body that is not base64 (UTF-8 or not) fails to decode, and the next block is tried
+        let body = without(rest.get(..end_index).unwrap_or_default(), |b| {
+            *b == b' ' || *b == b'\t'
+        });
+        match go_base64_decode(&body) {
             Ok(bytes) => return Some(bytes),
             Err(_) => continue,
         }

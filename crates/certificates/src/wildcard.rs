@@ -1,6 +1,7 @@
 //! approver-policy's wildcard matching (`pkg/internal/util/wildcard.go`): `*` matches any
 //! run of characters (dots included), every other character — `?` too — is literal; the
-//! match is case-sensitive and anchored at both ends, on Unicode scalar values.
+//! match is case-sensitive and anchored at both ends, on Unicode scalar values (compared as UTF-8
+//! bytes, which matches the same strings).
 //!
 //! Written here rather than with `wildmatch`: `wildmatch::WildMatchPattern` always has a
 //! single-character wildcard (a const generic `char`), so whatever character is chosen for it
@@ -15,14 +16,15 @@ pub(crate) fn matches(pattern: &str, s: &str) -> bool {
     if pattern == "*" {
         return true;
     }
-    let p: Vec<char> = pattern.chars().collect();
-    let s: Vec<char> = s.chars().collect();
+    // bytes, not characters: a `*` stands before a character's first byte and a literal starts with one, so in
+    // UTF-8 the two match the same strings (and no copy is made)
+    let (p, s) = (pattern.as_bytes(), s.as_bytes());
     // Iterative greedy matcher with a single backtrack point (O(n*m) worst case).
     let (mut px, mut sx) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     while sx < s.len() {
         match (p.get(px), s.get(sx)) {
-            (Some('*'), _) => {
+            (Some(b'*'), _) => {
                 star = Some((px, sx));
                 px += 1;
             }
@@ -41,7 +43,7 @@ pub(crate) fn matches(pattern: &str, s: &str) -> bool {
             },
         }
     }
-    while p.get(px) == Some(&'*') {
+    while p.get(px) == Some(&b'*') {
         px += 1;
     }
     px == p.len()

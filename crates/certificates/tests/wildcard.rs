@@ -117,8 +117,9 @@ fn star_matches_dots_case_sensitive_anchored() {
 
 #[test]
 fn agrees_with_wildmatch_without_question_marks() {
-    // wildmatch's single-char wildcard is set to a character absent from these inputs
-    let alphabet = ['a', 'b', '.', '*'];
+    // wildmatch's single-char wildcard is set to a character absent from these inputs; `é` (two bytes in UTF-8) and
+    // `日` (three) check that matching bytes matches the same strings as matching characters
+    let alphabet = ['a', 'b', 'é', '.', '*'];
     let mut patterns = vec![String::new()];
     for _ in 0..4 {
         let mut next = Vec::new();
@@ -134,7 +135,7 @@ fn agrees_with_wildmatch_without_question_marks() {
     let texts: Vec<String> = patterns
         .iter()
         .map(|p| p.replace('*', ""))
-        .chain(["ab.ba".into(), "aaaa".into()])
+        .chain(["ab.ba".into(), "aaaa".into(), "日é".into(), "a日b.é".into()])
         .collect();
     for p in &patterns {
         let oracle = wildmatch::WildMatchPattern::<'*', '\u{1}'>::new(p);
