@@ -51,18 +51,18 @@ impl Path {
         if self.0.is_empty() {
             Path(name.to_owned())
         } else {
-            Path(format!("{}.{name}", self.0))
+            self.joined(&[".", name])
         }
     }
 
     /// `p.Index(i)`: `p[i]`.
     pub fn index(&self, i: usize) -> Self {
-        Path(format!("{}[{i}]", self.0))
+        self.joined(&["[", &i.to_string(), "]"])
     }
 
     /// `p.Key(key)`: `p[key]` (the key is not quoted).
     pub fn key(&self, key: &str) -> Self {
-        Path(format!("{}[{key}]", self.0))
+        self.joined(&["[", key, "]"])
     }
 
     /// A relative path (as [`Path::root`] builds them) under this one: `spec` joined with
@@ -71,10 +71,22 @@ impl Path {
         if relative.is_empty() {
             self.clone()
         } else if self.0.is_empty() || relative.starts_with('[') {
-            Path(format!("{}{relative}", self.0))
+            self.joined(&[relative])
         } else {
-            Path(format!("{}.{relative}", self.0))
+            self.joined(&[".", relative])
         }
+    }
+
+    /// This path with `parts` appended, in one allocation (paths are built for every check a request runs, most of
+    /// them never printed, so not through `format!`).
+    fn joined(&self, parts: &[&str]) -> Self {
+        let mut s =
+            String::with_capacity(self.0.len() + parts.iter().map(|p| p.len()).sum::<usize>());
+        s.push_str(&self.0);
+        for p in parts {
+            s.push_str(p);
+        }
+        Path(s)
     }
 
     /// `p.String()`.

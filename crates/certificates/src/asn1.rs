@@ -198,11 +198,34 @@ pub(crate) fn parse_oid(content: &[u8]) -> Result<String, String> {
             arcs.push(v);
         }
     }
-    Ok(arcs
-        .iter()
-        .map(u64::to_string)
-        .collect::<Vec<_>>()
-        .join("."))
+    let mut dotted = String::with_capacity(arcs.len() * 4);
+    for (i, arc) in arcs.iter().enumerate() {
+        if i > 0 {
+            dotted.push('.');
+        }
+        push_decimal(&mut dotted, *arc);
+    }
+    Ok(dotted)
+}
+
+/// `n` in decimal, appended without the formatting machinery (an OID's arcs are read for every request).
+fn push_decimal(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for d in digits.get(at..).unwrap_or_default() {
+        out.push(char::from(*d));
+    }
 }
 
 /// Checks an INTEGER is minimally encoded (Go's `checkInteger`).
@@ -239,4 +262,33 @@ pub(crate) fn bit_string_bytes(content: &[u8]) -> Result<&[u8], String> {
         return Err(syntax("invalid padding bits in BIT STRING"));
     }
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oids_print_as_go_prints_them() {
+        // Go's `asn1.ObjectIdentifier.String()` of what `parseObjectIdentifier` reads
+        let cases: [(&[u8], &str); 6] = [
+            (
+                &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x0b],
+                "1.2.840.113549.1.1.11",
+            ),
+            (&[0x55, 0x1d, 0x11], "2.5.29.17"),
+            (&[0x00], "0.0"),
+            (&[0x4f], "1.39"),
+            (&[0x88, 0x37, 0x03], "2.999.3"),
+            (
+                &[0x2b, 0x87, 0xff, 0xff, 0xff, 0x7f, 0x00],
+                "1.3.2147483647.0",
+            ),
+        ];
+        for (der, dotted) in cases {
+            assert_eq!(parse_oid(der).as_deref(), Ok(dotted), "{der:02x?}");
+        }
+        assert!(parse_oid(&[0x2b, 0x88, 0x80, 0x80, 0x80, 0x00]).is_err());
+        assert!(parse_oid(&[]).is_err());
+    }
 }

@@ -22,14 +22,17 @@ impl Big {
         n
     }
 
+    /// From lowercase hex digits (the curve constants below).
     fn from_hex(h: &str) -> Big {
+        let nibble = |c: u8| match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            _ => 0,
+        };
         let bytes: Vec<u8> = h
             .as_bytes()
             .chunks(2)
-            .map(|p| {
-                let s = std::str::from_utf8(p).unwrap_or("0");
-                u8::from_str_radix(s, 16).unwrap_or(0)
-            })
+            .map(|p| p.iter().fold(0u8, |acc, c| (acc << 4) | nibble(*c)))
             .collect();
         Big::from_be(&bytes)
     }
