@@ -114,43 +114,39 @@ fn tool_exports(data: &[u8]) -> Vec<(String, u32)> {
 /// The module with every mutable global it defines exported under [`global_export_name`]. Nothing else changes.
 pub fn instrument(module: &[u8]) -> Result<(Vec<u8>, Layout), BakeError> {
     let layout = layout(module)?;
-    let mut out = Vec::with_capacity(module.len() + 64 * layout.mutable_globals.len());
     let mut exported = false;
-    for payload in Parser::new(0).parse_all(module) {
-        let payload = payload.map_err(parse_err)?;
-        match &payload {
-            Payload::Version { range, .. } => {
-                out.extend_from_slice(slice(module, range.clone())?);
-                continue;
-            }
-            Payload::ExportSection(reader) => {
-                let mut exports = wasm_encoder::ExportSection::new();
-                let mut names = Vec::new();
-                for export in reader.clone() {
-                    let export = export.map_err(parse_err)?;
-                    exports.export(export.name, export_kind(export.kind)?, export.index);
-                    names.push(export.name.to_owned());
-                }
-                for &index in &layout.mutable_globals {
-                    exports.export(
-                        &global_export_name(index),
-                        wasm_encoder::ExportKind::Global,
-                        index,
-                    );
-                }
-                for (name, index) in &layout.tool_exports {
-                    if !names.contains(name) {
-                        exports.export(name, wasm_encoder::ExportKind::Func, *index);
-                    }
-                }
-                exports.append_to(&mut out);
-                exported = true;
-                continue;
-            }
-            _ => {}
+    let out = crate::layout::rewrite(module, |payload, out| {
+        let Payload::ExportSection(reader) = payload else {
+            return Ok(false);
+        };
+        let mut exports = wasm_encoder::ExportSection::new();
+        let mut names = Vec::new();
+        for export in reader.clone() {
+            let export = export.map_err(|e| parse_err(e).0)?;
+            exports.export(
+                export.name,
+                crate::layout::export_kind(export.kind),
+                export.index,
+            );
+            names.push(export.name.to_owned());
         }
-        copy_section(module, &payload, &mut out)?;
-    }
+        for &index in &layout.mutable_globals {
+            exports.export(
+                &global_export_name(index),
+                wasm_encoder::ExportKind::Global,
+                index,
+            );
+        }
+        for (name, index) in &layout.tool_exports {
+            if !names.contains(name) {
+                exports.export(name, wasm_encoder::ExportKind::Func, *index);
+            }
+        }
+        exports.append_to(out);
+        exported = true;
+        Ok(true)
+    })
+    .map_err(BakeError)?;
     if !exported {
         return Err(err("the module has no export section"));
     }
@@ -308,20 +304,14 @@ pub fn apply(module: &[u8], snapshot: &Snapshot) -> Result<Vec<u8>, BakeError> {
     }
     let data_count = u32::try_from(segments.len()).map_err(|_| err("too many data segments"))?;
 
-    let mut out = Vec::with_capacity(module.len() + snapshot.memory.len() / 4);
     let mut imported_globals = 0u32;
     let mut wrote_data = false;
     let mut after_code = false;
-    for payload in Parser::new(0).parse_all(module) {
-        let payload = payload.map_err(parse_err)?;
-        match &payload {
-            Payload::Version { range, .. } => {
-                out.extend_from_slice(slice(module, range.clone())?);
-                continue;
-            }
+    let mut out = crate::layout::rewrite(module, |payload, out| {
+        match payload {
             Payload::ImportSection(reader) => {
                 for import in reader.clone() {
-                    if let wasmparser::TypeRef::Global(_) = import.map_err(parse_err)?.ty {
+                    if let wasmparser::TypeRef::Global(_) = import.map_err(|e| parse_err(e).0)?.ty {
                         imported_globals += 1;
                     }
                 }
@@ -329,11 +319,11 @@ pub fn apply(module: &[u8], snapshot: &Snapshot) -> Result<Vec<u8>, BakeError> {
             Payload::MemorySection(reader) => {
                 let mut memories = wasm_encoder::MemorySection::new();
                 for memory in reader.clone() {
-                    let memory = memory.map_err(parse_err)?;
+                    let memory = memory.map_err(|e| parse_err(e).0)?;
                     if memory.maximum.is_some_and(|max| max < pages) {
-                        return Err(err(format!(
+                        return Err(format!(
                             "the configured instance uses {pages} pages, more than the module's maximum"
-                        )));
+                        ));
                     }
                     memories.memory(wasm_encoder::MemoryType {
                         minimum: memory.initial.max(pages),
@@ -343,8 +333,8 @@ pub fn apply(module: &[u8], snapshot: &Snapshot) -> Result<Vec<u8>, BakeError> {
                         page_size_log2: memory.page_size_log2,
                     });
                 }
-                memories.append_to(&mut out);
-                continue;
+                memories.append_to(out);
+                return Ok(true);
             }
             Payload::GlobalSection(reader) => {
                 let mut globals = wasm_encoder::GlobalSection::new();
@@ -352,7 +342,7 @@ pub fn apply(module: &[u8], snapshot: &Snapshot) -> Result<Vec<u8>, BakeError> {
                 let section_end = reader.range().end;
                 let mut i = 0u32;
                 while let Some(item) = items.next() {
-                    let (start, global) = item.map_err(parse_err)?;
+                    let (start, global) = item.map_err(|e| parse_err(e).0)?;
                     let end = match items.peek() {
                         Some(Ok((next, _))) => *next,
                         _ => section_end,
@@ -368,7 +358,7 @@ pub fn apply(module: &[u8], snapshot: &Snapshot) -> Result<Vec<u8>, BakeError> {
                         (true, Some(value)) => {
                             globals.global(
                                 wasm_encoder::GlobalType {
-                                    val_type: val_type(global.ty.content_type)?,
+                                    val_type: val_type(global.ty.content_type).map_err(|e| e.0)?,
                                     mutable: true,
                                     shared: global.ty.shared,
                                 },
@@ -376,37 +366,38 @@ pub fn apply(module: &[u8], snapshot: &Snapshot) -> Result<Vec<u8>, BakeError> {
                             );
                         }
                         (true, None) => {
-                            return Err(err(format!(
+                            return Err(format!(
                                 "the snapshot has no value for mutable global {index}"
-                            )));
+                            ));
                         }
                         (false, _) => {
-                            globals.raw(slice(module, start..end)?);
+                            globals.raw(slice(module, start..end).map_err(|e| e.0)?);
                         }
                     }
                 }
-                globals.append_to(&mut out);
-                continue;
+                globals.append_to(out);
+                return Ok(true);
             }
             Payload::DataCountSection { .. } => {
-                wasm_encoder::DataCountSection { count: data_count }.append_to(&mut out);
-                continue;
+                wasm_encoder::DataCountSection { count: data_count }.append_to(out);
+                return Ok(true);
             }
             Payload::DataSection(_) => {
-                data.append_to(&mut out);
+                data.append_to(out);
                 wrote_data = true;
-                continue;
+                return Ok(true);
             }
             Payload::CodeSectionStart { .. } => after_code = true,
             // a module without a data section gets one right after its code section
             _ if after_code && !wrote_data && payload.as_section().is_some() => {
-                data.append_to(&mut out);
+                data.append_to(out);
                 wrote_data = true;
             }
             _ => {}
         }
-        copy_section(module, &payload, &mut out)?;
-    }
+        Ok(false)
+    })
+    .map_err(BakeError)?;
     if !wrote_data {
         data.append_to(&mut out);
     }
@@ -416,28 +407,10 @@ pub fn apply(module: &[u8], snapshot: &Snapshot) -> Result<Vec<u8>, BakeError> {
     Ok(out)
 }
 
-fn copy_section(module: &[u8], payload: &Payload<'_>, out: &mut Vec<u8>) -> Result<(), BakeError> {
-    if let Some((id, range)) = payload.as_section() {
-        let data = slice(module, range)?;
-        wasm_encoder::RawSection { id, data }.append_to(out);
-    }
-    Ok(())
-}
-
 fn slice(module: &[u8], range: std::ops::Range<usize>) -> Result<&[u8], BakeError> {
     module
         .get(range)
         .ok_or_else(|| err("a section runs past the end of the module"))
-}
-
-fn export_kind(kind: wasmparser::ExternalKind) -> Result<wasm_encoder::ExportKind, BakeError> {
-    Ok(match kind {
-        wasmparser::ExternalKind::Func => wasm_encoder::ExportKind::Func,
-        wasmparser::ExternalKind::Table => wasm_encoder::ExportKind::Table,
-        wasmparser::ExternalKind::Memory => wasm_encoder::ExportKind::Memory,
-        wasmparser::ExternalKind::Global => wasm_encoder::ExportKind::Global,
-        wasmparser::ExternalKind::Tag => wasm_encoder::ExportKind::Tag,
-    })
 }
 
 fn val_type(t: wasmparser::ValType) -> Result<wasm_encoder::ValType, BakeError> {
