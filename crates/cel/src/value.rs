@@ -991,7 +991,7 @@ impl<'a> Value<'a> {
     /// Size as cel-go's cost tracker sees it.
     pub(crate) fn cost_size(&self) -> u64 {
         match self {
-            Value::String(s) => s.as_str().chars().count() as u64,
+            Value::String(s) => palisade_json::char_count(s.as_str()) as u64,
             Value::Bytes(b) => b.len() as u64,
             Value::List(l) => l.len() as u64,
             Value::Map(m) => m.len() as u64,

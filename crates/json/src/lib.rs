@@ -647,12 +647,11 @@ impl Ref<'_> {
     }
 }
 
-/// Whether `bytes` are UTF-8, as `std::str::from_utf8` answers. Kubernetes JSON is almost all ASCII: it is checked 32
-/// bytes at a time as four 64-bit words (wasm32's own `from_utf8` reads 32-bit words, about twice the instructions per
-/// byte), and the standard check runs from the first block with a byte above 0x7f on (a block boundary is a character
-/// boundary: every byte before it is ASCII). Not inlined: compiled with this crate's optimisation level.
-#[inline(never)]
-pub fn is_utf8(bytes: &[u8]) -> bool {
+/// How many leading bytes of `bytes` are ASCII, counted in whole blocks of 32 bytes read as four 64-bit words (wasm32's
+/// standard routines read 32-bit words, about twice the instructions per byte). Kubernetes JSON is almost all ASCII;
+/// a block boundary before the first byte above 0x7f is a character boundary.
+#[inline]
+fn ascii_blocks(bytes: &[u8]) -> usize {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let word = |c: &[u8]| <[u8; 8]>::try_from(c).map_or(HIGH, u64::from_le_bytes);
     let mut ascii = 0;
@@ -665,9 +664,25 @@ pub fn is_utf8(bytes: &[u8]) -> bool {
         }
         ascii += 32;
     }
+    ascii
+}
+
+/// Whether `bytes` are UTF-8, as `std::str::from_utf8` answers: the standard check runs from the first block with a
+/// byte above 0x7f on ([`ascii_blocks`]). Not inlined: compiled with this crate's optimisation level.
+#[inline(never)]
+pub fn is_utf8(bytes: &[u8]) -> bool {
     bytes
-        .get(ascii..)
+        .get(ascii_blocks(bytes)..)
         .is_some_and(|rest| std::str::from_utf8(rest).is_ok())
+}
+
+/// The length of `s` in Unicode code points, as `s.chars().count()` answers (CEL's `size()` of a string, and what
+/// cel-go's cost tracker charges by): only what follows the ASCII blocks is decoded ([`ascii_blocks`]). Not inlined:
+/// compiled with this crate's optimisation level.
+#[inline(never)]
+pub fn char_count(s: &str) -> usize {
+    let ascii = ascii_blocks(s.as_bytes());
+    ascii + s.get(ascii..).map_or(0, |rest| rest.chars().count())
 }
 
 /// `bytes` as a `String` when they are UTF-8: copied once and checked once, by [`is_utf8`] (`String::from_utf8` would

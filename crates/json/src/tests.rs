@@ -480,8 +480,9 @@ fn raw_text_of_top_members() {
     assert_eq!(built.root().member("a").and_then(Ref::raw_text), None);
 }
 
-/// `is_utf8` (and `utf8_string`, `utf8_string_and`) answers as the standard check for every placement of a non-ASCII byte, a valid character or a broken
-/// sequence around the 32-byte blocks it reads ASCII in: before, across and after a block boundary, and at the end.
+/// `is_utf8` (and `utf8_string`, `utf8_string_and`) answers as the standard check, and `char_count` counts as
+/// `chars().count()`, for every placement of a non-ASCII byte, a valid character or a broken sequence around the 32-byte
+/// blocks they read ASCII in: before, across and after a block boundary, and at the end.
 #[test]
 fn is_utf8_answers_as_the_standard_check() {
     let pieces: [&[u8]; 9] = [
@@ -498,6 +499,7 @@ fn is_utf8_answers_as_the_standard_check() {
     for len in [0, 1, 7, 8, 31, 32, 33, 63, 64, 65, 100] {
         let ascii = vec![b'a'; len];
         assert!(is_utf8(&ascii), "{len} ASCII bytes");
+        assert_eq!(char_count(std::str::from_utf8(&ascii).unwrap()), len);
         for piece in pieces {
             for at in 0..=len {
                 let mut text = ascii.clone();
@@ -517,6 +519,13 @@ fn is_utf8_answers_as_the_standard_check() {
                     String::from_utf8(text.clone()).ok().map(|t| t + "}"),
                     "{piece:?} at {at} of {len}, completed"
                 );
+                if let Ok(valid) = std::str::from_utf8(&text) {
+                    assert_eq!(
+                        char_count(valid),
+                        valid.chars().count(),
+                        "{piece:?} at {at} of {len}"
+                    );
+                }
             }
         }
     }

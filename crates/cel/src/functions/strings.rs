@@ -10,6 +10,7 @@ use super::regex as re;
 use crate::cost::Meter;
 use crate::error::EvalError;
 use crate::value::{Map, Value};
+use palisade_json::char_count;
 
 /// The largest string an expression may build (8 MiB).
 pub(crate) const MAX_STRING_BYTES: u64 = 8 << 20;
@@ -31,7 +32,7 @@ fn output_len(replace: bool, s: &str, args: &[Value<'_>]) -> Result<u64, EvalErr
                 return Ok(0);
             };
             let count = if from.is_empty() {
-                s.chars().count() as u64 + 1
+                char_count(s) as u64 + 1
             } else {
                 s.matches(from).count() as u64
             };
@@ -64,12 +65,8 @@ fn byte_at(s: &str, cp: usize) -> Option<usize> {
     if n == cp { Some(s.len()) } else { None }
 }
 
-fn cp_len(s: &str) -> usize {
-    s.chars().count()
-}
-
 fn cp_index_of(s: &str, byte: usize) -> i64 {
-    i64::try_from(s.get(..byte).map(cp_len).unwrap_or(0)).unwrap_or(-1)
+    i64::try_from(s.get(..byte).map(char_count).unwrap_or(0)).unwrap_or(-1)
 }
 
 /// The cost of `method` on a string of `size` characters (cel-go `costCall`, library/cost.go).
@@ -157,7 +154,7 @@ pub(crate) fn member<'a>(
     }
     let out = match (method, args.len()) {
         (Method::Size, 0) => {
-            Value::Int(i64::try_from(s.chars().count()).map_err(|_| EvalError::overflow())?)
+            Value::Int(i64::try_from(char_count(s)).map_err(|_| EvalError::overflow())?)
         }
         (Method::Contains, 1) => Value::Bool(s.contains(str_arg(args, 0)?)),
         (Method::StartsWith, 1) => Value::Bool(starts_with(s, str_arg(args, 0)?)),
@@ -186,7 +183,7 @@ fn ext_member<'a>(method: Method, s: &str, args: &[Value<'a>]) -> Result<Value<'
     match (method, args.len()) {
         (Method::CharAt, 1) => {
             let i = int_arg(args, 0)?;
-            let len = cp_len(s);
+            let len = char_count(s);
             match usize::try_from(i) {
                 Ok(u) if u < len => Ok(Value::string(
                     s.chars().nth(u).map(|c| c.to_string()).unwrap_or_default(),
@@ -202,7 +199,7 @@ fn ext_member<'a>(method: Method, s: &str, args: &[Value<'a>]) -> Result<Value<'
             } else {
                 0
             };
-            let len = cp_len(s);
+            let len = char_count(s);
             let Some(b) = usize::try_from(start)
                 .ok()
                 .filter(|u| *u <= len)
@@ -218,7 +215,7 @@ fn ext_member<'a>(method: Method, s: &str, args: &[Value<'a>]) -> Result<Value<'
         }
         (Method::LastIndexOf, 1 | 2) => {
             let sub = str_arg(args, 0)?;
-            let len = cp_len(s);
+            let len = char_count(s);
             let end = if args.len() == 2 {
                 int_arg(args, 1)?
             } else {
@@ -228,7 +225,7 @@ fn ext_member<'a>(method: Method, s: &str, args: &[Value<'a>]) -> Result<Value<'
                 return Err(EvalError::new(format!("index out of range: {end}")));
             };
             // the match may start at `end` at the latest
-            let sub_len = cp_len(sub);
+            let sub_len = char_count(sub);
             let limit = byte_at(s, (endu + sub_len).min(len)).unwrap_or(s.len());
             let hay = s.get(..limit).unwrap_or("");
             Ok(Value::Int(match hay.rfind(sub) {
@@ -264,7 +261,7 @@ fn ext_member<'a>(method: Method, s: &str, args: &[Value<'a>]) -> Result<Value<'
             ))
         }
         (Method::Substring, 1 | 2) => {
-            let len = cp_len(s);
+            let len = char_count(s);
             let start = int_arg(args, 0)?;
             let end = if args.len() == 2 {
                 int_arg(args, 1)?
