@@ -80,10 +80,7 @@ impl Policies {
             });
             return verdict;
         };
-        // the CertificateRequest as a JSON value (small; released without recursion, whatever it nests)
-        let object = object.to_value();
-        let decision = inner.evaluate(&object, cluster);
-        crate::review::deep::release(object);
+        let decision = inner.evaluate_doc(object.root(), cluster);
         if let Some(trace) = trace {
             *trace = Some(match &decision {
                 Decision::Approved { policy } => CertificateTrace {

@@ -12,16 +12,17 @@ use palisade_cel_kubernetes::cluster::{
 use serde::Deserialize;
 use serde_json::Value;
 
-use palisade_json::Ref;
+use palisade_json::{Doc, Ref};
 
-use crate::review::tape::{boolean, defaulted, list, optional, string, value};
+use crate::review::tape::{boolean, defaulted, list, optional, string};
 
 /// The `context` object of docs/architecture.md, as passed to the C ABI, the browser and the harness.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct StaticContext {
-    /// `None` when the key is absent: the host has no namespace data.
-    pub namespaces: Option<Vec<Value>>,
+    /// `None` when the key is absent: the host has no namespace data. Each is kept as read (a node of the input's
+    /// tape when read from one): only a namespace a request asks about is converted.
+    pub namespaces: Option<Vec<Doc>>,
     /// `None` when the key is absent: the host has no authorization answers. `Some([])` answers "not allowed".
     pub authorizations: Option<Vec<Authorization>>,
 }
@@ -56,7 +57,7 @@ impl StaticContext {
         r.pick(&[&["namespaces"], &["authorizations"]], true, &mut f)?;
         let [namespaces, authorizations] = f;
         Some(StaticContext {
-            namespaces: optional(namespaces, |r| list(r, value))?,
+            namespaces: optional(namespaces, |r| list(r, |n| Some(Doc::subtree(n))))?,
             authorizations: optional(authorizations, |r| list(r, Authorization::from_tape))?,
         })
     }
@@ -146,23 +147,28 @@ impl Authorization {
 }
 
 impl StaticContext {
-    fn find_namespace(&self, name: &str) -> Result<Option<&Value>, HostError> {
+    /// The namespace named `name` (its `metadata.name`), as a JSON value.
+    fn find_namespace(&self, name: &str) -> Result<Option<Value>, HostError> {
         let Some(namespaces) = &self.namespaces else {
             return Err(HostError::NotProvided(Question::Namespace(name.to_owned())));
         };
         Ok(namespaces
             .iter()
-            .find(|ns| ns.pointer("/metadata/name").and_then(Value::as_str) == Some(name)))
+            .find(|ns| {
+                let named = ns.root().member("metadata").and_then(|m| m.member("name"));
+                named.and_then(Ref::as_str) == Some(name)
+            })
+            .map(Doc::to_value))
     }
 }
 
 impl Cluster for StaticContext {
     fn namespace(&self, name: &str) -> Result<Option<Value>, HostError> {
-        Ok(self.find_namespace(name)?.cloned())
+        self.find_namespace(name)
     }
 
     fn namespace_labels(&self, name: &str) -> Result<Option<BTreeMap<String, String>>, HostError> {
-        Ok(self.find_namespace(name)?.map(metadata_labels))
+        Ok(self.find_namespace(name)?.as_ref().map(metadata_labels))
     }
 
     fn authorize(&self, query: &AccessQuery) -> Result<AccessDecision, HostError> {

@@ -22,6 +22,7 @@ mod wildcard;
 
 use std::collections::BTreeMap;
 
+use palisade_json::{Doc, Item, Ref};
 use serde_json::Value;
 
 use crate::evaluate::{Outcome, Request};
@@ -209,6 +210,17 @@ impl Policies {
     /// As approver-policy's manager reviews it: the policies that select the request (issuerRef, namespace, RBAC
     /// `use`), then the evaluators on each in name order; the first that nothing denies approves.
     pub fn evaluate(&self, cr: &Value, host: &dyn Cluster) -> Decision {
+        match Doc::from_value(cr) {
+            Ok(doc) => self.evaluate_doc(doc.root(), host),
+            Err(e) => Decision::Error {
+                message: format!("{READ_PREFIX}{}", e.message),
+            },
+        }
+    }
+
+    /// [`Policies::evaluate`] of a CertificateRequest read into a tape (the engine's reading of the review): the
+    /// fields approver-policy reads are taken from it directly, nothing else is converted.
+    pub fn evaluate_doc(&self, cr: Ref<'_>, host: &dyn Cluster) -> Decision {
         if self.policies.is_empty() {
             return self.unmatched(NO_POLICIES);
         }
@@ -410,10 +422,19 @@ fn issuer_matches(p: &Policy, req: &Request) -> bool {
             .is_none_or(|g| wildcard::matches(g, group))
 }
 
-fn str_at(v: &Value, path: &str, key: &str) -> Result<String, String> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s.clone()),
+/// What a refused CertificateRequest's message starts with.
+const READ_PREFIX: &str = "the CertificateRequest cannot be read: ";
+
+/// The object `r` is, if it is one.
+fn object(r: Ref<'_>) -> Option<Ref<'_>> {
+    matches!(r.item(), Item::Object(_)).then_some(r)
+}
+
+/// The string at `key` of the object `v` (at `path`): empty when absent or null.
+fn str_at(v: Option<Ref<'_>>, path: &str, key: &str) -> Result<String, String> {
+    match v.and_then(|v| v.member(key)).map(Ref::item) {
+        None | Some(Item::Null) => Ok(String::new()),
+        Some(Item::Str(s)) => Ok(s.to_owned()),
         Some(_) => Err(format!(
             "{}: must be a string",
             field::Path::new(path).child(key)
@@ -421,74 +442,65 @@ fn str_at(v: &Value, path: &str, key: &str) -> Result<String, String> {
     }
 }
 
-fn strings_at(v: &Value, path: &str, key: &str) -> Result<Vec<String>, String> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|x| {
-                x.as_str().map(str::to_owned).ok_or_else(|| {
-                    format!(
-                        "{}: must be a list of strings",
-                        field::Path::new(path).child(key)
-                    )
-                })
-            })
-            .collect(),
-        Some(_) => Err(format!(
+/// The list of strings at `key` of the object `v` (at `path`): empty when absent or null.
+fn strings_at(v: Option<Ref<'_>>, path: &str, key: &str) -> Result<Vec<String>, String> {
+    let wrong = || {
+        format!(
             "{}: must be a list of strings",
             field::Path::new(path).child(key)
-        )),
+        )
+    };
+    match v.and_then(|v| v.member(key)).map(Ref::item) {
+        None | Some(Item::Null) => Ok(Vec::new()),
+        Some(Item::Array(a)) => a
+            .elements()
+            .map(|x| x.as_str().map(str::to_owned).ok_or_else(wrong))
+            .collect(),
+        Some(_) => Err(wrong()),
     }
 }
 
 /// The CertificateRequest fields approver-policy reads; `Err` when the object is not one
 /// the API server would have accepted.
-fn read_request(cr: &Value) -> Result<Request, String> {
-    let prefix = "the CertificateRequest cannot be read: ";
-    let wrap = |e: String| format!("{prefix}{e}");
-    if !cr.is_object() {
+fn read_request(cr: Ref<'_>) -> Result<Request, String> {
+    let wrap = |e: String| format!("{READ_PREFIX}{e}");
+    let Some(cr) = object(cr) else {
         return Err(wrap("it is not an object".to_owned()));
-    }
-    let empty = Value::Object(serde_json::Map::new());
-    let meta = cr
-        .get("metadata")
-        .filter(|m| m.is_object())
-        .unwrap_or(&empty);
+    };
+    let meta = cr.member("metadata").and_then(object);
     let spec = cr
-        .get("spec")
-        .filter(|s| s.is_object())
+        .member("spec")
+        .and_then(object)
         .ok_or_else(|| wrap("spec: Required value".to_owned()))?;
-    let issuer = spec
-        .get("issuerRef")
-        .filter(|s| s.is_object())
-        .unwrap_or(&empty);
-    let duration = match spec.get("duration") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => {
+    let issuer = spec.member("issuerRef").and_then(object);
+    let duration = match spec.member("duration").map(Ref::item) {
+        None | Some(Item::Null) => None,
+        Some(Item::Str(s)) => {
             Some(GoDuration::parse(s).map_err(|e| wrap(format!("spec.duration: {e}")))?)
         }
         Some(_) => return Err(wrap("spec.duration: must be a string".to_owned())),
     };
-    let is_ca = match spec.get("isCA") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
+    let is_ca = match spec.member("isCA").map(Ref::item) {
+        None | Some(Item::Null) => false,
+        Some(Item::Bool(b)) => b,
         Some(_) => return Err(wrap("spec.isCA: must be a boolean".to_owned())),
     };
+    // a key written twice: its last value, as serde_json reads it
     let mut extra = BTreeMap::new();
-    if let Some(Value::Object(m)) = spec.get("extra") {
-        for (k, v) in m {
-            let list = match v {
-                Value::Array(a) => a
-                    .iter()
+    if let Some(m) = spec.member("extra").and_then(object) {
+        for (k, v) in m.members() {
+            let list = match v.item() {
+                Item::Array(a) => a
+                    .elements()
                     .filter_map(|x| x.as_str().map(str::to_owned))
                     .collect(),
-                Value::String(s) => vec![s.clone()],
+                Item::Str(s) => vec![s.to_owned()],
                 _ => Vec::new(),
             };
-            extra.insert(k.clone(), list);
+            extra.insert(k.to_owned(), list);
         }
     }
+    let spec = Some(spec);
     Ok(Request {
         name: str_at(meta, "metadata", "name").map_err(wrap)?,
         namespace: str_at(meta, "metadata", "namespace").map_err(wrap)?,
