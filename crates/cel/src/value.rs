@@ -194,12 +194,29 @@ impl<'a> Iterator for ListIter<'_, 'a> {
     }
 }
 
-/// An owned map: entries in insertion order plus a hash index over normalised keys
-/// (`1`, `1u` and `1.0` are the same key).
+/// An owned map: entries in insertion order plus, from [`OwnedMap::INDEXED_FROM`] entries on, a hash index over
+/// normalised keys (`1`, `1u` and `1.0` are the same key). A smaller map is searched entry by entry: most maps a
+/// program builds are small (approver-policy's `cr` has four fields), and hashing each key twice and allocating a
+/// bucket per key cost more than comparing a few.
 #[derive(Clone, Debug, Default)]
 pub struct OwnedMap<'a> {
     entries: Vec<(Value<'a>, Value<'a>)>,
+    /// Empty below `INDEXED_FROM` entries.
     index: HashMap<u64, Vec<usize>, Ids>,
+}
+
+/// Whether [`key_hash`] hashes `k` (without hashing it).
+fn hashable_key(k: &Value<'_>) -> bool {
+    match k {
+        Value::String(_) | Value::Bool(_) | Value::Int(_) | Value::Uint(_) => true,
+        Value::Double(d) => integral_key(*d),
+        _ => false,
+    }
+}
+
+/// A double that is the same map key as the integer it equals.
+fn integral_key(d: f64) -> bool {
+    d.fract() == 0.0 && d.abs() < 1.8e19
 }
 
 fn key_hash(k: &Value<'_>) -> Option<u64> {
@@ -221,7 +238,7 @@ fn key_hash(k: &Value<'_>) -> Option<u64> {
             2u8.hash(&mut h);
             i128::from(*u).hash(&mut h);
         }
-        Value::Double(d) if d.fract() == 0.0 && d.abs() < 1.8e19 => {
+        Value::Double(d) if integral_key(*d) => {
             2u8.hash(&mut h);
             (*d as i128).hash(&mut h);
         }
@@ -231,11 +248,14 @@ fn key_hash(k: &Value<'_>) -> Option<u64> {
 }
 
 impl<'a> OwnedMap<'a> {
+    /// How many entries a map has before lookups go through the hash index.
+    const INDEXED_FROM: usize = 8;
+
     /// Builds a map; a repeated key is an error.
     pub fn from_entries(entries: Vec<(Value<'a>, Value<'a>)>) -> Result<Self, Value<'a>> {
         let mut m = OwnedMap {
             entries: Vec::with_capacity(entries.len()),
-            index: HashMap::with_capacity_and_hasher(entries.len(), Ids::default()),
+            index: HashMap::default(),
         };
         for (k, v) in entries {
             m.insert(k, v)?;
@@ -247,13 +267,36 @@ impl<'a> OwnedMap<'a> {
         if self.get(&k).is_some() {
             return Err(k);
         }
-        if let Some(h) = key_hash(&k) {
-            self.index.entry(h).or_default().push(self.entries.len());
-        }
         self.entries.push((k, v));
+        let len = self.entries.len();
+        if len == Self::INDEXED_FROM {
+            // from now on, lookups are hashed: index every entry so far
+            for (i, (key, _)) in self.entries.iter().enumerate() {
+                if let Some(h) = key_hash(key) {
+                    self.index.entry(h).or_default().push(i);
+                }
+            }
+        } else if len > Self::INDEXED_FROM
+            && let Some((key, _)) = self.entries.last()
+            && let Some(h) = key_hash(key)
+        {
+            self.index.entry(h).or_default().push(len - 1);
+        }
         Ok(())
     }
     pub fn get(&self, key: &Value<'_>) -> Option<&Value<'a>> {
+        if self.entries.len() < Self::INDEXED_FROM {
+            // what the index would find: a key it can hash, equal to an entry's (an entry whose key it cannot hash
+            // equals no such key)
+            if !hashable_key(key) {
+                return None;
+            }
+            return self
+                .entries
+                .iter()
+                .find(|(k, _)| key_eq(k, key))
+                .map(|(_, v)| v);
+        }
         let h = key_hash(key)?;
         let bucket = self.index.get(&h)?;
         bucket
@@ -1072,5 +1115,60 @@ pub(crate) fn key_display(k: &Value<'_>) -> String {
     match k {
         Value::String(s) => s.as_str().to_string(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{OwnedMap, Value};
+
+    fn int(v: Option<&Value<'_>>) -> Option<i64> {
+        match v {
+            Some(Value::Int(i)) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// A map answers the same whether it is searched entry by entry (small) or through its index: `1`, `1u` and
+    /// `1.0` are one key, a double that is not an integer is no key, and a repeated key is refused.
+    #[test]
+    fn owned_maps_find_the_same_keys_below_and_above_the_index() {
+        for len in 0..20i64 {
+            let mut m = OwnedMap::default();
+            for i in 0..len {
+                let key = match i % 3 {
+                    0 => Value::Int(i),
+                    1 => Value::Uint(i as u64),
+                    _ => Value::string(format!("k{i}")),
+                };
+                assert!(m.insert(key, Value::Int(i)).is_ok());
+            }
+            assert!(m.insert(Value::Bool(true), Value::Int(-1)).is_ok());
+            assert!(m.insert(Value::Bool(true), Value::Int(-2)).is_err());
+            // not a key the index can hold: never found, as the index would not find it
+            let mut with_half = m.clone();
+            assert!(with_half.insert(Value::Double(0.5), Value::Int(-3)).is_ok());
+            assert!(with_half.get(&Value::Double(0.5)).is_none(), "{len}");
+            for i in 0..len {
+                let found = |k: Value<'_>| int(m.get(&k));
+                if i % 3 == 2 {
+                    assert_eq!(found(Value::string(format!("k{i}"))), Some(i), "{len}");
+                    assert_eq!(found(Value::Int(i)), None, "{len}");
+                } else {
+                    assert_eq!(found(Value::Int(i)), Some(i), "{len}");
+                    assert_eq!(found(Value::Uint(i as u64)), Some(i), "{len}");
+                    assert_eq!(found(Value::Double(i as f64)), Some(i), "{len}");
+                    assert!(
+                        m.clone()
+                            .insert(Value::Double(i as f64), Value::Null)
+                            .is_err()
+                    );
+                }
+                assert_eq!(found(Value::Double(i as f64 + 0.5)), None, "{len}");
+            }
+            assert_eq!(int(m.get(&Value::Bool(true))), Some(-1));
+            assert!(m.get(&Value::Null).is_none());
+            assert_eq!(m.len(), len as usize + 1);
+        }
     }
 }

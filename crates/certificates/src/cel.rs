@@ -46,7 +46,7 @@ impl Validator {
 #[cfg(feature = "cel")]
 mod backend {
     use super::CrVars;
-    use palisade_cel::{Activation, Budget, Env, Expect, Value};
+    use palisade_cel::{Activation, Budget, Env, Expect, Str, Value};
 
     pub(super) type Program = palisade_cel::Program;
 
@@ -57,25 +57,19 @@ mod backend {
     }
 
     pub(super) fn eval(p: &Program, value: &str, cr: &CrVars) -> Result<bool, String> {
-        let groups = cr
-            .groups
-            .iter()
-            .map(|g| Value::string(g.as_str()))
-            .collect();
+        // borrowed for the evaluation: nothing of the request is copied
+        fn text(s: &str) -> Value<'_> {
+            Value::String(Str::Borrowed(s))
+        }
+        let groups = cr.groups.iter().map(|g| text(g)).collect();
         let cr_value = Value::map(vec![
-            (Value::string("name"), Value::string(cr.name.as_str())),
-            (
-                Value::string("namespace"),
-                Value::string(cr.namespace.as_str()),
-            ),
-            (
-                Value::string("username"),
-                Value::string(cr.username.as_str()),
-            ),
-            (Value::string("groups"), Value::list(groups)),
+            (text("name"), text(&cr.name)),
+            (text("namespace"), text(&cr.namespace)),
+            (text("username"), text(&cr.username)),
+            (text("groups"), Value::list(groups)),
         ]);
         let act = Activation::new()
-            .bind("self", Value::string(value))
+            .bind("self", text(value))
             .bind("cr", cr_value);
         let out = p
             .eval(&act, &mut Budget::kubernetes())
