@@ -12,11 +12,11 @@
     not(feature = "cel"),
     expect(dead_code, reason = "read only by the palisade-cel backend")
 )]
-pub(crate) struct CrVars {
-    pub(crate) name: String,
-    pub(crate) namespace: String,
-    pub(crate) username: String,
-    pub(crate) groups: Vec<String>,
+pub(crate) struct CrVars<'r> {
+    pub(crate) name: &'r str,
+    pub(crate) namespace: &'r str,
+    pub(crate) username: &'r str,
+    pub(crate) groups: &'r [String],
 }
 
 /// A compiled rule.
@@ -38,7 +38,7 @@ impl Validator {
     }
 
     /// `Validate(value, request)`: `Ok(valid)` or the evaluation error text.
-    pub(crate) fn validate(&self, value: &str, cr: &CrVars) -> Result<bool, String> {
+    pub(crate) fn validate(&self, value: &str, cr: &CrVars<'_>) -> Result<bool, String> {
         backend::eval(&self.backend, value, cr)
     }
 }
@@ -56,16 +56,16 @@ mod backend {
             .map_err(|e| e.to_string())
     }
 
-    pub(super) fn eval(p: &Program, value: &str, cr: &CrVars) -> Result<bool, String> {
+    pub(super) fn eval(p: &Program, value: &str, cr: &CrVars<'_>) -> Result<bool, String> {
         // borrowed for the evaluation: nothing of the request is copied
         fn text(s: &str) -> Value<'_> {
             Value::String(Str::Borrowed(s))
         }
         let groups = cr.groups.iter().map(|g| text(g)).collect();
         let cr_value = Value::map(vec![
-            (text("name"), text(&cr.name)),
-            (text("namespace"), text(&cr.namespace)),
-            (text("username"), text(&cr.username)),
+            (text("name"), text(cr.name)),
+            (text("namespace"), text(cr.namespace)),
+            (text("username"), text(cr.username)),
             (text("groups"), Value::list(groups)),
         ]);
         let act = Activation::new()
@@ -89,7 +89,7 @@ mod backend {
         Err("CEL validations are not available in this build (palisade-certificates without the `cel` feature)".to_owned())
     }
 
-    pub(super) fn eval(_p: &Program, _value: &str, _cr: &CrVars) -> Result<bool, String> {
+    pub(super) fn eval(_p: &Program, _value: &str, _cr: &CrVars<'_>) -> Result<bool, String> {
         Err("CEL validations are not available in this build".to_owned())
     }
 }

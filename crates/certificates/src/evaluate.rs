@@ -43,11 +43,11 @@ fn vals(slice: &[String]) -> BadValue {
     BadValue::strings(slice)
 }
 
-struct Ctx {
-    cr: CrVars,
+struct Ctx<'r> {
+    cr: CrVars<'r>,
 }
 
-impl Ctx {
+impl Ctx<'_> {
     fn run_validations(&self, rules: &[Rule], s: &str, path: &Path) -> Vec<FieldErr> {
         let mut el = Vec::new();
         for (i, v) in rules.iter().enumerate() {
@@ -264,15 +264,15 @@ fn raw_sans(csr: &Csr) -> Result<RawSans, String> {
     }
 }
 
-impl Ctx {
-    /// The CEL variables of the request (`cr.name`, `cr.namespace`, `cr.username`, `cr.groups`).
-    fn new(req: &Request) -> Self {
+impl<'r> Ctx<'r> {
+    /// The CEL variables of the request (`cr.name`, `cr.namespace`, `cr.username`, `cr.groups`), borrowed from it.
+    fn new(req: &'r Request) -> Self {
         Ctx {
             cr: CrVars {
-                name: req.name.clone(),
-                namespace: req.namespace.clone(),
-                username: req.username.clone(),
-                groups: req.groups.clone(),
+                name: &req.name,
+                namespace: &req.namespace,
+                username: &req.username,
+                groups: &req.groups,
             },
         }
     }
