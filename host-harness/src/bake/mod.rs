@@ -54,6 +54,13 @@ impl fmt::Display for BakeError {
 
 impl std::error::Error for BakeError {}
 
+/// The words of a bake error, for the section rewriter's callbacks (`crate::layout::rewrite`), whose errors are text.
+impl From<BakeError> for String {
+    fn from(e: BakeError) -> String {
+        e.0
+    }
+}
+
 fn err(message: impl Into<String>) -> BakeError {
     BakeError(message.into())
 }
@@ -122,7 +129,7 @@ pub fn instrument(module: &[u8]) -> Result<(Vec<u8>, Layout), BakeError> {
         let mut exports = wasm_encoder::ExportSection::new();
         let mut names = Vec::new();
         for export in reader.clone() {
-            let export = export.map_err(|e| parse_err(e).0)?;
+            let export = export.map_err(parse_err)?;
             exports.export(
                 export.name,
                 crate::layout::export_kind(export.kind),
@@ -311,7 +318,7 @@ pub fn apply(module: &[u8], snapshot: &Snapshot) -> Result<Vec<u8>, BakeError> {
         match payload {
             Payload::ImportSection(reader) => {
                 for import in reader.clone() {
-                    if let wasmparser::TypeRef::Global(_) = import.map_err(|e| parse_err(e).0)?.ty {
+                    if let wasmparser::TypeRef::Global(_) = import.map_err(parse_err)?.ty {
                         imported_globals += 1;
                     }
                 }
@@ -319,7 +326,7 @@ pub fn apply(module: &[u8], snapshot: &Snapshot) -> Result<Vec<u8>, BakeError> {
             Payload::MemorySection(reader) => {
                 let mut memories = wasm_encoder::MemorySection::new();
                 for memory in reader.clone() {
-                    let memory = memory.map_err(|e| parse_err(e).0)?;
+                    let memory = memory.map_err(parse_err)?;
                     if memory.maximum.is_some_and(|max| max < pages) {
                         return Err(format!(
                             "the configured instance uses {pages} pages, more than the module's maximum"
@@ -342,7 +349,7 @@ pub fn apply(module: &[u8], snapshot: &Snapshot) -> Result<Vec<u8>, BakeError> {
                 let section_end = reader.range().end;
                 let mut i = 0u32;
                 while let Some(item) = items.next() {
-                    let (start, global) = item.map_err(|e| parse_err(e).0)?;
+                    let (start, global) = item.map_err(parse_err)?;
                     let end = match items.peek() {
                         Some(Ok((next, _))) => *next,
                         _ => section_end,
@@ -358,7 +365,7 @@ pub fn apply(module: &[u8], snapshot: &Snapshot) -> Result<Vec<u8>, BakeError> {
                         (true, Some(value)) => {
                             globals.global(
                                 wasm_encoder::GlobalType {
-                                    val_type: val_type(global.ty.content_type).map_err(|e| e.0)?,
+                                    val_type: val_type(global.ty.content_type)?,
                                     mutable: true,
                                     shared: global.ty.shared,
                                 },
@@ -371,7 +378,7 @@ pub fn apply(module: &[u8], snapshot: &Snapshot) -> Result<Vec<u8>, BakeError> {
                             ));
                         }
                         (false, _) => {
-                            globals.raw(slice(module, start..end).map_err(|e| e.0)?);
+                            globals.raw(slice(module, start..end)?);
                         }
                     }
                 }
