@@ -9,6 +9,7 @@
 //! target/wasm/floor-wapc.wasm            waPC bench floor (host-harness/floors/wapc-floor)
 //! target/wasm/web/palisade.js            package `palisade`, feature `web`, through wasm-bindgen (target `web`):
 //! target/wasm/web/palisade_bg.wasm       the browser module and its glue (the playground loads them)
+//! target/wasm/palisade-wasi.wasm         package `palisade`, bin `palisade-wasi`, feature `wasi` (wasm32-wasip1)
 //! ```
 //!
 //! The inner cargo runs with its own `CARGO_TARGET_DIR=<workspace>/target/wasm-build` (a nested
@@ -25,6 +26,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
+/// The target of the WASI command.
+const WASI_TARGET: &str = "wasm32-wasip1";
 const TARGET_HINT: &str = "rustup target add wasm32-unknown-unknown wasm32-wasip1";
 
 fn main() {
@@ -145,6 +148,27 @@ fn run() -> Result<(), String> {
             &out_dir.join("floor-wapc.wasm"),
         )?;
     }
+
+    // 5. The WASI command (`palisade-wasi validate < review.json`).
+    inner.build_for(
+        WASI_TARGET,
+        &workspace.join("Cargo.toml"),
+        &[
+            "-p",
+            "palisade",
+            "--bin",
+            "palisade-wasi",
+            "--features",
+            "wasi",
+        ],
+    )?;
+    install(
+        &build_dir
+            .join(WASI_TARGET)
+            .join("wasm")
+            .join("palisade-wasi.wasm"),
+        &out_dir.join("palisade-wasi.wasm"),
+    )?;
     Ok(())
 }
 
@@ -233,6 +257,10 @@ impl Inner {
     }
 
     fn build(&self, manifest: &Path, args: &[&str]) -> Result<(), String> {
+        self.build_for(WASM_TARGET, manifest, args)
+    }
+
+    fn build_for(&self, target: &str, manifest: &Path, args: &[&str]) -> Result<(), String> {
         let mut cmd = Command::new(&self.cargo);
         cmd.env_clear()
             .envs(self.env.iter().map(|(k, v)| (k, v)))
@@ -240,7 +268,7 @@ impl Inner {
             .arg("build")
             .arg("--manifest-path")
             .arg(manifest)
-            .args(["--target", WASM_TARGET, "--profile", "wasm"])
+            .args(["--target", target, "--profile", "wasm"])
             .args(args);
         let what = format!("cargo build {} ({})", args.join(" "), manifest.display());
         let output = cmd
@@ -265,7 +293,7 @@ impl Inner {
     }
 }
 
-/// Makes sure the toolchain has the wasm32-unknown-unknown standard library. rustup does not add a toolchain file's
+/// Makes sure the toolchain has the wasm32-unknown-unknown and wasm32-wasip1 standard libraries. rustup does not add a toolchain file's
 /// `targets` to a toolchain that is already installed, so on a fresh machine they are added here, through rustup, for
 /// the toolchain this build runs with; without rustup, the build stops with the command that fixes it.
 fn check_wasm_target() -> Result<(), String> {
@@ -273,7 +301,7 @@ fn check_wasm_target() -> Result<(), String> {
         return Ok(());
     }
     let mut rustup = Command::new("rustup");
-    rustup.args(["target", "add", WASM_TARGET, "wasm32-wasip1"]);
+    rustup.args(["target", "add", WASM_TARGET, WASI_TARGET]);
     if let Some(toolchain) = env::var_os("RUSTUP_TOOLCHAIN") {
         rustup.arg("--toolchain").arg(toolchain);
     }
@@ -290,26 +318,27 @@ fn check_wasm_target() -> Result<(), String> {
     has_wasm_target()
 }
 
-/// Fails, with the fix, when the toolchain has no wasm32-unknown-unknown standard library.
+/// Fails, with the fix, when the toolchain lacks the wasm32-unknown-unknown or the wasm32-wasip1 standard library.
 fn has_wasm_target() -> Result<(), String> {
     let rustc = env::var_os("RUSTC").map_or_else(|| PathBuf::from("rustc"), PathBuf::from);
-    let output = Command::new(&rustc)
-        .args(["--print", "target-libdir", "--target", WASM_TARGET])
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", rustc.display()))?;
-    let libdir = String::from_utf8_lossy(&output.stdout).trim().to_string();
-    let has_core = fs::read_dir(&libdir).is_ok_and(|entries| {
-        entries
-            .filter_map(Result::ok)
-            .any(|e| e.file_name().to_string_lossy().starts_with("libcore-"))
-    });
-    if output.status.success() && has_core {
-        Ok(())
-    } else {
-        Err(format!(
-            "the {WASM_TARGET} target is not installed for this toolchain: run `{TARGET_HINT}`"
-        ))
+    for target in [WASM_TARGET, WASI_TARGET] {
+        let output = Command::new(&rustc)
+            .args(["--print", "target-libdir", "--target", target])
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", rustc.display()))?;
+        let libdir = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        let has_core = fs::read_dir(&libdir).is_ok_and(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .any(|e| e.file_name().to_string_lossy().starts_with("libcore-"))
+        });
+        if !(output.status.success() && has_core) {
+            return Err(format!(
+                "the {target} target is not installed for this toolchain: run `{TARGET_HINT}`"
+            ));
+        }
     }
+    Ok(())
 }
 
 /// [`install`] with the function names kept (a copy at `named`, what `examples/layout_profile.rs` profiles), then the

@@ -201,16 +201,18 @@ impl Configured {
     /// `validate`: one AdmissionReview (or `{"review":…,"context":…}`) in, the AdmissionReview answer out, in the
     /// input's apiVersion. An unreadable input is 400 ([`ReadError::answer`]), whatever the state.
     pub fn validate(&self, input: &[u8]) -> String {
-        self.answer_review(read_review(input))
+        self.answer_read(read_review(input))
     }
 
     /// [`Configured::validate`] of an input already held in a shared text: nothing is copied (the C ABI's path, which
     /// owns the host's buffer until the host frees it).
     pub fn validate_shared(&self, input: &Arc<String>) -> String {
-        self.answer_review(read_review_shared(input))
+        self.answer_read(read_review_shared(input))
     }
 
-    fn answer_review(&self, read: Result<ReviewInput, ReadError>) -> String {
+    /// [`Configured::validate`] of an input already read ([`read_review`]): the WASI command reads the review from
+    /// stdin and may take its context from a file of its own.
+    pub fn answer_read(&self, read: Result<ReviewInput, ReadError>) -> String {
         // matched by reference: the review stays in the caller's frame, not copied into this one (the evaluation that
         // runs below it is the deepest the stack goes)
         match &read {
@@ -226,6 +228,11 @@ impl Configured {
     /// ([`crate::explain::Trace`]). An unreadable input gets `error` and the 400 verdict; without an engine the answer
     /// is `{"error": …}` (with the rejected bundle's `problems`).
     pub fn explain(&self, input: &[u8]) -> String {
+        self.explain_read(read_review(input))
+    }
+
+    /// [`Configured::explain`] of an input already read ([`read_review`]).
+    pub fn explain_read(&self, read: Result<ReviewInput, ReadError>) -> String {
         let engine = match self {
             Self::Ready(engine) => engine,
             Self::Rejected(e) => {
@@ -242,7 +249,7 @@ impl Configured {
                 .to_string();
             }
         };
-        let trace = match read_review(input) {
+        let trace = match read {
             Ok(ReviewInput {
                 api_version,
                 request,

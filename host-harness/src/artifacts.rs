@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 pub const C_ABI: &str = "palisade.wasm";
 /// The Kubewarden waPC module.
 pub const KUBEWARDEN: &str = "palisade-kubewarden.wasm";
+/// The WASI command.
+pub const WASI: &str = "palisade-wasi.wasm";
 /// The bench floors.
 pub const FLOOR_SCAN: &str = "floor-scan.wasm";
 pub const FLOOR_DOM: &str = "floor-dom.wasm";

@@ -17,30 +17,9 @@ pub fn read_documents(path: &Path) -> Result<Vec<Value>> {
 
 /// Parses JSON (one value) or YAML (one or more documents).
 pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
-    Ok(parse_located(text)?
+    Ok(palisade_yaml::parse_json_or_yaml(text)?
         .into_iter()
         .map(|doc| doc.value)
-        .collect())
-}
-
-/// Parses JSON (one value) or YAML (one or more documents), with the source location of every field. Empty documents
-/// are skipped. A JSON text is read by serde_json (its numbers exactly as JSON has them), its locations by the YAML
-/// reader when it can (JSON is YAML).
-pub fn parse_located(text: &str) -> Result<Vec<Document>, palisade_yaml::Error> {
-    let trimmed = text.trim_start();
-    if (trimmed.starts_with('{') || trimmed.starts_with('['))
-        && let Ok(value) = serde_json::from_str::<Value>(text)
-    {
-        let locations = palisade_yaml::parse_documents(text)
-            .ok()
-            .and_then(|docs| docs.into_iter().next())
-            .map(|doc| doc.locations)
-            .unwrap_or_default();
-        return Ok(vec![Document { value, locations }]);
-    }
-    Ok(palisade_yaml::parse_documents(text)?
-        .into_iter()
-        .filter(|doc| !doc.value.is_null())
         .collect())
 }
 
@@ -79,7 +58,7 @@ pub struct BundleSource {
 impl BundleSource {
     /// Read the documents of a bundle file, as [`bundle_from_documents`] does.
     pub fn parse(text: &str) -> Result<Self, palisade_yaml::Error> {
-        let docs = parse_located(text)?;
+        let docs = palisade_yaml::parse_json_or_yaml(text)?;
         let bundle = bundle_from_documents(docs.iter().map(|d| d.value.clone()).collect());
         let single =
             matches!(docs.as_slice(), [one] if palisade::bundle::is_bundle_document(&one.value));

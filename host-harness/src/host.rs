@@ -272,7 +272,7 @@ impl WasmHost {
     }
 }
 
-fn ticks(deadline: Duration) -> u64 {
+pub(crate) fn ticks(deadline: Duration) -> u64 {
     let tick = TICK.as_nanos().max(1);
     u64::try_from(deadline.as_nanos().div_ceil(tick))
         .unwrap_or(u64::MAX)
@@ -280,7 +280,7 @@ fn ticks(deadline: Duration) -> u64 {
 }
 
 /// The text of a wasmtime error with its causes, `: `-chained.
-fn error_text(e: &wasmtime::Error) -> String {
+pub(crate) fn error_text(e: &wasmtime::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     for cause in e.chain() {
         let text = cause.to_string();

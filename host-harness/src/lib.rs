@@ -1,5 +1,6 @@
 //! The `palisade` harness: a wasmtime host for the built `palisade.wasm` (and, through
-//! waPC, `palisade-kubewarden.wasm`), the case-file runner, webhook dispatch and the bench.
+//! waPC, `palisade-kubewarden.wasm`; through WASI, `palisade-wasi.wasm`), the case-file runner, webhook dispatch and
+//! the bench.
 //!
 //! The binary (`src/main.rs`) is a thin CLI over these modules; the integration tests in
 //! `tests/` drive the same modules and the binary.
@@ -20,6 +21,7 @@ pub mod play;
 pub mod replay;
 pub mod runner;
 pub mod scaffold;
+pub mod wasi;
 pub mod webhook;
 
 pub use backend::{Backend, HostError};

@@ -12,6 +12,7 @@ use serde_json::Value;
 use palisade_harness::backend::Backend;
 use palisade_harness::host::{CAbiBackend, DEFAULT_DEADLINE, WasmHost, bundle_bytes};
 use palisade_harness::kubewarden::{self, KubewardenBackend};
+use palisade_harness::wasi::WasiBackend;
 use palisade_harness::{artifacts, bake, bench, documents, replay, runner, scaffold};
 
 /// `print!` that ends the program quietly when the reader has gone away (`palisade eval … | head`), as Unix tools do,
@@ -81,8 +82,11 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
         /// Drive palisade-kubewarden.wasm through the waPC host instead
-        #[arg(long)]
+        #[arg(long, conflicts_with = "wasi")]
         kubewarden: bool,
+        /// Run palisade-wasi.wasm, the WASI command, instead (`validate -p BUNDLE < REVIEW` per case)
+        #[arg(long)]
+        wasi: bool,
     },
     /// Print the AdmissionReview answers to recorded reviews
     Eval {
@@ -95,8 +99,11 @@ enum Command {
         /// A context file (namespaces, authorizations)
         #[arg(long)]
         context: Option<PathBuf>,
-        #[arg(long)]
+        #[arg(long, conflicts_with = "wasi")]
         kubewarden: bool,
+        /// Run palisade-wasi.wasm, the WASI command, instead
+        #[arg(long, conflicts_with = "replay_host_capabilities_interactions")]
+        wasi: bool,
         /// Answer the host capabilities from a session recorded by `kwctl run
         /// --record-host-capabilities-interactions FILE`, as `kwctl run --replay-host-capabilities-interactions FILE`
         /// does (with --kubewarden; instead of --context)
@@ -213,7 +220,11 @@ enum Scaffold {
     },
 }
 
-fn backend(module: Option<&Path>, kubewarden: bool) -> Result<Box<dyn Backend>> {
+fn backend(module: Option<&Path>, kubewarden: bool, wasi: bool) -> Result<Box<dyn Backend>> {
+    if wasi {
+        let path = module.map_or_else(|| artifacts::artifact(artifacts::WASI), Path::to_path_buf);
+        return Ok(Box::new(WasiBackend::load(&path)?));
+    }
     if kubewarden {
         let path = module.map_or_else(
             || artifacts::artifact(artifacts::KUBEWARDEN),
@@ -279,6 +290,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             bless,
             format,
             kubewarden,
+            wasi,
         } => {
             let paths = if paths.is_empty() {
                 vec![PathBuf::from("tests/cases")]
@@ -296,7 +308,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         .join(", ")
                 );
             }
-            let backend = backend(module, kubewarden)?;
+            let backend = backend(module, kubewarden, wasi)?;
             let report = runner::run_all(&files, backend.as_ref(), bless);
             let format = match format {
                 FormatArg::Text => runner::Format::Text,
@@ -318,6 +330,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             reviews,
             context,
             kubewarden,
+            wasi,
             replay_host_capabilities_interactions: replay,
             explain,
         } => {
@@ -337,7 +350,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     );
                     Box::new(KubewardenBackend::load(&path)?.replaying(Arc::clone(session)))
                 }
-                None => backend(module, kubewarden)?,
+                None => backend(module, kubewarden, wasi)?,
             };
             let rejected = backend.check(&bundle_value)?;
             if let Some(message) = &rejected {
@@ -423,7 +436,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 .map_or(0, Vec::len);
             let answer = if kubewarden {
                 // Kubewarden's settings validation answers with a message only
-                let backend = backend(module, true)?;
+                let backend = backend(module, true, false)?;
                 match backend.check(&source.bundle)? {
                     None => serde_json::json!({"valid": true}),
                     Some(message) => serde_json::json!({"valid": false, "message": message}),

@@ -6,7 +6,9 @@
 //!   answered from the case's context);
 //! - `native::<case>`: the native library (`palisade::api::review_json`) gives the very answer the `.wasm` gives;
 //! - `baked::<case>`: through a `palisade.wasm` baked with the case's bundle (`palisade bake`): a fresh instance answers
-//!   without `configure`, and the outcome must not change.
+//!   without `configure`, and the outcome must not change;
+//! - `wasi::<case>`: through `palisade-wasi.wasm`, the WASI command, in wasmtime's WASI preview 1 (`validate -p
+//!   bundle.json` with the input on stdin).
 //!
 //! `tests/cases/KNOWN-GAPS.txt` lists cases one backend cannot pass for a reason outside Palisade (`<backend> <path
 //! relative to tests/cases>  # reason`, `*` for every backend). A listed case must still fail: one that passes fails
@@ -34,6 +36,7 @@ use palisade_harness::case::Case;
 use palisade_harness::host::{CAbiBackend, DEFAULT_DEADLINE, Runtime, WasmHost, bundle_bytes};
 use palisade_harness::kubewarden::KubewardenBackend;
 use palisade_harness::runner;
+use palisade_harness::wasi::WasiBackend;
 use serde_json::{Value, json};
 
 fn cases_dir() -> PathBuf {
@@ -52,6 +55,11 @@ fn kubewarden() -> &'static KubewardenBackend {
     BACKEND.get_or_init(|| {
         KubewardenBackend::load(&common::artifact("palisade-kubewarden.wasm")).unwrap()
     })
+}
+
+fn wasi() -> &'static WasiBackend {
+    static BACKEND: OnceLock<WasiBackend> = OnceLock::new();
+    BACKEND.get_or_init(|| WasiBackend::load(&common::artifact("palisade-wasi.wasm")).unwrap())
 }
 
 /// One baked module per distinct bundle, baked once however many cases share it.
@@ -168,10 +176,14 @@ fn main() {
             gaps.iter()
                 .any(|(b, p)| (b == "*" || b == backend) && *p == relative)
         };
-        let (wasm_gap, kubewarden_gap) = (gap("wasm"), gap("kubewarden"));
+        let (wasm_gap, kubewarden_gap, wasi_gap) = (gap("wasm"), gap("kubewarden"), gap("wasi"));
         let f = file.clone();
         trials.push(Trial::test(format!("wasm::{relative}"), move || {
             check(&f, wasm(), wasm_gap)
+        }));
+        let f = file.clone();
+        trials.push(Trial::test(format!("wasi::{relative}"), move || {
+            check(&f, wasi(), wasi_gap)
         }));
         let f = file.clone();
         trials.push(Trial::test(format!("kubewarden::{relative}"), move || {

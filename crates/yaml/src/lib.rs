@@ -180,6 +180,28 @@ pub fn parse_documents(text: &str) -> Result<Vec<Document>, Error> {
     Ok(out)
 }
 
+/// The documents of a file that may be JSON (one value) or YAML (one or more documents), with locations; empty
+/// documents are skipped. A JSON text is read by serde_json, so its numbers are exactly what JSON has (YAML would read
+/// `1.0` as a float, serde_json as the number JSON wrote), and its locations by the YAML reader when it can (JSON is
+/// YAML). What Palisade's tools read every bundle, review and context file with.
+pub fn parse_json_or_yaml(text: &str) -> Result<Vec<Document>, Error> {
+    let trimmed = text.trim_start();
+    if (trimmed.starts_with('{') || trimmed.starts_with('['))
+        && let Ok(value) = serde_json::from_str::<Value>(text)
+    {
+        let locations = parse_documents(text)
+            .ok()
+            .and_then(|docs| docs.into_iter().next())
+            .map(|doc| doc.locations)
+            .unwrap_or_default();
+        return Ok(vec![Document { value, locations }]);
+    }
+    Ok(parse_documents(text)?
+        .into_iter()
+        .filter(|doc| !doc.value.is_null())
+        .collect())
+}
+
 /// The one document of a YAML text (`null` when it is empty); more than one is an error.
 pub fn from_str(text: &str) -> Result<Value, Error> {
     from_str_tagged(text, false).map(|(_, value)| value)

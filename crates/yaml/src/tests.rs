@@ -250,3 +250,25 @@ fn written_yaml_reads_back_the_same() {
         "a:\n  b:\n  - 1\n  - c: |\n      x\n      y\nd: e\n"
     );
 }
+
+#[test]
+fn json_or_yaml_reads_json_numbers_as_json_and_skips_empty_documents() {
+    // JSON: serde_json's numbers (an integer stays one), with the YAML reader's locations
+    let docs = parse_json_or_yaml("{\"a\": 1, \"b\": 1.5,\n \"c\": [true]}").unwrap();
+    assert_eq!(docs.len(), 1);
+    assert_eq!(docs[0].value, json!({"a": 1, "b": 1.5, "c": [true]}));
+    assert_eq!(
+        docs[0].locate("c[0]").map(|l| (l.line, l.column)),
+        Some((2, 8))
+    );
+    // YAML: every document but the empty ones
+    let docs = parse_json_or_yaml("kind: A\n---\n---\nkind: B\n").unwrap();
+    let values: Vec<_> = docs.into_iter().map(|d| d.value).collect();
+    assert_eq!(values, [json!({"kind": "A"}), json!({"kind": "B"})]);
+    // text that looks like JSON but is not is read as YAML, and its error is YAML's
+    assert!(parse_json_or_yaml("{a: [1, 2}").is_err());
+    assert_eq!(
+        parse_json_or_yaml("{a: 1}").unwrap()[0].value,
+        json!({"a": 1})
+    );
+}

@@ -1,0 +1,511 @@
+//! The WASI command (`palisade-wasi.wasm`, wasm32-wasip1, feature `wasi`): decode → call → encode over
+//! [`crate::api`], for hosts that run WASI programs (`wasmtime run`, wasmer, wazero, Node's `node:wasi`) rather than
+//! call the C ABI's exports.
+//!
+//! ```text
+//! palisade-wasi validate [-p BUNDLE] [--context FILE] < REVIEW   the AdmissionReview answer, as the C ABI's validate
+//! palisade-wasi explain  [-p BUNDLE] [--context FILE] < REVIEW   how it was decided (the trace, JSON)
+//! palisade-wasi check    [-p] BUNDLE                              the bundle compiled: {"valid": …} with its problems
+//! ```
+//!
+//! - BUNDLE is a JSON or YAML file, a bundle document or a stream of upstream objects, read as `palisade eval` reads
+//!   one ([`crate::bundle::from_documents`]); without `-p`, the file `$PALISADE_BUNDLE` names. The host must give the
+//!   command the file's directory (`wasmtime run --dir .`).
+//! - REVIEW on stdin is what the C ABI's `validate` takes: an AdmissionReview, or `{"review": …, "context": …}`.
+//!   `--context FILE` (JSON or YAML) is the context instead of any the input carries.
+//! - The answer goes to stdout, one JSON line; what went wrong to stderr.
+//! - Exit status: 0 when the request is allowed (`check`: the bundle compiles; `explain`: a trace was written), 1 when
+//!   it is not (denied, or answered 500 because the bundle file cannot be read or does not compile: fail closed, the
+//!   uid echoed; `check`: the bundle has problems), 2 for a command line it does not understand or a context file it
+//!   cannot read.
+//!
+//! Everything but [`main`] is plain Rust over [`Io`], so it is tested natively with files in memory.
+
+use crate::api::{self, Configured};
+use crate::bundle::{ConfigError, from_documents};
+use crate::context::StaticContext;
+
+/// What the command reads from its host: files, stdin, the environment.
+pub trait Io {
+    /// The bytes of a file (`Err`: why not, as the host says it).
+    fn read_file(&self, path: &str) -> Result<Vec<u8>, String>;
+    /// All of stdin.
+    fn read_stdin(&self) -> Result<Vec<u8>, String>;
+    /// An environment variable.
+    fn var(&self, name: &str) -> Option<String>;
+}
+
+/// What one run of the command prints, and its exit status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub stdout: String,
+    pub stderr: String,
+    pub status: u8,
+}
+
+impl Outcome {
+    fn usage(problem: &str) -> Self {
+        Self {
+            stdout: String::new(),
+            stderr: format!("palisade-wasi: {problem}\n\n{USAGE}"),
+            status: USAGE_ERROR,
+        }
+    }
+}
+
+/// The exit status of a command line the command does not understand.
+pub const USAGE_ERROR: u8 = 2;
+
+/// The environment variable that names the bundle file when `-p` is not given.
+pub const BUNDLE_VAR: &str = "PALISADE_BUNDLE";
+
+/// `palisade-wasi help`.
+pub const USAGE: &str = "\
+usage: palisade-wasi validate [-p BUNDLE] [--context FILE] < REVIEW
+       palisade-wasi explain  [-p BUNDLE] [--context FILE] < REVIEW
+       palisade-wasi check    [-p] BUNDLE
+
+  validate  decide the AdmissionReview on stdin; print the AdmissionReview answer
+  explain   print how it was decided: every policy and binding, every expression (JSON)
+  check     compile the bundle; print {\"valid\": …} with every problem
+
+  BUNDLE    a JSON or YAML file: a bundle document, or a stream of upstream objects
+            (default: the file $PALISADE_BUNDLE names); the host must preopen its directory,
+            e.g. `wasmtime run --dir . palisade-wasi.wasm validate -p bundle.yaml < review.json`
+  REVIEW    an AdmissionReview, or {\"review\": …, \"context\": …}
+  --context a JSON or YAML file with the context (namespaces, …), instead of the input's
+
+exit status: 0 allowed (check: valid), 1 not allowed (check: problems), 2 usage
+";
+
+/// The parsed command line.
+struct Command {
+    name: &'static str,
+    bundle: Option<String>,
+    context: Option<String>,
+}
+
+fn parse(args: &[String]) -> Result<Command, String> {
+    let mut rest = args.iter().skip(1);
+    let name = match rest.next().map(String::as_str) {
+        Some("validate") => "validate",
+        Some("explain") => "explain",
+        Some("check") => "check",
+        Some(other) => return Err(format!("unknown command `{other}`")),
+        None => return Err("no command".to_owned()),
+    };
+    let mut command = Command {
+        name,
+        bundle: None,
+        context: None,
+    };
+    while let Some(arg) = rest.next() {
+        let slot = match arg.as_str() {
+            "-p" | "--bundle" => &mut command.bundle,
+            "--context" if name != "check" => &mut command.context,
+            positional if name == "check" && !positional.starts_with('-') => {
+                if command.bundle.is_some() {
+                    return Err(format!("`check` takes one bundle, not also `{positional}`"));
+                }
+                command.bundle = Some(positional.to_owned());
+                continue;
+            }
+            other => return Err(format!("`{name}` does not take `{other}`")),
+        };
+        let Some(value) = rest.next() else {
+            return Err(format!("`{arg}` needs a file"));
+        };
+        if slot.is_some() {
+            return Err(format!("`{arg}` is given twice"));
+        }
+        *slot = Some(value.clone());
+    }
+    Ok(command)
+}
+
+/// Run the command line `args` (the program name first).
+pub fn run(args: &[String], io: &dyn Io) -> Outcome {
+    if matches!(
+        args.get(1).map(String::as_str),
+        Some("help" | "-h" | "--help")
+    ) {
+        return Outcome {
+            stdout: USAGE.to_owned(),
+            stderr: String::new(),
+            status: 0,
+        };
+    }
+    let command = match parse(args) {
+        Ok(command) => command,
+        Err(problem) => return Outcome::usage(&problem),
+    };
+    let Some(bundle_path) = command.bundle.clone().or_else(|| io.var(BUNDLE_VAR)) else {
+        return Outcome::usage(&format!(
+            "no bundle: give `-p BUNDLE`, or name the file in ${BUNDLE_VAR}"
+        ));
+    };
+    let configured = configure_file(&bundle_path, io);
+    let rejected = configured
+        .rejection()
+        .map(|e| format!("palisade-wasi: {e}\n"))
+        .unwrap_or_default();
+    if command.name == "check" {
+        return Outcome {
+            stdout: format!("{}\n", configured.answer()),
+            stderr: rejected,
+            status: u8::from(configured.engine().is_none()),
+        };
+    }
+    let context = match &command.context {
+        None => None,
+        Some(path) => match read_context(path, io) {
+            Ok(context) => Some(context),
+            Err(problem) => return Outcome::usage(&problem),
+        },
+    };
+    let input = match io.read_stdin() {
+        Ok(input) => input,
+        Err(e) => return Outcome::usage(&format!("cannot read stdin: {e}")),
+    };
+    let read = api::read_review(&input).map(|mut read| {
+        if let Some(context) = context {
+            read.context = context;
+        }
+        read
+    });
+    if command.name == "explain" {
+        return Outcome {
+            stdout: format!("{}\n", configured.explain_read(read)),
+            stderr: rejected,
+            status: 0,
+        };
+    }
+    let answer = configured.answer_read(read);
+    let allowed = serde_json::from_str::<serde_json::Value>(&answer)
+        .ok()
+        .and_then(|a| a.pointer("/response/allowed")?.as_bool())
+        == Some(true);
+    Outcome {
+        stdout: format!("{answer}\n"),
+        stderr: rejected,
+        status: u8::from(!allowed),
+    }
+}
+
+/// Read and compile the bundle file at `path`: a file that cannot be read or parsed is a rejected bundle, answered as
+/// the C ABI answers after a rejected `configure`.
+fn configure_file(path: &str, io: &dyn Io) -> Configured {
+    let bundle = io
+        .read_file(path)
+        .map_err(|e| format!("cannot read the bundle `{path}`: {e}"))
+        .and_then(|bytes| {
+            let text = String::from_utf8(bytes)
+                .map_err(|e| format!("the bundle `{path}` is not UTF-8: {e}"))?;
+            let docs =
+                palisade_yaml::parse_json_or_yaml(&text).map_err(|e| format!("{path}: {e}"))?;
+            serde_json::to_vec(&from_documents(docs.into_iter().map(|d| d.value).collect()))
+                .map_err(|e| format!("the bundle `{path}` cannot be written as JSON: {e}"))
+        });
+    match bundle {
+        Ok(json) => api::configure(&json),
+        Err(problem) => Configured::Rejected(ConfigError::at_root(problem)),
+    }
+}
+
+/// Read the context file at `path`.
+fn read_context(path: &str, io: &dyn Io) -> Result<StaticContext, String> {
+    let bytes = io
+        .read_file(path)
+        .map_err(|e| format!("cannot read the context `{path}`: {e}"))?;
+    let text =
+        String::from_utf8(bytes).map_err(|e| format!("the context `{path}` is not UTF-8: {e}"))?;
+    let value = match palisade_yaml::parse_json_or_yaml(&text)
+        .map_err(|e| format!("{path}: {e}"))?
+        .pop()
+    {
+        Some(doc) => doc.value,
+        None => serde_json::Value::Object(serde_json::Map::new()),
+    };
+    serde_json::from_value(value).map_err(|e| format!("the context `{path}` cannot be read: {e}"))
+}
+
+/// The host's files, stdin and environment, through the standard library (WASI's preopened directories).
+struct Std;
+
+impl Io for Std {
+    fn read_file(&self, path: &str) -> Result<Vec<u8>, String> {
+        std::fs::read(path).map_err(|e| e.to_string())
+    }
+
+    fn read_stdin(&self) -> Result<Vec<u8>, String> {
+        use std::io::Read as _;
+        let mut input = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut input)
+            .map(|_| input)
+            .map_err(|e| e.to_string())
+    }
+
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok()
+    }
+}
+
+/// The command's `main`: [`run`] on the process's arguments, its output written out.
+pub fn main() -> std::process::ExitCode {
+    use std::io::Write as _;
+    let args: Vec<String> = std::env::args().collect();
+    let outcome = run(&args, &Std);
+    let written = std::io::stdout()
+        .lock()
+        .write_all(outcome.stdout.as_bytes())
+        .and_then(|()| {
+            std::io::stderr()
+                .lock()
+                .write_all(outcome.stderr.as_bytes())
+        });
+    match written {
+        Ok(()) => std::process::ExitCode::from(outcome.status),
+        Err(_) => std::process::ExitCode::from(USAGE_ERROR),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing, reason = "tests")]
+    use super::*;
+    use std::collections::HashMap;
+
+    /// A policy that denies Pods in namespaces labelled `locked: "true"`, and a binding for it, as a YAML stream.
+    const BUNDLE: &str = "\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-bad-names}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules: [{apiGroups: [''], apiVersions: [v1], resources: [pods], operations: [CREATE]}]
+  validations:
+  - expression: object.metadata.name != 'bad'
+    message: the name is bad
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: no-bad-names}
+spec:
+  policyName: no-bad-names
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector: {matchLabels: {locked: 'true'}}
+";
+
+    const LOCKED: &str = "namespaces:\n- {apiVersion: v1, kind: Namespace, metadata: {name: team-a, labels: {locked: 'true'}}}\n";
+    const OPEN: &str =
+        "namespaces:\n- {apiVersion: v1, kind: Namespace, metadata: {name: team-a}}\n";
+
+    fn bare_review(name: &str) -> String {
+        format!(
+            r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{{"uid":"u-1","kind":{{"group":"","version":"v1","kind":"Pod"}},"resource":{{"group":"","version":"v1","resource":"pods"}},"namespace":"team-a","operation":"CREATE","userInfo":{{"username":"alice"}},"object":{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","namespace":"team-a"}}}}}}}}"#
+        )
+    }
+
+    /// The input of `validate` with a context: Pod `name` in `team-a`, a namespace without labels.
+    fn review(name: &str) -> String {
+        with_context(&bare_review(name), OPEN)
+    }
+
+    fn with_context(review: &str, context: &str) -> String {
+        let context = serde_json::to_string(&palisade_yaml::from_str(context).unwrap()).unwrap();
+        format!(r#"{{"review":{review},"context":{context}}}"#)
+    }
+
+    #[derive(Default)]
+    struct Fake {
+        files: HashMap<String, String>,
+        stdin: String,
+        vars: HashMap<String, String>,
+    }
+
+    impl Io for Fake {
+        fn read_file(&self, path: &str) -> Result<Vec<u8>, String> {
+            self.files
+                .get(path)
+                .map(|t| t.clone().into_bytes())
+                .ok_or_else(|| "No such file or directory (os error 44)".to_owned())
+        }
+        fn read_stdin(&self) -> Result<Vec<u8>, String> {
+            Ok(self.stdin.clone().into_bytes())
+        }
+        fn var(&self, name: &str) -> Option<String> {
+            self.vars.get(name).cloned()
+        }
+    }
+
+    fn fake(stdin: &str) -> Fake {
+        Fake {
+            files: HashMap::from([
+                ("bundle.yaml".to_owned(), BUNDLE.to_owned()),
+                ("locked.yaml".to_owned(), LOCKED.to_owned()),
+                ("broken.yaml".to_owned(), "policies: [\n".to_owned()),
+                ("invalid.yaml".to_owned(), BUNDLE.replace("!= 'bad'", "!= ")),
+            ]),
+            stdin: stdin.to_owned(),
+            vars: HashMap::new(),
+        }
+    }
+
+    fn run_with(io: &Fake, args: &[&str]) -> (serde_json::Value, Outcome) {
+        let args: Vec<String> = std::iter::once("palisade-wasi")
+            .chain(args.iter().copied())
+            .map(str::to_owned)
+            .collect();
+        let outcome = run(&args, io);
+        let json = serde_json::from_str(&outcome.stdout).unwrap_or(serde_json::Value::Null);
+        (json, outcome)
+    }
+
+    #[test]
+    fn validate_answers_the_review_and_exits_with_the_verdict() {
+        let (answer, out) = run_with(&fake(&review("good")), &["validate", "-p", "bundle.yaml"]);
+        assert_eq!(answer["response"]["allowed"], true, "{out:?}");
+        assert_eq!(answer["response"]["uid"], "u-1");
+        assert_eq!(out.status, 0);
+        assert!(out.stdout.ends_with('\n') && out.stderr.is_empty());
+        // the binding's namespaceSelector matches only in the context that labels the namespace: --context is the
+        // context instead of the input's
+        let io = fake(&review("bad"));
+        let (answer, out) = run_with(&io, &["validate", "-p", "bundle.yaml"]);
+        assert_eq!(answer["response"]["allowed"], true, "{out:?}");
+        let (answer, out) = run_with(
+            &io,
+            &["validate", "-p", "bundle.yaml", "--context", "locked.yaml"],
+        );
+        assert_eq!(answer["response"]["allowed"], false);
+        assert_eq!(answer["response"]["status"]["code"], 422);
+        assert_eq!(
+            answer["response"]["status"]["message"],
+            "ValidatingAdmissionPolicy 'no-bad-names' with binding 'no-bad-names' denied request: the name is bad"
+        );
+        assert_eq!(out.status, 1);
+        let (answer, _) = run_with(
+            &fake(&with_context(&bare_review("bad"), LOCKED)),
+            &["validate", "-p", "bundle.yaml"],
+        );
+        assert_eq!(answer["response"]["allowed"], false);
+        // a bare AdmissionReview: the context is empty, and this binding cannot select a namespace without it
+        let (answer, out) = run_with(
+            &fake(&bare_review("good")),
+            &["validate", "-p", "bundle.yaml", "--context", "locked.yaml"],
+        );
+        assert_eq!(answer["response"]["allowed"], true, "{out:?}");
+        let (answer, _) = run_with(
+            &fake(&bare_review("good")),
+            &["validate", "-p", "bundle.yaml"],
+        );
+        assert_eq!(answer["response"]["allowed"], false);
+    }
+
+    #[test]
+    fn the_bundle_file_may_be_named_by_the_environment() {
+        let mut io = fake(&review("good"));
+        let (_, out) = run_with(&io, &["validate"]);
+        assert_eq!(out.status, USAGE_ERROR);
+        assert!(out.stdout.is_empty());
+        assert!(
+            out.stderr
+                .contains("no bundle: give `-p BUNDLE`, or name the file in $PALISADE_BUNDLE"),
+            "{}",
+            out.stderr
+        );
+        io.vars
+            .insert(BUNDLE_VAR.to_owned(), "bundle.yaml".to_owned());
+        let (answer, out) = run_with(&io, &["validate"]);
+        assert_eq!(answer["response"]["allowed"], true);
+        assert_eq!(out.status, 0);
+    }
+
+    #[test]
+    fn a_bundle_that_cannot_be_read_fails_closed_with_the_uid() {
+        for (file, says) in [
+            (
+                "missing.yaml",
+                "cannot read the bundle `missing.yaml`: No such file or directory",
+            ),
+            ("broken.yaml", "broken.yaml: "),
+            ("invalid.yaml", "policies[0].spec.validations[0].expression"),
+        ] {
+            let (answer, out) = run_with(&fake(&review("good")), &["validate", "-p", file]);
+            let response = &answer["response"];
+            assert_eq!(response["allowed"], false, "{file}: {out:?}");
+            assert_eq!(response["uid"], "u-1");
+            assert_eq!(response["status"]["code"], 500);
+            let message = response["status"]["message"].as_str().unwrap();
+            assert!(
+                message.starts_with("palisade is not configured: the last bundle was rejected: ")
+                    && message.contains(says),
+                "{file}: {message}"
+            );
+            assert_eq!(out.status, 1);
+            assert!(out.stderr.contains(says), "{}", out.stderr);
+        }
+    }
+
+    #[test]
+    fn an_unreadable_review_is_answered_400() {
+        let (answer, out) = run_with(
+            &fake(r#"{"request": {"uid": "u-2", "operation": 7}"#),
+            &["validate", "-p", "bundle.yaml"],
+        );
+        assert_eq!(answer["response"]["uid"], "u-2");
+        assert_eq!(answer["response"]["status"]["code"], 400);
+        assert_eq!(out.status, 1);
+    }
+
+    #[test]
+    fn check_prints_the_configure_answer() {
+        let (answer, out) = run_with(&fake(""), &["check", "bundle.yaml"]);
+        assert_eq!(answer, serde_json::json!({"valid": true}));
+        assert_eq!(out.status, 0);
+        let (answer, out) = run_with(&fake(""), &["check", "-p", "invalid.yaml"]);
+        assert_eq!(answer["valid"], false);
+        assert_eq!(
+            answer["problems"][0]["path"],
+            "policies[0].spec.validations[0].expression"
+        );
+        assert_eq!(out.status, 1);
+    }
+
+    #[test]
+    fn explain_prints_the_trace() {
+        let (trace, out) = run_with(
+            &fake(&review("bad")),
+            &["explain", "-p", "bundle.yaml", "--context", "locked.yaml"],
+        );
+        assert_eq!(trace["verdict"]["response"]["allowed"], false, "{out:?}");
+        assert_eq!(out.status, 0);
+    }
+
+    #[test]
+    fn command_lines_it_does_not_understand_are_usage_errors() {
+        for args in [
+            &[][..],
+            &["frobnicate"],
+            &["validate", "-p"],
+            &["validate", "-p", "a", "-p", "b"],
+            &["validate", "--verbose"],
+            &["check", "a.yaml", "b.yaml"],
+            &["check", "--context", "c.yaml", "a.yaml"],
+            &["validate", "-p", "bundle.yaml", "--context", "missing.yaml"],
+        ] {
+            let (_, out) = run_with(&fake(&review("good")), args);
+            assert_eq!(out.status, USAGE_ERROR, "{args:?}: {out:?}");
+            assert!(
+                out.stdout.is_empty() && out.stderr.contains("usage:"),
+                "{args:?}"
+            );
+        }
+        let (_, out) = run_with(&fake(""), &["--help"]);
+        assert_eq!((out.status, out.stdout.as_str()), (0, USAGE));
+    }
+}

@@ -1,0 +1,314 @@
+//! The host of the WASI command `palisade-wasi.wasm` (docs/architecture.md, "WASI"): each run a fresh instance in
+//! wasmtime's WASI preview 1, as `wasmtime run --dir DIR palisade-wasi.wasm ARGS < STDIN` would run it, with stdin,
+//! stdout and stderr in memory and the files it is given in a directory of their own, preopened as `.` (read-only).
+//!
+//! [`WasiBackend`] runs case files through it (`palisade test --wasi`, and CI's `wasi::` tests): the bundle written to
+//! that directory, `validate -p bundle.json` with the input of the C ABI's `validate` on stdin.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde_json::Value;
+use wasmtime::{
+    InstancePre, Linker, Module, ResourceLimiter, Store, StoreLimits, StoreLimitsBuilder, Trap,
+};
+use wasmtime_wasi::p1::WasiP1Ctx;
+use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
+use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+
+use crate::backend::{Backend, HostError};
+use crate::host::{
+    DEFAULT_DEADLINE, DEFAULT_MEMORY_LIMIT, Runtime, bundle_bytes, error_text, ticks,
+    validate_input,
+};
+
+/// The most a run may print on stdout or on stderr: past it, the command's write fails (and it exits 2).
+const MAX_OUTPUT: usize = 64 << 20;
+
+/// The exit status of a command line the command does not understand (`palisade::abi::wasi::USAGE_ERROR`).
+const USAGE_ERROR: i32 = 2;
+
+/// What one run printed, and how it exited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub status: i32,
+}
+
+/// Per-store state: WASI's context and the memory cap.
+struct State {
+    wasi: WasiP1Ctx,
+    limits: StoreLimits,
+    hit_memory_limit: bool,
+}
+
+impl ResourceLimiter for State {
+    fn memory_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        let answer = self.limits.memory_growing(current, desired, maximum);
+        if !matches!(answer, Ok(true)) {
+            self.hit_memory_limit = true;
+        }
+        answer
+    }
+
+    fn table_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        self.limits.table_growing(current, desired, maximum)
+    }
+}
+
+/// The compiled WASI command, ready to run (one per process).
+pub struct WasiHost {
+    runtime: Runtime,
+    path: PathBuf,
+    pre: InstancePre<State>,
+}
+
+impl WasiHost {
+    /// Compiles `palisade-wasi.wasm` (or another WASI command) and links it with WASI preview 1.
+    pub fn load(path: &Path) -> Result<Self, HostError> {
+        let runtime = Runtime::shared()?;
+        let load_err = |reason: String| HostError::Load {
+            module: path.display().to_string(),
+            reason,
+        };
+        let bytes = std::fs::read(path).map_err(|e| {
+            let mut reason = e.to_string();
+            if e.kind() == std::io::ErrorKind::NotFound {
+                reason.push_str(" (build it with `cargo build --release -p palisade-harness`)");
+            }
+            load_err(reason)
+        })?;
+        let module = Module::new(runtime.engine(), &bytes).map_err(|e| load_err(error_text(&e)))?;
+        let mut linker: Linker<State> = Linker::new(runtime.engine());
+        wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s: &mut State| &mut s.wasi)
+            .map_err(|e| load_err(error_text(&e)))?;
+        let pre = linker
+            .instantiate_pre(&module)
+            .map_err(|e| load_err(error_text(&e)))?;
+        Ok(Self {
+            runtime,
+            path: path.to_path_buf(),
+            pre,
+        })
+    }
+
+    /// Runs the command once in a fresh instance: `args` after the program name, `stdin`, `files` (name, bytes)
+    /// readable in the directory it is given as `.`, and the environment `vars`. A trap, a timeout or the memory cap
+    /// is a [`HostError`]; an exit, whatever its status, is a [`Run`].
+    pub fn run(
+        &self,
+        args: &[&str],
+        stdin: &[u8],
+        files: &[(&str, &[u8])],
+        vars: &[(&str, &str)],
+        deadline: Duration,
+    ) -> Result<Run, HostError> {
+        let dir = FileDir::new(files)?;
+        let stdout = MemoryOutputPipe::new(MAX_OUTPUT);
+        let stderr = MemoryOutputPipe::new(MAX_OUTPUT);
+        let mut ctx = WasiCtxBuilder::new();
+        ctx.stdin(MemoryInputPipe::new(stdin.to_vec()))
+            .stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .arg("palisade-wasi")
+            .args(args);
+        for (name, value) in vars {
+            ctx.env(name, value);
+        }
+        ctx.preopened_dir(&dir.path, ".", FsPerms::ReadOnly)
+            .map_err(|e| HostError::Host(format!("cannot preopen {}: {e}", dir.path.display())))?;
+        let state = State {
+            wasi: ctx.build_p1(),
+            limits: StoreLimitsBuilder::new()
+                .memory_size(DEFAULT_MEMORY_LIMIT)
+                .instances(1)
+                .trap_on_grow_failure(true)
+                .build(),
+            hit_memory_limit: false,
+        };
+        let mut store = Store::new(self.runtime.engine(), state);
+        store.limiter(|s| s);
+        store.epoch_deadline_trap();
+        store.set_epoch_deadline(ticks(deadline));
+        let classify = |store: &Store<State>, call: &str, e: &wasmtime::Error| {
+            if store.data().hit_memory_limit {
+                return HostError::MemoryLimit {
+                    call: call.into(),
+                    limit: DEFAULT_MEMORY_LIMIT,
+                };
+            }
+            match e.downcast_ref::<Trap>() {
+                Some(Trap::Interrupt) => HostError::Timeout {
+                    call: call.into(),
+                    deadline,
+                },
+                _ => HostError::Trap {
+                    call: call.into(),
+                    reason: error_text(e),
+                },
+            }
+        };
+        let instance = self
+            .pre
+            .instantiate(&mut store)
+            .map_err(|e| classify(&store, "instantiate", &e))?;
+        let start = instance
+            .get_typed_func::<(), ()>(&mut store, "_start")
+            .map_err(|e| HostError::Load {
+                module: self.path.display().to_string(),
+                reason: format!("export `_start`: {}", error_text(&e)),
+            })?;
+        let status = match start.call(&mut store, ()) {
+            Ok(()) => 0,
+            Err(e) => match e.downcast_ref::<I32Exit>() {
+                Some(exit) => exit.0,
+                None => return Err(classify(&store, "_start", &e)),
+            },
+        };
+        Ok(Run {
+            stdout: stdout.contents().to_vec(),
+            stderr: stderr.contents().to_vec(),
+            status,
+        })
+    }
+}
+
+/// A directory of its own for one run's files, removed when dropped.
+struct FileDir {
+    path: PathBuf,
+}
+
+impl FileDir {
+    fn new(files: &[(&str, &[u8])]) -> Result<Self, HostError> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "palisade-wasi-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let host =
+            |e: std::io::Error| HostError::Host(format!("cannot write {}: {e}", path.display()));
+        std::fs::create_dir_all(&path).map_err(host)?;
+        let dir = Self { path: path.clone() };
+        for (name, bytes) in files {
+            std::fs::write(path.join(name), bytes).map_err(host)?;
+        }
+        Ok(dir)
+    }
+}
+
+impl Drop for FileDir {
+    fn drop(&mut self) {
+        // best effort: a directory left behind in the temporary directory harms nothing
+        let _removed = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// The WASI command as a [`Backend`]: every evaluation a fresh run of `validate -p bundle.json`.
+pub struct WasiBackend {
+    host: WasiHost,
+}
+
+impl WasiBackend {
+    pub fn load(path: &Path) -> Result<Self, HostError> {
+        WasiHost::load(path).map(|host| Self { host })
+    }
+
+    pub fn host(&self) -> &WasiHost {
+        &self.host
+    }
+
+    /// Runs a command that answers JSON on stdout; a usage error, or stdout that is not JSON, is a malformed answer.
+    fn run_json(
+        &self,
+        command: &str,
+        args: &[&str],
+        stdin: &[u8],
+        bundle: &Value,
+        deadline: Duration,
+    ) -> Result<Value, HostError> {
+        let bundle = bundle_bytes(bundle)?;
+        let run = self
+            .host
+            .run(args, stdin, &[("bundle.json", &bundle)], &[], deadline)?;
+        let bad = |reason: String| HostError::BadOutput {
+            call: command.into(),
+            reason,
+        };
+        if run.status == USAGE_ERROR {
+            return Err(bad(format!(
+                "exit status 2: {}",
+                String::from_utf8_lossy(&run.stderr).trim()
+            )));
+        }
+        let text = std::str::from_utf8(&run.stdout)
+            .map_err(|e| bad(format!("stdout is not valid UTF-8: {e}")))?;
+        serde_json::from_str(text).map_err(|e| bad(format!("stdout is not JSON: {e}")))
+    }
+}
+
+impl Backend for WasiBackend {
+    fn name(&self) -> &'static str {
+        "wasi"
+    }
+
+    fn evaluate(
+        &self,
+        bundle: &Value,
+        review: &Value,
+        context: Option<&Value>,
+        deadline: Duration,
+    ) -> Result<Value, HostError> {
+        let answer = self.run_json(
+            "validate",
+            &["validate", "-p", "bundle.json"],
+            &validate_input(review, context)?,
+            bundle,
+            deadline,
+        )?;
+        if answer.is_object() {
+            Ok(answer)
+        } else {
+            Err(HostError::BadOutput {
+                call: "validate".into(),
+                reason: "the answer is not a JSON object".into(),
+            })
+        }
+    }
+
+    fn check(&self, bundle: &Value) -> Result<Option<String>, HostError> {
+        let answer = self.run_json(
+            "check",
+            &["check", "bundle.json"],
+            &[],
+            bundle,
+            DEFAULT_DEADLINE,
+        )?;
+        match answer.get("valid").and_then(Value::as_bool) {
+            Some(true) => Ok(None),
+            Some(false) => Ok(Some(
+                answer
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+            )),
+            None => Err(HostError::BadOutput {
+                call: "check".into(),
+                reason: "expected `{\"valid\": bool, …}`".into(),
+            }),
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! `palisade-wasi.wasm`, the WASI command, run in wasmtime's WASI preview 1 as `wasmtime run --dir DIR` runs it: its
+//! command line, exit statuses and files; every hostile input answered exactly as the C ABI answers it. (Every case
+//! file also runs through it: `case_files`' `wasi::` tests.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "integration tests fail loudly, helpers included"
+)]
+
+mod common;
+
+use std::sync::OnceLock;
+
+use common::{hostile, palisade, workspace};
+use palisade_harness::host::DEFAULT_DEADLINE;
+use palisade_harness::wasi::{Run, WasiHost};
+use serde_json::Value;
+
+fn host() -> &'static WasiHost {
+    static HOST: OnceLock<WasiHost> = OnceLock::new();
+    HOST.get_or_init(|| WasiHost::load(&common::artifact("palisade-wasi.wasm")).unwrap())
+}
+
+fn read(path: &str) -> Vec<u8> {
+    std::fs::read(workspace().join(path)).unwrap()
+}
+
+fn run(args: &[&str], stdin: &[u8], files: &[(&str, &[u8])]) -> Run {
+    host()
+        .run(args, stdin, files, &[], DEFAULT_DEADLINE)
+        .unwrap_or_else(|e| panic!("{args:?}: the command must exit, not fail: {e}"))
+}
+
+fn stdout_json(run: &Run) -> Value {
+    serde_json::from_slice(&run.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        )
+    })
+}
+
+fn stderr(run: &Run) -> String {
+    String::from_utf8_lossy(&run.stderr).into_owned()
+}
+
+#[test]
+fn the_command_imports_only_wasi_preview_1() {
+    let bytes = std::fs::read(common::artifact("palisade-wasi.wasm")).unwrap();
+    let mut modules = std::collections::BTreeSet::new();
+    let mut start = false;
+    for payload in wasmparser::Parser::new(0).parse_all(&bytes) {
+        match payload.unwrap() {
+            wasmparser::Payload::ImportSection(imports) => {
+                for import in imports {
+                    modules.insert(import.unwrap().module.to_owned());
+                }
+            }
+            wasmparser::Payload::ExportSection(exports) => {
+                start |= exports.into_iter().any(|e| e.unwrap().name == "_start");
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(
+        modules.into_iter().collect::<Vec<_>>(),
+        ["wasi_snapshot_preview1"]
+    );
+    assert!(start, "a WASI command exports `_start`");
+}
+
+#[test]
+fn a_yaml_bundle_decides_and_the_exit_status_is_the_verdict() {
+    let bundle = read("bench/pod-baseline.yaml");
+    let review = read("bench/pod-review.json");
+    let files: &[(&str, &[u8])] = &[("pod-baseline.yaml", &bundle)];
+    let allowed = run(&["validate", "-p", "pod-baseline.yaml"], &review, files);
+    let answer = stdout_json(&allowed);
+    assert_eq!(answer["response"]["allowed"], true, "{answer}");
+    assert_eq!(allowed.status, 0);
+    assert!(allowed.stderr.is_empty(), "{}", stderr(&allowed));
+    // the answer is the C ABI's, byte for byte
+    let mut session = palisade().instantiate().unwrap();
+    let bundle_json = serde_json::to_vec(
+        &palisade_harness::documents::read_bundle(&workspace().join("bench/pod-baseline.yaml"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(session.configure(&bundle_json).unwrap(), None);
+    let c_abi = session
+        .call(palisade_harness::host::Entry::Validate, &review)
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&allowed.stdout).trim_end(),
+        String::from_utf8_lossy(&c_abi)
+    );
+
+    let team_z = String::from_utf8(review)
+        .unwrap()
+        .replace(r#""team": "b""#, r#""team": "z""#);
+    assert!(
+        team_z.contains(r#""team": "z""#),
+        "the review labels its Pod with team b"
+    );
+    let denied = run(
+        &["validate", "-p", "pod-baseline.yaml"],
+        team_z.as_bytes(),
+        files,
+    );
+    let answer = stdout_json(&denied);
+    assert_eq!(answer["response"]["allowed"], false);
+    assert!(
+        answer["response"]["status"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("denied request: unknown team z"),
+        "{answer}"
+    );
+    assert_eq!(denied.status, 1);
+}
+
+#[test]
+fn the_bundle_file_may_be_named_by_the_environment() {
+    let bundle = read("bench/pod-baseline.yaml");
+    let review = read("bench/pod-review.json");
+    let out = host()
+        .run(
+            &["validate"],
+            &review,
+            &[("b.yaml", &bundle)],
+            &[("PALISADE_BUNDLE", "b.yaml")],
+            DEFAULT_DEADLINE,
+        )
+        .unwrap();
+    assert_eq!(stdout_json(&out)["response"]["allowed"], true);
+    assert_eq!(out.status, 0);
+}
+
+#[test]
+fn a_bundle_that_cannot_be_read_or_compiled_fails_closed_echoing_the_uid() {
+    let review = read("bench/pod-review.json");
+    let broken = std::fs::read(hostile("bundle-broken.yaml")).unwrap();
+    for (file, says) in [
+        ("missing.yaml", "cannot read the bundle `missing.yaml`: "),
+        ("bundle-broken.yaml", "the bundle has "),
+    ] {
+        let out = run(
+            &["validate", "-p", file],
+            &review,
+            &[("bundle-broken.yaml", &broken)],
+        );
+        let response = &stdout_json(&out)["response"];
+        assert_eq!(response["allowed"], false);
+        assert_eq!(response["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
+        assert_eq!(response["status"]["code"], 500);
+        let message = response["status"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("palisade is not configured: the last bundle was rejected: ")
+                && message.contains(says),
+            "{file}: {message}"
+        );
+        assert_eq!(out.status, 1);
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+    }
+    let check = run(
+        &["check", "bundle-broken.yaml"],
+        b"",
+        &[("bundle-broken.yaml", &broken)],
+    );
+    let answer = stdout_json(&check);
+    assert_eq!(answer["valid"], false);
+    assert!(answer["problems"].as_array().unwrap().len() > 1, "{answer}");
+    assert_eq!(check.status, 1);
+    let bundle = read("bench/pod-baseline.yaml");
+    let valid = run(&["check", "-p", "b.yaml"], b"", &[("b.yaml", &bundle)]);
+    assert_eq!(stdout_json(&valid), serde_json::json!({"valid": true}));
+    assert_eq!(valid.status, 0);
+}
+
+#[test]
+fn every_hostile_input_is_answered_as_the_c_abi_answers_it() {
+    let empty = br#"{"policies": []}"#;
+    let mut inputs: Vec<_> = std::fs::read_dir(hostile(""))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            !name.starts_with("bundle-")
+        })
+        .collect();
+    inputs.sort();
+    assert!(inputs.len() >= 15, "{inputs:?}");
+    for path in inputs {
+        let input = std::fs::read(&path).unwrap();
+        let out = run(
+            &["validate", "-p", "empty.json"],
+            &input,
+            &[("empty.json", empty)],
+        );
+        let mut session = palisade().instantiate().unwrap();
+        assert_eq!(session.configure(empty).unwrap(), None);
+        let c_abi = session
+            .call(palisade_harness::host::Entry::Validate, &input)
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim_end(),
+            String::from_utf8_lossy(&c_abi),
+            "{}",
+            path.display()
+        );
+        let allowed = stdout_json(&out)["response"]["allowed"] == true;
+        assert_eq!(
+            out.status,
+            if allowed { 0 } else { 1 },
+            "{}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn explain_writes_the_trace() {
+    let bundle = read("bench/pod-baseline.yaml");
+    let review = read("bench/pod-review.json");
+    let out = run(
+        &["explain", "-p", "b.yaml"],
+        &review,
+        &[("b.yaml", &bundle)],
+    );
+    let trace = stdout_json(&out);
+    assert_eq!(trace["verdict"]["response"]["allowed"], true, "{trace}");
+    assert!(trace["policies"].is_array(), "{trace}");
+    assert_eq!(out.status, 0);
+}
+
+#[test]
+fn a_command_line_it_does_not_understand_exits_2_with_the_usage() {
+    for args in [
+        &[][..],
+        &["validate"],
+        &["validate", "-p"],
+        &["validate", "--kubewarden", "-p", "b.yaml"],
+        &["bake"],
+    ] {
+        let out = run(args, b"{}", &[]);
+        assert_eq!(out.status, 2, "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            stderr(&out).contains("usage: palisade-wasi validate"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let help = run(&["--help"], b"", &[]);
+    assert_eq!(help.status, 0);
+    assert!(String::from_utf8_lossy(&help.stdout).starts_with("usage: palisade-wasi"));
+}
