@@ -9,6 +9,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
+mod text;
+pub use text::to_text;
+
 /// The whole trace of one request ([`crate::api::explain`] serializes it as JSON).
 #[derive(Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -63,6 +63,13 @@ struct Cli {
     command: Command,
 }
 
+/// How `eval --explain` prints the trace.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ExplainFormat {
+    Json,
+    Text,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum FormatArg {
     Text,
@@ -115,9 +122,17 @@ enum Command {
         )]
         replay_host_capabilities_interactions: Option<PathBuf>,
         /// Also print how each answer came about: every policy and binding, whether it matched and why not, every
-        /// expression's value and CEL cost (computed natively through the library; the answer is the module's)
-        #[arg(long)]
-        explain: bool,
+        /// expression's value and CEL cost (computed natively through the library; the answer is the module's).
+        /// `--explain` and `--explain=json` print it as JSON, `--explain=text` as a tree to read
+        #[arg(
+            long,
+            value_enum,
+            value_name = "FORMAT",
+            num_args = 0..=1,
+            require_equals = true,
+            default_missing_value = "json"
+        )]
+        explain: Option<ExplainFormat>,
     },
     /// Serve the browser playground (built by `npm run build:playground`) on localhost
     Play {
@@ -363,17 +378,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let review = documents::read_document(path)?;
                 let answer =
                     backend.evaluate(&bundle_value, &review, context.as_ref(), DEFAULT_DEADLINE)?;
-                if explain {
-                    outln!(
-                        "{}",
-                        serde_json::to_string_pretty(&explained(
-                            &bundle_value,
-                            &review,
-                            context.as_ref(),
-                            answer,
-                            !kubewarden && session.is_none()
-                        )?)?
-                    );
+                if let Some(format) = explain {
+                    let trace = explained(
+                        &bundle_value,
+                        &review,
+                        context.as_ref(),
+                        answer,
+                        !kubewarden && session.is_none(),
+                    )?;
+                    match format {
+                        ExplainFormat::Json => {
+                            outln!("{}", serde_json::to_string_pretty(&trace)?);
+                        }
+                        ExplainFormat::Text => {
+                            if reviews.len() > 1 {
+                                outln!("{}:", path.display());
+                            }
+                            out!("{}", palisade::explain::to_text(&trace));
+                        }
+                    }
                 } else {
                     outln!("{}", serde_json::to_string_pretty(&answer)?);
                 }

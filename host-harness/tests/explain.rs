@@ -52,3 +52,42 @@ fn eval_explain_prints_the_trace_with_the_modules_verdict() {
     }
     assert!(evaluation["cost"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn eval_explain_text_draws_the_same_trace_as_a_tree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // `--explain` before the review paths takes no value: they stay reviews
+    let out = Command::new(env!("CARGO_BIN_EXE_palisade"))
+        .current_dir(&root)
+        .args(["eval", "-p", "bench/pod-baseline.yaml", "--explain=text"])
+        .arg("bench/pod-review.json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("verdict: allowed (uid 705ab4f5-6393-11e8-b7cc-42010a800002)\nmatched: pod-baseline/pod-baseline\nValidatingAdmissionPolicy pod-baseline (policies[0]): matched\n└─ binding pod-baseline [Deny]: matched\n   ├─ validation object.spec.containers.all(c, c.image.startsWith('registry.example.com/')) = true (cost "),
+        "{text}"
+    );
+    assert_eq!(text, palisade::explain::to_text(&eval(&["--explain"])));
+    let json_before_reviews = Command::new(env!("CARGO_BIN_EXE_palisade"))
+        .current_dir(&root)
+        .args([
+            "eval",
+            "-p",
+            "bench/pod-baseline.yaml",
+            "--explain",
+            "bench/pod-review.json",
+        ])
+        .output()
+        .unwrap();
+    assert!(json_before_reviews.status.success());
+    assert_eq!(
+        serde_json::from_slice::<Value>(&json_before_reviews.stdout).unwrap(),
+        eval(&["--explain"])
+    );
+}
