@@ -27,11 +27,11 @@ use crate::review::{
 
 /// The state of a module: what `validate` decides with. Every adapter holds one (the C ABI in its instance, Kubewarden
 /// in its settings cache, the browser in its `Engine`).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub enum Configured {
-    /// No bundle has been configured yet.
-    #[default]
-    Never,
+    /// No bundle has been configured yet: why, in the words of the adapter (what follows `palisade is not
+    /// configured: `; [`NEVER_CONFIGURED`] for a module whose host calls `configure`).
+    Never(&'static str),
     /// The last bundle did not compile (or could not be read); `validate` answers 500 until a bundle compiles.
     Rejected(ConfigError),
     /// The last bundle compiled.
@@ -41,6 +41,13 @@ pub enum Configured {
 /// Why `validate` has no engine before any `configure`.
 pub const NEVER_CONFIGURED: &str =
     "no bundle has been configured (call `configure` with a bundle first)";
+
+impl Default for Configured {
+    /// A module before its first `configure`.
+    fn default() -> Self {
+        Self::Never(NEVER_CONFIGURED)
+    }
+}
 
 /// Which document a bundle's bytes are, for the wording of what is wrong with them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,7 +145,7 @@ impl Configured {
     pub fn engine(&self) -> Option<&Engine> {
         match self {
             Self::Ready(engine) => Some(engine),
-            Self::Never | Self::Rejected(_) => None,
+            Self::Never(_) | Self::Rejected(_) => None,
         }
     }
 
@@ -146,7 +153,7 @@ impl Configured {
     pub fn rejection(&self) -> Option<&ConfigError> {
         match self {
             Self::Rejected(e) => Some(e),
-            Self::Never | Self::Ready(_) => None,
+            Self::Never(_) | Self::Ready(_) => None,
         }
     }
 
@@ -154,7 +161,7 @@ impl Configured {
     pub fn why_not_configured(&self) -> Option<String> {
         match self {
             Self::Ready(_) => None,
-            Self::Never => Some(NEVER_CONFIGURED.to_owned()),
+            Self::Never(why) => Some((*why).to_owned()),
             Self::Rejected(e) => Some(format!("the last bundle was rejected: {e}")),
         }
     }
@@ -177,7 +184,7 @@ impl Configured {
             Self::Rejected(e) => {
                 serde_json::json!({"valid": false, "message": e.to_string(), "problems": e.problems})
             }
-            Self::Never => serde_json::json!({"valid": false, "message": NEVER_CONFIGURED}),
+            Self::Never(why) => serde_json::json!({"valid": false, "message": why}),
         };
         answer.to_string()
     }
@@ -186,7 +193,7 @@ impl Configured {
     pub fn review(&self, request: &AdmissionRequest, cluster: &dyn Cluster) -> AdmissionResponse {
         match self {
             Self::Ready(engine) => engine.review(request, cluster),
-            Self::Never | Self::Rejected(_) => AdmissionResponse::deny(
+            Self::Never(_) | Self::Rejected(_) => AdmissionResponse::deny(
                 &request.uid,
                 500,
                 "InternalError",
@@ -242,9 +249,9 @@ impl Configured {
                 })
                 .to_string();
             }
-            Self::Never => {
+            Self::Never(why) => {
                 return serde_json::json!({
-                    "error": format!("palisade is not configured: {NEVER_CONFIGURED}"),
+                    "error": format!("palisade is not configured: {why}"),
                 })
                 .to_string();
             }
@@ -931,7 +938,7 @@ mod tests {
     #[test]
     fn never_configured_answers_500_and_still_400_for_unreadable_input() {
         let state = Configured::default();
-        assert!(matches!(state, Configured::Never));
+        assert!(matches!(state, Configured::Never(NEVER_CONFIGURED)));
         let response = decide(&state, &pod_named("a"));
         assert_eq!(response["allowed"], false);
         assert_eq!(response["uid"], "s1");

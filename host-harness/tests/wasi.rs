@@ -140,6 +140,21 @@ fn the_bundle_file_may_be_named_by_the_environment() {
 }
 
 #[test]
+fn without_a_bundle_every_request_is_answered_not_configured() {
+    // `palisade-wasi.wasm validate < review.json`, as docs/architecture.md's contract writes it
+    let out = run(&["validate"], &read("bench/pod-review.json"), &[]);
+    let response = &stdout_json(&out)["response"];
+    assert_eq!(response["allowed"], false);
+    assert_eq!(response["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
+    assert_eq!(response["status"]["code"], 500);
+    assert_eq!(
+        response["status"]["message"],
+        "palisade is not configured: no bundle was given (run `palisade-wasi validate -p BUNDLE`, or name the file in $PALISADE_BUNDLE)"
+    );
+    assert_eq!(out.status, 1);
+}
+
+#[test]
 fn a_bundle_that_cannot_be_read_or_compiled_fails_closed_echoing_the_uid() {
     let review = read("bench/pod-review.json");
     let broken = std::fs::read(hostile("bundle-broken.yaml")).unwrap();
@@ -241,7 +256,6 @@ fn explain_writes_the_trace() {
 fn a_command_line_it_does_not_understand_exits_2_with_the_usage() {
     for args in [
         &[][..],
-        &["validate"],
         &["validate", "-p"],
         &["validate", "--kubewarden", "-p", "b.yaml"],
         &["bake"],

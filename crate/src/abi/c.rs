@@ -14,7 +14,7 @@ use crate::api::Configured;
 
 thread_local! {
     /// What this instance decides with: [`Configured::Never`] until the first `configure`, then the last bundle's.
-    static STATE: RefCell<Configured> = const { RefCell::new(Configured::Never) };
+    static STATE: RefCell<Configured> = const { RefCell::new(Configured::Never(crate::api::NEVER_CONFIGURED)) };
     /// Inputs `validate` read in place: each the host's buffer itself, taken over as the shared text the request's
     /// objects are read from, and kept where it is until the host frees it with `palisade_free`.
     static HELD: RefCell<Vec<Arc<String>>> = const { RefCell::new(Vec::new()) };

@@ -15,9 +15,9 @@
 //!   `--context FILE` (JSON or YAML) is the context instead of any the input carries.
 //! - The answer goes to stdout, one JSON line; what went wrong to stderr.
 //! - Exit status: 0 when the request is allowed (`check`: the bundle compiles; `explain`: a trace was written), 1 when
-//!   it is not (denied, or answered 500 because the bundle file cannot be read or does not compile: fail closed, the
-//!   uid echoed; `check`: the bundle has problems), 2 for a command line it does not understand or a context file it
-//!   cannot read.
+//!   it is not (denied, or answered 500 because no bundle was given or the file cannot be read or does not compile:
+//!   fail closed, the uid echoed; `check`: the bundle has problems), 2 for a command line it does not understand or a
+//!   context file it cannot read.
 //!
 //! Everything but [`main`] is plain Rust over [`Io`], so it is tested natively with files in memory.
 
@@ -59,6 +59,9 @@ pub const USAGE_ERROR: u8 = 2;
 /// The environment variable that names the bundle file when `-p` is not given.
 pub const BUNDLE_VAR: &str = "PALISADE_BUNDLE";
 
+/// Why there is no engine when neither `-p` nor [`BUNDLE_VAR`] names a bundle.
+pub const NO_BUNDLE: &str = "no bundle was given (run `palisade-wasi validate -p BUNDLE`, or name the file in $PALISADE_BUNDLE)";
+
 /// `palisade-wasi help`.
 pub const USAGE: &str = "\
 usage: palisade-wasi validate [-p BUNDLE] [--context FILE] < REVIEW
@@ -70,7 +73,8 @@ usage: palisade-wasi validate [-p BUNDLE] [--context FILE] < REVIEW
   check     compile the bundle; print {\"valid\": …} with every problem
 
   BUNDLE    a JSON or YAML file: a bundle document, or a stream of upstream objects
-            (default: the file $PALISADE_BUNDLE names); the host must preopen its directory,
+            (default: the file $PALISADE_BUNDLE names; with neither, every request is
+            answered 500, not configured); the host must preopen its directory,
             e.g. `wasmtime run --dir . palisade-wasi.wasm validate -p bundle.yaml < review.json`
   REVIEW    an AdmissionReview, or {\"review\": …, \"context\": …}
   --context a JSON or YAML file with the context (namespaces, …), instead of the input's
@@ -139,15 +143,13 @@ pub fn run(args: &[String], io: &dyn Io) -> Outcome {
         Ok(command) => command,
         Err(problem) => return Outcome::usage(&problem),
     };
-    let Some(bundle_path) = command.bundle.clone().or_else(|| io.var(BUNDLE_VAR)) else {
-        return Outcome::usage(&format!(
-            "no bundle: give `-p BUNDLE`, or name the file in ${BUNDLE_VAR}"
-        ));
+    let configured = match command.bundle.clone().or_else(|| io.var(BUNDLE_VAR)) {
+        Some(path) => configure_file(&path, io),
+        None => Configured::Never(NO_BUNDLE),
     };
-    let configured = configure_file(&bundle_path, io);
     let rejected = configured
-        .rejection()
-        .map(|e| format!("palisade-wasi: {e}\n"))
+        .why_not_configured()
+        .map(|why| format!("palisade-wasi: palisade is not configured: {why}\n"))
         .unwrap_or_default();
     if command.name == "check" {
         return Outcome {
@@ -409,15 +411,19 @@ spec:
     #[test]
     fn the_bundle_file_may_be_named_by_the_environment() {
         let mut io = fake(&review("good"));
-        let (_, out) = run_with(&io, &["validate"]);
-        assert_eq!(out.status, USAGE_ERROR);
-        assert!(out.stdout.is_empty());
-        assert!(
-            out.stderr
-                .contains("no bundle: give `-p BUNDLE`, or name the file in $PALISADE_BUNDLE"),
-            "{}",
-            out.stderr
+        // with neither, the request is answered as a module never configured answers it: 500, fail closed
+        let (answer, out) = run_with(&io, &["validate"]);
+        assert_eq!(answer["response"]["uid"], "u-1");
+        assert_eq!(answer["response"]["status"]["code"], 500);
+        assert_eq!(
+            answer["response"]["status"]["message"],
+            format!("palisade is not configured: {NO_BUNDLE}")
         );
+        assert_eq!(out.status, 1);
+        assert!(out.stderr.contains(NO_BUNDLE), "{}", out.stderr);
+        let (answer, out) = run_with(&io, &["check"]);
+        assert_eq!(answer["valid"], false);
+        assert_eq!(out.status, 1);
         io.vars
             .insert(BUNDLE_VAR.to_owned(), "bundle.yaml".to_owned());
         let (answer, out) = run_with(&io, &["validate"]);

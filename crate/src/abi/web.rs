@@ -29,7 +29,7 @@ impl Engine {
         let inner = api::configure(bundle_json.as_bytes());
         match inner {
             Configured::Ready(_) => Ok(Engine { inner }),
-            Configured::Never | Configured::Rejected(_) => Err(JsError::new(&inner.answer())),
+            Configured::Never(_) | Configured::Rejected(_) => Err(JsError::new(&inner.answer())),
         }
     }
 
