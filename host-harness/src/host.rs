@@ -98,6 +98,26 @@ pub struct StoreState {
     hit_memory_limit: bool,
 }
 
+impl StoreState {
+    /// A store's state with a memory cap of `memory_limit` bytes and one instance.
+    pub(crate) fn new(memory_limit: usize) -> Self {
+        Self {
+            limits: StoreLimitsBuilder::new()
+                .memory_size(memory_limit)
+                .instances(1)
+                .trap_on_grow_failure(true)
+                .build(),
+            memory_limit,
+            hit_memory_limit: false,
+        }
+    }
+
+    /// Whether the guest tried to grow its memory past the cap.
+    pub(crate) fn hit_memory_limit(&self) -> bool {
+        self.hit_memory_limit
+    }
+}
+
 impl ResourceLimiter for StoreState {
     fn memory_growing(
         &mut self,
@@ -211,16 +231,7 @@ impl WasmHost {
 
     /// A fresh instance in a fresh store.
     pub fn instantiate(&self) -> Result<Session, HostError> {
-        let state = StoreState {
-            limits: StoreLimitsBuilder::new()
-                .memory_size(self.memory_limit)
-                .instances(1)
-                .trap_on_grow_failure(true)
-                .build(),
-            memory_limit: self.memory_limit,
-            hit_memory_limit: false,
-        };
-        let mut store = Store::new(self.runtime.engine(), state);
+        let mut store = Store::new(self.runtime.engine(), StoreState::new(self.memory_limit));
         store.limiter(|s| s);
         store.epoch_deadline_trap();
         store.set_epoch_deadline(ticks(DEFAULT_DEADLINE));

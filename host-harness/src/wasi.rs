@@ -10,24 +10,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
-use wasmtime::{
-    InstancePre, Linker, Module, ResourceLimiter, Store, StoreLimits, StoreLimitsBuilder, Trap,
-};
+use wasmtime::{InstancePre, Linker, Module, Store, Trap};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 
 use crate::backend::{Backend, HostError};
 use crate::host::{
-    DEFAULT_DEADLINE, DEFAULT_MEMORY_LIMIT, Runtime, bundle_bytes, error_text, ticks,
+    DEFAULT_DEADLINE, DEFAULT_MEMORY_LIMIT, Runtime, StoreState, bundle_bytes, error_text, ticks,
     validate_input,
 };
 
 /// The most a run may print on stdout or on stderr: past it, the command's write fails (and it exits 2).
 const MAX_OUTPUT: usize = 64 << 20;
-
-/// The exit status of a command line the command does not understand (`palisade::abi::wasi::USAGE_ERROR`).
-const USAGE_ERROR: i32 = 2;
 
 /// What one run printed, and how it exited.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,35 +32,10 @@ pub struct Run {
     pub status: i32,
 }
 
-/// Per-store state: WASI's context and the memory cap.
+/// Per-store state: WASI's context, and the memory cap of the C ABI host's stores.
 struct State {
     wasi: WasiP1Ctx,
-    limits: StoreLimits,
-    hit_memory_limit: bool,
-}
-
-impl ResourceLimiter for State {
-    fn memory_growing(
-        &mut self,
-        current: usize,
-        desired: usize,
-        maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        let answer = self.limits.memory_growing(current, desired, maximum);
-        if !matches!(answer, Ok(true)) {
-            self.hit_memory_limit = true;
-        }
-        answer
-    }
-
-    fn table_growing(
-        &mut self,
-        current: usize,
-        desired: usize,
-        maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        self.limits.table_growing(current, desired, maximum)
-    }
+    limits: StoreState,
 }
 
 /// The compiled WASI command, ready to run (one per process).
@@ -131,19 +101,14 @@ impl WasiHost {
             .map_err(|e| HostError::Host(format!("cannot preopen {}: {e}", dir.path.display())))?;
         let state = State {
             wasi: ctx.build_p1(),
-            limits: StoreLimitsBuilder::new()
-                .memory_size(DEFAULT_MEMORY_LIMIT)
-                .instances(1)
-                .trap_on_grow_failure(true)
-                .build(),
-            hit_memory_limit: false,
+            limits: StoreState::new(DEFAULT_MEMORY_LIMIT),
         };
         let mut store = Store::new(self.runtime.engine(), state);
-        store.limiter(|s| s);
+        store.limiter(|s| &mut s.limits);
         store.epoch_deadline_trap();
         store.set_epoch_deadline(ticks(deadline));
         let classify = |store: &Store<State>, call: &str, e: &wasmtime::Error| {
-            if store.data().hit_memory_limit {
+            if store.data().limits.hit_memory_limit() {
                 return HostError::MemoryLimit {
                     call: call.into(),
                     limit: DEFAULT_MEMORY_LIMIT,
@@ -247,7 +212,7 @@ impl WasiBackend {
             call: command.into(),
             reason,
         };
-        if run.status == USAGE_ERROR {
+        if run.status == i32::from(palisade::abi::wasi::USAGE_ERROR) {
             return Err(bad(format!(
                 "exit status 2: {}",
                 String::from_utf8_lossy(&run.stderr).trim()
