@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! palisade-wasi validate [-p BUNDLE] [--context FILE] < REVIEW   the AdmissionReview answer, as the C ABI's validate
-//! palisade-wasi explain  [-p BUNDLE] [--context FILE] < REVIEW   how it was decided (the trace, JSON)
+//! palisade-wasi explain  [-p BUNDLE] [--context FILE] [--text] < REVIEW   how it was decided (the trace: JSON, or
+//!                                                                         with --text a tree to read)
 //! palisade-wasi check    [-p] BUNDLE                              the bundle compiled: {"valid": …} with its problems
 //! ```
 //!
@@ -65,11 +66,12 @@ pub const NO_BUNDLE: &str = "no bundle was given (run `palisade-wasi validate -p
 /// `palisade-wasi help`.
 pub const USAGE: &str = "\
 usage: palisade-wasi validate [-p BUNDLE] [--context FILE] < REVIEW
-       palisade-wasi explain  [-p BUNDLE] [--context FILE] < REVIEW
+       palisade-wasi explain  [-p BUNDLE] [--context FILE] [--text] < REVIEW
        palisade-wasi check    [-p] BUNDLE
 
   validate  decide the AdmissionReview on stdin; print the AdmissionReview answer
-  explain   print how it was decided: every policy and binding, every expression (JSON)
+  explain   print how it was decided: every policy and binding, every expression
+            (JSON; --text: a tree to read)
   check     compile the bundle; print {\"valid\": …} with every problem
 
   BUNDLE    a JSON or YAML file: a bundle document, or a stream of upstream objects
@@ -87,6 +89,8 @@ struct Command {
     name: &'static str,
     bundle: Option<String>,
     context: Option<String>,
+    /// `explain --text`: the trace as a tree ([`crate::explain::to_text`]).
+    text: bool,
 }
 
 fn parse(args: &[String]) -> Result<Command, String> {
@@ -102,11 +106,16 @@ fn parse(args: &[String]) -> Result<Command, String> {
         name,
         bundle: None,
         context: None,
+        text: false,
     };
     while let Some(arg) = rest.next() {
         let slot = match arg.as_str() {
             "-p" | "--bundle" => &mut command.bundle,
             "--context" if name != "check" => &mut command.context,
+            "--text" if name == "explain" => {
+                command.text = true;
+                continue;
+            }
             positional if name == "check" && !positional.starts_with('-') => {
                 if command.bundle.is_some() {
                     return Err(format!("`check` takes one bundle, not also `{positional}`"));
@@ -176,8 +185,13 @@ pub fn run(args: &[String], io: &dyn Io) -> Outcome {
         read
     });
     if command.name == "explain" {
+        let trace = configured.explain_read(read);
+        let stdout = match serde_json::from_str(&trace) {
+            Ok(value) if command.text => crate::explain::to_text(&value),
+            _ => format!("{trace}\n"),
+        };
         return Outcome {
-            stdout: format!("{}\n", configured.explain_read(read)),
+            stdout,
             stderr: rejected,
             status: 0,
         };
@@ -490,6 +504,26 @@ spec:
         );
         assert_eq!(trace["verdict"]["response"]["allowed"], false, "{out:?}");
         assert_eq!(out.status, 0);
+        let (_, text) = run_with(
+            &fake(&review("bad")),
+            &[
+                "explain",
+                "--text",
+                "-p",
+                "bundle.yaml",
+                "--context",
+                "locked.yaml",
+            ],
+        );
+        assert_eq!(text.stdout, crate::explain::to_text(&trace));
+        assert!(
+            text.stdout
+                .starts_with("verdict: denied, 422 Invalid (uid u-1): "),
+            "{}",
+            text.stdout
+        );
+        let (_, out) = run_with(&fake(""), &["validate", "--text", "-p", "bundle.yaml"]);
+        assert_eq!(out.status, USAGE_ERROR);
     }
 
     #[test]
