@@ -161,7 +161,9 @@ pub(crate) fn parse_oid(content: &[u8]) -> Result<String, String> {
     if content.is_empty() {
         return Err(syntax("zero length OBJECT IDENTIFIER"));
     }
-    let mut arcs: Vec<u64> = Vec::new();
+    // written out as read, with room for the longest text the content can give: at most four characters a byte
+    // (`.127` from one, `.2147483647` from five, `2.47` for the first)
+    let mut dotted = String::with_capacity(content.len() * 4);
     let mut rest = content;
     while !rest.is_empty() {
         let mut v: u64 = 0;
@@ -186,24 +188,20 @@ pub(crate) fn parse_oid(content: &[u8]) -> Result<String, String> {
         if v > i32::MAX as u64 {
             return Err(structural("base 128 integer too large"));
         }
-        if arcs.is_empty() {
-            if v < 80 {
-                arcs.push(v / 40);
-                arcs.push(v % 40);
+        if dotted.is_empty() {
+            // the first value holds the first two arcs
+            let (first, second) = if v < 80 {
+                (v / 40, v % 40)
             } else {
-                arcs.push(2);
-                arcs.push(v - 80);
-            }
-        } else {
-            arcs.push(v);
-        }
-    }
-    let mut dotted = String::with_capacity(arcs.len() * 4);
-    for (i, arc) in arcs.iter().enumerate() {
-        if i > 0 {
+                (2, v - 80)
+            };
+            push_decimal(&mut dotted, first);
             dotted.push('.');
+            push_decimal(&mut dotted, second);
+        } else {
+            dotted.push('.');
+            push_decimal(&mut dotted, v);
         }
-        push_decimal(&mut dotted, *arc);
     }
     Ok(dotted)
 }
@@ -287,6 +285,8 @@ mod tests {
         ];
         for (der, dotted) in cases {
             assert_eq!(parse_oid(der).as_deref(), Ok(dotted), "{der:02x?}");
+            // the room parse_oid reserves is never outgrown
+            assert!(dotted.len() <= der.len() * 4, "{dotted}");
         }
         assert!(parse_oid(&[0x2b, 0x88, 0x80, 0x80, 0x80, 0x00]).is_err());
         assert!(parse_oid(&[]).is_err());
