@@ -142,16 +142,47 @@ impl<'a> Tlv<'a> {
             )))
         }
     }
-    /// The children of a constructed value.
-    pub(crate) fn children(&self) -> Result<Vec<Tlv<'a>>, String> {
-        let mut out = Vec::new();
+    /// The children of a constructed value: every one is read first, so that a malformed child is the error
+    /// whatever the caller then checks, as when Go unmarshals the whole value.
+    pub(crate) fn children(&self) -> Result<Children<'a>, String> {
         let mut rest = self.content;
         while !rest.is_empty() {
-            let (t, r) = read_tlv(rest)?;
-            out.push(t);
-            rest = r;
+            rest = read_tlv(rest)?.1;
         }
-        Ok(out)
+        Ok(Children { rest: self.content })
+    }
+}
+
+/// The children of a constructed value, read again one at a time from content [`Tlv::children`] has checked, rather
+/// than collected: a CSR's values have a handful each and are looked at once.
+#[derive(Debug, Clone)]
+pub(crate) struct Children<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Children<'a> {
+    /// The child at `i`, if there are that many.
+    pub(crate) fn get(&self, i: usize) -> Option<Tlv<'a>> {
+        self.clone().nth(i)
+    }
+
+    /// No children at all.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.rest.is_empty()
+    }
+}
+
+impl<'a> Iterator for Children<'a> {
+    type Item = Tlv<'a>;
+
+    fn next(&mut self) -> Option<Tlv<'a>> {
+        // at the end without asking read_tlv, whose error would be written out only to be dropped
+        if self.rest.is_empty() {
+            return None;
+        }
+        let (t, rest) = read_tlv(self.rest).ok()?;
+        self.rest = rest;
+        Some(t)
     }
 }
 
@@ -265,6 +296,25 @@ pub(crate) fn bit_string_bytes(content: &[u8]) -> Result<&[u8], String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn children_are_all_read_before_any_is_handed_out() {
+        // SEQUENCE { INTEGER 1, NULL }
+        let (seq, _) = read_tlv(&[0x30, 0x05, 0x02, 0x01, 0x01, 0x05, 0x00]).unwrap();
+        let children = seq.children().unwrap();
+        assert_eq!(children.clone().count(), 2);
+        assert_eq!(children.get(0).map(|c| c.tag), Some(TAG_INTEGER));
+        assert_eq!(children.get(1).map(|c| c.tag), Some(TAG_NULL));
+        assert!(children.get(2).is_none() && !children.is_empty());
+        // SEQUENCE { INTEGER 1, a NULL claiming five bytes }: an error, though the first child reads
+        let (bad, _) = read_tlv(&[0x30, 0x05, 0x02, 0x01, 0x01, 0x05, 0x05]).unwrap();
+        assert_eq!(
+            bad.children().err().as_deref(),
+            Some("asn1: syntax error: data truncated")
+        );
+        let (empty, _) = read_tlv(&[0x30, 0x00]).unwrap();
+        assert!(empty.children().unwrap().is_empty());
+    }
 
     #[test]
     fn oids_print_as_go_prints_them() {

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use base64::Engine as _;
 
 use crate::asn1::{
-    self, CONTEXT, TAG_BIT_STRING, TAG_BMP, TAG_BOOLEAN, TAG_GENERALIZED_TIME, TAG_IA5,
+    self, CONTEXT, Children, TAG_BIT_STRING, TAG_BMP, TAG_BOOLEAN, TAG_GENERALIZED_TIME, TAG_IA5,
     TAG_INTEGER, TAG_NULL, TAG_NUMERIC, TAG_OCTET_STRING, TAG_OID, TAG_PRINTABLE, TAG_SEQUENCE,
     TAG_SET, TAG_T61, TAG_UTC_TIME, TAG_UTF8, Tlv, UNIVERSAL, read_tlv,
 };
@@ -237,7 +237,7 @@ pub(crate) fn pem_decode(data: &[u8]) -> Option<Vec<u8>> {
     }
 }
 
-fn nth<'a>(children: &'a [Tlv<'a>], i: usize) -> Result<&'a Tlv<'a>, String> {
+fn nth<'a>(children: &Children<'a>, i: usize) -> Result<Tlv<'a>, String> {
     children
         .get(i)
         .ok_or_else(|| asn1::syntax("sequence truncated"))
@@ -254,7 +254,7 @@ pub(crate) fn parse_certificate_request(der: &[u8]) -> Result<Csr, String> {
     let tbs = nth(&top, 0)?;
     tbs.expect(TAG_SEQUENCE, true, "tbsCertificateRequest")?;
     let sig_alg = nth(&top, 1)?;
-    parse_algorithm_identifier(sig_alg)?;
+    parse_algorithm_identifier(&sig_alg)?;
     let sig = nth(&top, 2)?;
     sig.expect(TAG_BIT_STRING, false, "SignatureValue")?;
     asn1::bit_string_bytes(sig.content)?;
@@ -271,7 +271,7 @@ pub(crate) fn parse_certificate_request(der: &[u8]) -> Result<Csr, String> {
     spki.expect(TAG_SEQUENCE, true, "publicKeyInfo")?;
     let spki_fields = spki.children()?;
     let key_alg = nth(&spki_fields, 0)?;
-    let (key_oid, key_params) = parse_algorithm_identifier(key_alg)?;
+    let (key_oid, key_params) = parse_algorithm_identifier(&key_alg)?;
     let key_bits = nth(&spki_fields, 1)?;
     key_bits.expect(TAG_BIT_STRING, false, "PublicKey")?;
     let key_bytes = asn1::bit_string_bytes(key_bits.content)?;
@@ -290,9 +290,9 @@ pub(crate) fn parse_certificate_request(der: &[u8]) -> Result<Csr, String> {
     let public_key = parse_public_key(&key_oid, key_params, key_bytes)?;
 
     // Subject: asn1.Unmarshal(RawSubject, &pkix.RDNSequence)
-    let rdns = parse_rdn_sequence(subject)?;
+    let rdns = parse_rdn_sequence(&subject)?;
 
-    let extensions = parse_csr_extensions(&raw_attributes)?;
+    let extensions = parse_csr_extensions(raw_attributes)?;
     let mut csr = Csr {
         rdns,
         dns_names: Vec::new(),
@@ -320,7 +320,7 @@ fn parse_algorithm_identifier<'a>(t: &Tlv<'a>) -> Result<(String, Option<Tlv<'a>
     let parts = t.children()?;
     let oid = nth(&parts, 0)?;
     oid.expect(TAG_OID, false, "Algorithm")?;
-    Ok((asn1::parse_oid(oid.content)?, parts.get(1).copied()))
+    Ok((asn1::parse_oid(oid.content)?, parts.get(1)))
 }
 
 fn parse_public_key(oid: &str, params: Option<Tlv<'_>>, key: &[u8]) -> Result<PublicKey, String> {
@@ -407,7 +407,7 @@ pub(crate) fn parse_rdn_sequence(t: &Tlv<'_>) -> Result<Vec<Vec<Atv>>, String> {
             let value = nth(&parts, 1)?;
             rdn.push(Atv {
                 oid,
-                value: decode_any(value)?,
+                value: decode_any(&value)?,
             });
         }
         rdns.push(rdn);
@@ -506,16 +506,16 @@ fn decode_any(t: &Tlv<'_>) -> Result<AttrValue, String> {
 }
 
 /// Go's `parseCSRExtensions`: extensions from every extensionRequest attribute.
-fn parse_csr_extensions(attrs: &[Tlv<'_>]) -> Result<Vec<(String, Vec<u8>)>, String> {
+fn parse_csr_extensions(attrs: Children<'_>) -> Result<Vec<(String, Vec<u8>)>, String> {
     let mut out: Vec<(String, Vec<u8>)> = Vec::new();
     for attr in attrs {
         // pkcs10Attribute { Id OID, Values SET OF ANY }; unparsable attributes are ignored
-        let parsed = (|| -> Option<(String, Vec<Tlv<'_>>)> {
+        let parsed = (|| -> Option<(String, Children<'_>)> {
             if !attr.is(UNIVERSAL, TAG_SEQUENCE) || !attr.constructed {
                 return None;
             }
             let parts = attr.children().ok()?;
-            let id = parts.first()?;
+            let id = parts.get(0)?;
             if !id.is(UNIVERSAL, TAG_OID) || id.constructed {
                 return None;
             }
@@ -654,7 +654,7 @@ pub(crate) fn unmarshal_sans(value: &[u8]) -> Result<RawSans, String> {
                 if !(v.class == CONTEXT && v.tag == 0 && (v.constructed || v.content.is_empty())) {
                     return Err(asn1::structural("explicitly tagged member didn't match"));
                 }
-                out.other_names.push((id, other_name_value_string(v)));
+                out.other_names.push((id, other_name_value_string(&v)));
             }
             1 | 2 | 6 => {
                 if !gn.content.is_ascii() {
@@ -679,7 +679,7 @@ pub(crate) fn unmarshal_sans(value: &[u8]) -> Result<RawSans, String> {
                         atv.expect(TAG_SEQUENCE, true, "AttributeTypeAndValue")?;
                         let parts = atv.children()?;
                         nth(&parts, 0)?.expect(TAG_OID, false, "Type")?;
-                        decode_any(nth(&parts, 1)?)?;
+                        decode_any(&nth(&parts, 1)?)?;
                     }
                 }
                 out.directory_names += 1;
@@ -692,7 +692,7 @@ pub(crate) fn unmarshal_sans(value: &[u8]) -> Result<RawSans, String> {
                 let parts = gn.children()?;
                 let mut idx = 0;
                 if parts
-                    .first()
+                    .get(0)
                     .is_some_and(|p| p.class == CONTEXT && p.tag == 0)
                 {
                     idx = 1;
