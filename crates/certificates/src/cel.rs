@@ -16,7 +16,7 @@ pub(crate) struct CrVars<'r> {
     pub(crate) name: &'r str,
     pub(crate) namespace: &'r str,
     pub(crate) username: &'r str,
-    pub(crate) groups: &'r [String],
+    pub(crate) groups: &'r [&'r str],
 }
 
 /// A compiled rule.

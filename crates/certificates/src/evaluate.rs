@@ -11,23 +11,23 @@ use crate::policy::{
 use crate::wildcard;
 use palisade_cel_kubernetes::field::{BadValue, Error as FieldErr, Path, aggregate};
 
-/// The CertificateRequest fields the evaluators read.
+/// The CertificateRequest fields the evaluators read, borrowed from the request's document.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Request {
-    pub(crate) name: String,
-    pub(crate) namespace: String,
-    pub(crate) username: String,
-    pub(crate) groups: Vec<String>,
-    pub(crate) uid: String,
+pub(crate) struct Request<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) namespace: &'a str,
+    pub(crate) username: &'a str,
+    pub(crate) groups: Vec<&'a str>,
+    pub(crate) uid: &'a str,
     pub(crate) extra: std::collections::BTreeMap<String, Vec<String>>,
     pub(crate) is_ca: bool,
-    pub(crate) usages: Vec<String>,
+    pub(crate) usages: Vec<&'a str>,
     /// `spec.duration`: `None` when absent.
     pub(crate) duration: Option<GoDuration>,
-    pub(crate) request: String,
-    pub(crate) issuer_name: String,
-    pub(crate) issuer_kind: String,
-    pub(crate) issuer_group: String,
+    pub(crate) request: &'a str,
+    pub(crate) issuer_name: &'a str,
+    pub(crate) issuer_kind: &'a str,
+    pub(crate) issuer_group: &'a str,
 }
 
 /// One evaluator's answer.
@@ -39,7 +39,7 @@ pub(crate) enum Outcome {
 const NON_STRING: &str = "<non-string value>";
 const NON_STRING_DETAIL: &str = "subject attribute uses an unsupported ASN.1 type or string encoding; re-issue the certificate with a UTF8String or PrintableString subject";
 
-fn vals(slice: &[String]) -> BadValue {
+fn vals<S: AsRef<str>>(slice: &[S]) -> BadValue {
     BadValue::strings(slice)
 }
 
@@ -263,7 +263,7 @@ fn group_push(groups: &mut Vec<(String, Vec<String>)>, key: &str, value: String)
 /// The `allowed` evaluator: each family of `spec.allowed` checked in approver-policy's order (commonName, the SAN
 /// values, isCA, usages, the SAN types never allowed, otherNames, the subject, its other attributes), every problem
 /// aggregated into one denial. A CSR whose SAN extension cannot be read is denied before any family.
-pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request, csr: &Csr) -> Outcome {
+pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request<'_>, csr: &Csr) -> Outcome {
     let default = Allowed::default();
     let allowed = policy.allowed.as_ref().unwrap_or(&default);
     let sans = match raw_sans(csr) {
@@ -323,12 +323,12 @@ fn raw_sans(csr: &Csr) -> Result<RawSans, String> {
 
 impl<'r> Ctx<'r> {
     /// The CEL variables of the request (`cr.name`, `cr.namespace`, `cr.username`, `cr.groups`), borrowed from it.
-    fn new(req: &'r Request) -> Self {
+    fn new(req: &'r Request<'_>) -> Self {
         Ctx {
             cr: CrVars {
-                name: &req.name,
-                namespace: &req.namespace,
-                username: &req.username,
+                name: req.name,
+                namespace: req.namespace,
+                username: req.username,
                 groups: &req.groups,
             },
         }
@@ -443,7 +443,7 @@ impl<'r> Ctx<'r> {
 }
 
 /// `isCA`: a CA request needs `isCA: true`.
-fn is_ca(req: &Request, allowed: Option<bool>, path: &At<'_>) -> Option<FieldErr> {
+fn is_ca(req: &Request<'_>, allowed: Option<bool>, path: &At<'_>) -> Option<FieldErr> {
     if !req.is_ca {
         return None;
     }
@@ -459,7 +459,7 @@ fn is_ca(req: &Request, allowed: Option<bool>, path: &At<'_>) -> Option<FieldErr
 }
 
 /// `usages`: the requested key usages, a subset of the allowed ones (wildcards match).
-fn usages(req: &Request, allowed: Option<&[String]>, path: &At<'_>) -> Option<FieldErr> {
+fn usages(req: &Request<'_>, allowed: Option<&[String]>, path: &At<'_>) -> Option<FieldErr> {
     if req.usages.is_empty() {
         return None;
     }
@@ -512,7 +512,7 @@ fn named_path(subject: &At<'_>, oid: &str) -> Path {
 /// The `constraints` evaluator: the requested duration, then the CSR's private key; `Err` is an evaluation error.
 pub(crate) fn evaluate_constraints(
     policy: &Policy,
-    req: &Request,
+    req: &Request<'_>,
     csr: Result<&Csr, &String>,
 ) -> Result<Outcome, String> {
     let Some(c) = &policy.constraints else {
@@ -531,7 +531,7 @@ pub(crate) fn evaluate_constraints(
 }
 
 /// `maxDuration` and `minDuration` against `spec.duration` (an absent duration fails both).
-fn duration(req: &Request, c: &Constraints, fp: &At<'_>) -> Vec<FieldErr> {
+fn duration(req: &Request<'_>, c: &Constraints, fp: &At<'_>) -> Vec<FieldErr> {
     let mut el = Vec::new();
     // written out only for a problem: most requests have none
     let requested = || {
@@ -699,7 +699,7 @@ mod tests {
         let allowed = SPEC.child("allowed");
         let path = allowed.child("usages");
         let req = Request {
-            usages: vec!["digital signature".to_owned(), "server auth".to_owned()],
+            usages: vec!["digital signature", "server auth"],
             ..Request::default()
         };
         assert!(usages(&Request::default(), None, &path).is_none());
