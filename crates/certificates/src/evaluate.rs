@@ -325,12 +325,7 @@ impl<'r> Ctx<'r> {
     /// The CEL variables of the request (`cr.name`, `cr.namespace`, `cr.username`, `cr.groups`), borrowed from it.
     fn new(req: &'r Request<'_>) -> Self {
         Ctx {
-            cr: CrVars {
-                name: req.name,
-                namespace: req.namespace,
-                username: req.username,
-                groups: &req.groups,
-            },
+            cr: CrVars::new(req.name, req.namespace, req.username, &req.groups),
         }
     }
 
