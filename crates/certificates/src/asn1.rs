@@ -189,12 +189,30 @@ impl<'a> Iterator for Children<'a> {
 /// An OBJECT IDENTIFIER's content, as Go's dotted `ObjectIdentifier.String()`; arcs are
 /// limited as `encoding/asn1`'s `parseBase128Int` limits them (at most 5 bytes, 31 bits).
 pub(crate) fn parse_oid(content: &[u8]) -> Result<String, String> {
-    if content.is_empty() {
-        return Err(syntax("zero length OBJECT IDENTIFIER"));
-    }
     // written out as read, with room for the longest text the content can give: at most four characters a byte
     // (`.127` from one, `.2147483647` from five, `2.47` for the first)
     let mut dotted = String::with_capacity(content.len() * 4);
+    read_oid(content, |arc| {
+        if !dotted.is_empty() {
+            dotted.push('.');
+        }
+        push_decimal(&mut dotted, arc);
+    })?;
+    Ok(dotted)
+}
+
+/// [`parse_oid`]'s checks alone, for an OID that is only compared or skipped. Content it accepts is compared as
+/// bytes: the encoding is then the only one of its dotted text (minimal arcs, one way to write the first two).
+pub(crate) fn check_oid(content: &[u8]) -> Result<(), String> {
+    read_oid(content, |_| {})
+}
+
+/// Reads an OBJECT IDENTIFIER's content with Go's checks, handing `arc` each arc in order.
+fn read_oid(content: &[u8], mut arc: impl FnMut(u64)) -> Result<(), String> {
+    if content.is_empty() {
+        return Err(syntax("zero length OBJECT IDENTIFIER"));
+    }
+    let mut first = true;
     let mut rest = content;
     while !rest.is_empty() {
         let mut v: u64 = 0;
@@ -219,22 +237,21 @@ pub(crate) fn parse_oid(content: &[u8]) -> Result<String, String> {
         if v > i32::MAX as u64 {
             return Err(structural("base 128 integer too large"));
         }
-        if dotted.is_empty() {
+        if first {
             // the first value holds the first two arcs
-            let (first, second) = if v < 80 {
-                (v / 40, v % 40)
+            first = false;
+            if v < 80 {
+                arc(v / 40);
+                arc(v % 40);
             } else {
-                (2, v - 80)
-            };
-            push_decimal(&mut dotted, first);
-            dotted.push('.');
-            push_decimal(&mut dotted, second);
+                arc(2);
+                arc(v - 80);
+            }
         } else {
-            dotted.push('.');
-            push_decimal(&mut dotted, v);
+            arc(v);
         }
     }
-    Ok(dotted)
+    Ok(())
 }
 
 /// `n` in decimal, appended without the formatting machinery (an OID's arcs are read for every request).
@@ -340,5 +357,16 @@ mod tests {
         }
         assert!(parse_oid(&[0x2b, 0x88, 0x80, 0x80, 0x80, 0x00]).is_err());
         assert!(parse_oid(&[]).is_err());
+        // check_oid accepts and refuses as parse_oid does, with its error
+        for der in [
+            &[0x2b, 0x88, 0x80, 0x80, 0x80, 0x00][..],
+            &[],
+            &[0x2b, 0x80, 0x01],
+            &[0x2b, 0x81],
+            &[0x2b, 0x88, 0x80, 0x80, 0x80, 0x80, 0x00],
+            &[0x55, 0x1d, 0x11],
+        ] {
+            assert_eq!(check_oid(der), parse_oid(der).map(|_| ()), "{der:02x?}");
+        }
     }
 }

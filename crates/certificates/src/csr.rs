@@ -21,12 +21,28 @@ use crate::gourl;
 /// cert-manager's `maxLeafCertificatePEMSize` (30000 + 6500), the cap `SafeDecodeCSR` applies.
 pub(crate) const MAX_CSR_PEM_SIZE: usize = 36_500;
 
-const OID_EXTENSION_REQUEST: &str = "1.2.840.113549.1.9.14";
-pub(crate) const OID_SAN: &str = "2.5.29.17";
-const OID_RSA: &str = "1.2.840.113549.1.1.1";
-const OID_ECDSA: &str = "1.2.840.10045.2.1";
-const OID_ED25519: &str = "1.3.101.112";
-const OID_DSA: &str = "1.2.840.10040.4.1";
+// The OBJECT IDENTIFIERs read here, as the content of their DER encoding: an OID that `asn1::check_oid` accepts is
+// compared with them byte for byte, without writing out its dotted text.
+/// `1.2.840.113549.1.9.14`
+const OID_EXTENSION_REQUEST: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x0e];
+/// `2.5.29.17`
+const OID_SAN: &[u8] = &[0x55, 0x1d, 0x11];
+/// `1.2.840.113549.1.1.1`
+const OID_RSA: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
+/// `1.2.840.10045.2.1`
+const OID_ECDSA: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
+/// `1.3.101.112`
+const OID_ED25519: &[u8] = &[0x2b, 0x65, 0x70];
+/// `1.2.840.10040.4.1`
+const OID_DSA: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x38, 0x04, 0x01];
+/// `1.3.132.0.33`
+const OID_P224: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x21];
+/// `1.2.840.10045.3.1.7`
+const OID_P256: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
+/// `1.3.132.0.34`
+const OID_P384: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x22];
+/// `1.3.132.0.35`
+const OID_P521: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x23];
 
 /// A subject attribute value: a Go `string`, or anything else (`atv.Value.(string)` fails).
 #[derive(Debug, Clone, PartialEq)]
@@ -287,7 +303,7 @@ pub(crate) fn parse_certificate_request(der: &[u8]) -> Result<Csr, String> {
     }
     let raw_attributes = attrs.children()?;
 
-    let public_key = parse_public_key(&key_oid, key_params, key_bytes)?;
+    let public_key = parse_public_key(key_oid, key_params, key_bytes)?;
 
     // Subject: asn1.Unmarshal(RawSubject, &pkix.RDNSequence)
     let rdns = parse_rdn_sequence(&subject)?;
@@ -304,26 +320,28 @@ pub(crate) fn parse_certificate_request(der: &[u8]) -> Result<Csr, String> {
     };
     for (oid, value) in extensions {
         if oid == OID_SAN {
-            let (dns, emails, ips, uris) = parse_san_extension(&value)?;
+            let (dns, emails, ips, uris) = parse_san_extension(value)?;
             csr.dns_names = dns;
             csr.emails = emails;
             csr.ips = ips;
             csr.uris = uris;
-            csr.san_extensions.push(value);
+            csr.san_extensions.push(value.to_vec());
         }
     }
     Ok(csr)
 }
 
-fn parse_algorithm_identifier<'a>(t: &Tlv<'a>) -> Result<(String, Option<Tlv<'a>>), String> {
+/// The algorithm's OID (its content, checked) and parameters.
+fn parse_algorithm_identifier<'a>(t: &Tlv<'a>) -> Result<(&'a [u8], Option<Tlv<'a>>), String> {
     t.expect(TAG_SEQUENCE, true, "AlgorithmIdentifier")?;
     let parts = t.children()?;
     let oid = nth(&parts, 0)?;
     oid.expect(TAG_OID, false, "Algorithm")?;
-    Ok((asn1::parse_oid(oid.content)?, parts.get(1)))
+    asn1::check_oid(oid.content)?;
+    Ok((oid.content, parts.get(1)))
 }
 
-fn parse_public_key(oid: &str, params: Option<Tlv<'_>>, key: &[u8]) -> Result<PublicKey, String> {
+fn parse_public_key(oid: &[u8], params: Option<Tlv<'_>>, key: &[u8]) -> Result<PublicKey, String> {
     match oid {
         OID_RSA => {
             if params.map(|p| p.full) != Some(&[0x05, 0x00][..]) {
@@ -360,14 +378,15 @@ fn parse_public_key(oid: &str, params: Option<Tlv<'_>>, key: &[u8]) -> Result<Pu
         }
         OID_ECDSA => {
             let curve = params
-                .filter(|p| p.is(UNIVERSAL, TAG_OID) && !p.constructed)
-                .and_then(|p| asn1::parse_oid(p.content).ok())
+                .filter(|p| {
+                    p.is(UNIVERSAL, TAG_OID) && !p.constructed && asn1::check_oid(p.content).is_ok()
+                })
                 .ok_or_else(|| "x509: invalid ECDSA parameters".to_owned())?;
-            let bits: usize = match curve.as_str() {
-                "1.3.132.0.33" => 224,
-                "1.2.840.10045.3.1.7" => 256,
-                "1.3.132.0.34" => 384,
-                "1.3.132.0.35" => 521,
+            let bits: usize = match curve.content {
+                OID_P224 => 224,
+                OID_P256 => 256,
+                OID_P384 => 384,
+                OID_P521 => 521,
                 _ => return Err("x509: unsupported elliptic curve".to_owned()),
             };
             if !crate::ec::on_curve(bits, key) {
@@ -495,7 +514,7 @@ fn decode_any(t: &Tlv<'_>) -> Result<AttrValue, String> {
             AttrValue::NonString
         }
         TAG_OID => {
-            asn1::parse_oid(c)?;
+            asn1::check_oid(c)?;
             AttrValue::NonString
         }
         TAG_OCTET_STRING | TAG_UTC_TIME | TAG_GENERALIZED_TIME | TAG_BOOLEAN | TAG_NULL => {
@@ -505,12 +524,15 @@ fn decode_any(t: &Tlv<'_>) -> Result<AttrValue, String> {
     })
 }
 
-/// Go's `parseCSRExtensions`: extensions from every extensionRequest attribute.
-fn parse_csr_extensions(attrs: Children<'_>) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let mut out: Vec<(String, Vec<u8>)> = Vec::new();
+/// A requested extension: its OID's content and its value, borrowed from the CSR.
+type Extension<'a> = (&'a [u8], &'a [u8]);
+
+/// Go's `parseCSRExtensions`: the extensions of every extensionRequest attribute.
+fn parse_csr_extensions(attrs: Children<'_>) -> Result<Vec<Extension<'_>>, String> {
+    let mut out: Vec<Extension<'_>> = Vec::new();
     for attr in attrs {
         // pkcs10Attribute { Id OID, Values SET OF ANY }; unparsable attributes are ignored
-        let parsed = (|| -> Option<(String, Children<'_>)> {
+        let parsed = (|| -> Option<(&[u8], Children<'_>)> {
             if !attr.is(UNIVERSAL, TAG_SEQUENCE) || !attr.constructed {
                 return None;
             }
@@ -519,7 +541,7 @@ fn parse_csr_extensions(attrs: Children<'_>) -> Result<Vec<(String, Vec<u8>)>, S
             if !id.is(UNIVERSAL, TAG_OID) || id.constructed {
                 return None;
             }
-            let id = asn1::parse_oid(id.content).ok()?;
+            asn1::check_oid(id.content).ok()?;
             let values = parts.get(1)?;
             if !values.is(UNIVERSAL, TAG_SET) || !values.constructed {
                 return None;
@@ -528,7 +550,7 @@ fn parse_csr_extensions(attrs: Children<'_>) -> Result<Vec<(String, Vec<u8>)>, S
             if vals.is_empty() {
                 return None;
             }
-            Some((id, vals))
+            Some((id.content, vals))
         })();
         let Some((id, vals)) = parsed else { continue };
         if id != OID_EXTENSION_REQUEST {
@@ -541,7 +563,8 @@ fn parse_csr_extensions(attrs: Children<'_>) -> Result<Vec<(String, Vec<u8>)>, S
             let parts = ext.children()?;
             let oid = nth(&parts, 0)?;
             oid.expect(TAG_OID, false, "Id")?;
-            let oid = asn1::parse_oid(oid.content)?;
+            asn1::check_oid(oid.content)?;
+            let oid = oid.content;
             let mut idx = 1;
             if let Some(b) = parts.get(1)
                 && b.is(UNIVERSAL, TAG_BOOLEAN)
@@ -558,7 +581,7 @@ fn parse_csr_extensions(attrs: Children<'_>) -> Result<Vec<(String, Vec<u8>)>, S
                     "x509: certificate request contains duplicate requested extensions".to_owned(),
                 );
             }
-            out.push((oid, value.content.to_vec()));
+            out.push((oid, value.content));
         }
     }
     Ok(out)
@@ -715,7 +738,7 @@ pub(crate) fn unmarshal_sans(value: &[u8]) -> Result<RawSans, String> {
                 if gn.constructed {
                     return Err(asn1::structural("tags don't match (8) ObjectIdentifier"));
                 }
-                asn1::parse_oid(gn.content)?;
+                asn1::check_oid(gn.content)?;
                 out.registered_ids += 1;
             }
             _ => return Err(asn1::structural("bad SAN choice")),
@@ -738,4 +761,28 @@ fn other_name_value_string(wrapper: &Tlv<'_>) -> String {
         return String::from_utf8_lossy(v.content).into_owned();
     }
     v.full.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oid_constants_are_the_encodings_of_their_dotted_names() {
+        let cases = [
+            (OID_EXTENSION_REQUEST, "1.2.840.113549.1.9.14"),
+            (OID_SAN, "2.5.29.17"),
+            (OID_RSA, "1.2.840.113549.1.1.1"),
+            (OID_ECDSA, "1.2.840.10045.2.1"),
+            (OID_ED25519, "1.3.101.112"),
+            (OID_DSA, "1.2.840.10040.4.1"),
+            (OID_P224, "1.3.132.0.33"),
+            (OID_P256, "1.2.840.10045.3.1.7"),
+            (OID_P384, "1.3.132.0.34"),
+            (OID_P521, "1.3.132.0.35"),
+        ];
+        for (der, dotted) in cases {
+            assert_eq!(asn1::parse_oid(der).as_deref(), Ok(dotted));
+        }
+    }
 }
