@@ -142,26 +142,77 @@ impl<'a> Tlv<'a> {
             )))
         }
     }
-    /// The children of a constructed value.
-    pub(crate) fn children(&self) -> Result<Vec<Tlv<'a>>, String> {
-        let mut out = Vec::new();
+    /// The children of a constructed value: every one is read first, so that a malformed child is the error
+    /// whatever the caller then checks, as when Go unmarshals the whole value.
+    pub(crate) fn children(&self) -> Result<Children<'a>, String> {
         let mut rest = self.content;
         while !rest.is_empty() {
-            let (t, r) = read_tlv(rest)?;
-            out.push(t);
-            rest = r;
+            rest = read_tlv(rest)?.1;
         }
-        Ok(out)
+        Ok(Children { rest: self.content })
+    }
+}
+
+/// The children of a constructed value, read again one at a time from content [`Tlv::children`] has checked, rather
+/// than collected: a CSR's values have a handful each and are looked at once.
+#[derive(Debug, Clone)]
+pub(crate) struct Children<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Children<'a> {
+    /// The child at `i`, if there are that many.
+    pub(crate) fn get(&self, i: usize) -> Option<Tlv<'a>> {
+        self.clone().nth(i)
+    }
+
+    /// No children at all.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.rest.is_empty()
+    }
+}
+
+impl<'a> Iterator for Children<'a> {
+    type Item = Tlv<'a>;
+
+    fn next(&mut self) -> Option<Tlv<'a>> {
+        // at the end without asking read_tlv, whose error would be written out only to be dropped
+        if self.rest.is_empty() {
+            return None;
+        }
+        let (t, rest) = read_tlv(self.rest).ok()?;
+        self.rest = rest;
+        Some(t)
     }
 }
 
 /// An OBJECT IDENTIFIER's content, as Go's dotted `ObjectIdentifier.String()`; arcs are
 /// limited as `encoding/asn1`'s `parseBase128Int` limits them (at most 5 bytes, 31 bits).
 pub(crate) fn parse_oid(content: &[u8]) -> Result<String, String> {
+    // written out as read, with room for the longest text the content can give: at most four characters a byte
+    // (`.127` from one, `.2147483647` from five, `2.47` for the first)
+    let mut dotted = String::with_capacity(content.len() * 4);
+    read_oid(content, |arc| {
+        if !dotted.is_empty() {
+            dotted.push('.');
+        }
+        push_decimal(&mut dotted, arc);
+    })?;
+    Ok(dotted)
+}
+
+/// [`parse_oid`]'s checks alone, for an OID that is only compared or skipped. Content it accepts is compared as
+/// bytes: the encoding is then the only one of its dotted text (minimal arcs, one way to write the first two).
+pub(crate) fn check_oid(content: &[u8]) -> Result<(), String> {
+    read_oid(content, |_| {})
+}
+
+/// Reads an OBJECT IDENTIFIER's content with Go's checks, handing `arc` each arc in order.
+fn read_oid(content: &[u8], mut arc: impl FnMut(u64)) -> Result<(), String> {
     if content.is_empty() {
         return Err(syntax("zero length OBJECT IDENTIFIER"));
     }
-    let mut arcs: Vec<u64> = Vec::new();
+    let mut first = true;
     let mut rest = content;
     while !rest.is_empty() {
         let mut v: u64 = 0;
@@ -186,26 +237,21 @@ pub(crate) fn parse_oid(content: &[u8]) -> Result<String, String> {
         if v > i32::MAX as u64 {
             return Err(structural("base 128 integer too large"));
         }
-        if arcs.is_empty() {
+        if first {
+            // the first value holds the first two arcs
+            first = false;
             if v < 80 {
-                arcs.push(v / 40);
-                arcs.push(v % 40);
+                arc(v / 40);
+                arc(v % 40);
             } else {
-                arcs.push(2);
-                arcs.push(v - 80);
+                arc(2);
+                arc(v - 80);
             }
         } else {
-            arcs.push(v);
+            arc(v);
         }
     }
-    let mut dotted = String::with_capacity(arcs.len() * 4);
-    for (i, arc) in arcs.iter().enumerate() {
-        if i > 0 {
-            dotted.push('.');
-        }
-        push_decimal(&mut dotted, *arc);
-    }
-    Ok(dotted)
+    Ok(())
 }
 
 /// `n` in decimal, appended without the formatting machinery (an OID's arcs are read for every request).
@@ -269,6 +315,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn children_are_all_read_before_any_is_handed_out() {
+        // SEQUENCE { INTEGER 1, NULL }
+        let (seq, _) = read_tlv(&[0x30, 0x05, 0x02, 0x01, 0x01, 0x05, 0x00]).unwrap();
+        let children = seq.children().unwrap();
+        assert_eq!(children.clone().count(), 2);
+        assert_eq!(children.get(0).map(|c| c.tag), Some(TAG_INTEGER));
+        assert_eq!(children.get(1).map(|c| c.tag), Some(TAG_NULL));
+        assert!(children.get(2).is_none() && !children.is_empty());
+        // SEQUENCE { INTEGER 1, a NULL claiming five bytes }: an error, though the first child reads
+        let (bad, _) = read_tlv(&[0x30, 0x05, 0x02, 0x01, 0x01, 0x05, 0x05]).unwrap();
+        assert_eq!(
+            bad.children().err().as_deref(),
+            Some("asn1: syntax error: data truncated")
+        );
+        let (empty, _) = read_tlv(&[0x30, 0x00]).unwrap();
+        assert!(empty.children().unwrap().is_empty());
+    }
+
+    #[test]
     fn oids_print_as_go_prints_them() {
         // Go's `asn1.ObjectIdentifier.String()` of what `parseObjectIdentifier` reads
         let cases: [(&[u8], &str); 6] = [
@@ -287,8 +352,21 @@ mod tests {
         ];
         for (der, dotted) in cases {
             assert_eq!(parse_oid(der).as_deref(), Ok(dotted), "{der:02x?}");
+            // the room parse_oid reserves is never outgrown
+            assert!(dotted.len() <= der.len() * 4, "{dotted}");
         }
         assert!(parse_oid(&[0x2b, 0x88, 0x80, 0x80, 0x80, 0x00]).is_err());
         assert!(parse_oid(&[]).is_err());
+        // check_oid accepts and refuses as parse_oid does, with its error
+        for der in [
+            &[0x2b, 0x88, 0x80, 0x80, 0x80, 0x00][..],
+            &[],
+            &[0x2b, 0x80, 0x01],
+            &[0x2b, 0x81],
+            &[0x2b, 0x88, 0x80, 0x80, 0x80, 0x80, 0x00],
+            &[0x55, 0x1d, 0x11],
+        ] {
+            assert_eq!(check_oid(der), parse_oid(der).map(|_| ()), "{der:02x?}");
+        }
     }
 }

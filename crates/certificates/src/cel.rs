@@ -7,7 +7,7 @@
 //! the result must be `bool`; evaluation is bounded by cost limit 1,000,000.
 
 /// The `cr` variable.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 #[cfg_attr(
     not(feature = "cel"),
     expect(dead_code, reason = "read only by the palisade-cel backend")
@@ -16,7 +16,27 @@ pub(crate) struct CrVars<'r> {
     pub(crate) name: &'r str,
     pub(crate) namespace: &'r str,
     pub(crate) username: &'r str,
-    pub(crate) groups: &'r [String],
+    pub(crate) groups: &'r [&'r str],
+    /// Its CEL value, built at the request's first rule evaluation and bound again by the others: a policy has a
+    /// rule or two for each value it checks, and the value's map and list are shared, not copied, when bound.
+    value: std::cell::OnceCell<backend::CrValue<'r>>,
+}
+
+impl<'r> CrVars<'r> {
+    pub(crate) fn new(
+        name: &'r str,
+        namespace: &'r str,
+        username: &'r str,
+        groups: &'r [&'r str],
+    ) -> Self {
+        CrVars {
+            name,
+            namespace,
+            username,
+            groups,
+            value: std::cell::OnceCell::new(),
+        }
+    }
 }
 
 /// A compiled rule.
@@ -50,6 +70,8 @@ mod backend {
 
     pub(super) type Program = palisade_cel::Program;
 
+    pub(super) type CrValue<'r> = Value<'r>;
+
     pub(super) fn compile(rule: &str) -> Result<Program, String> {
         Env::certificate_request()
             .compile(rule, Expect::Bool)
@@ -61,16 +83,18 @@ mod backend {
         fn text(s: &str) -> Value<'_> {
             Value::String(Str::Borrowed(s))
         }
-        let groups = cr.groups.iter().map(|g| text(g)).collect();
-        let cr_value = Value::map(vec![
-            (text("name"), text(cr.name)),
-            (text("namespace"), text(cr.namespace)),
-            (text("username"), text(cr.username)),
-            (text("groups"), Value::list(groups)),
-        ]);
+        let cr_value = cr.value.get_or_init(|| {
+            let groups = cr.groups.iter().map(|g| text(g)).collect();
+            Value::map(vec![
+                (text("name"), text(cr.name)),
+                (text("namespace"), text(cr.namespace)),
+                (text("username"), text(cr.username)),
+                (text("groups"), Value::list(groups)),
+            ])
+        });
         let act = Activation::new()
             .bind("self", text(value))
-            .bind("cr", cr_value);
+            .bind("cr", cr_value.clone());
         let out = p
             .eval(&act, &mut Budget::kubernetes())
             .map_err(|e| e.to_string())?;
@@ -84,6 +108,8 @@ mod backend {
 
     #[derive(Clone)]
     pub(super) struct Program;
+
+    pub(super) type CrValue<'r> = std::marker::PhantomData<&'r ()>;
 
     pub(super) fn compile(_rule: &str) -> Result<Program, String> {
         Err("CEL validations are not available in this build (palisade-certificates without the `cel` feature)".to_owned())

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use base64::Engine as _;
 
 use crate::asn1::{
-    self, CONTEXT, TAG_BIT_STRING, TAG_BMP, TAG_BOOLEAN, TAG_GENERALIZED_TIME, TAG_IA5,
+    self, CONTEXT, Children, TAG_BIT_STRING, TAG_BMP, TAG_BOOLEAN, TAG_GENERALIZED_TIME, TAG_IA5,
     TAG_INTEGER, TAG_NULL, TAG_NUMERIC, TAG_OCTET_STRING, TAG_OID, TAG_PRINTABLE, TAG_SEQUENCE,
     TAG_SET, TAG_T61, TAG_UTC_TIME, TAG_UTF8, Tlv, UNIVERSAL, read_tlv,
 };
@@ -21,12 +21,28 @@ use crate::gourl;
 /// cert-manager's `maxLeafCertificatePEMSize` (30000 + 6500), the cap `SafeDecodeCSR` applies.
 pub(crate) const MAX_CSR_PEM_SIZE: usize = 36_500;
 
-const OID_EXTENSION_REQUEST: &str = "1.2.840.113549.1.9.14";
-pub(crate) const OID_SAN: &str = "2.5.29.17";
-const OID_RSA: &str = "1.2.840.113549.1.1.1";
-const OID_ECDSA: &str = "1.2.840.10045.2.1";
-const OID_ED25519: &str = "1.3.101.112";
-const OID_DSA: &str = "1.2.840.10040.4.1";
+// The OBJECT IDENTIFIERs read here, as the content of their DER encoding: an OID that `asn1::check_oid` accepts is
+// compared with them byte for byte, without writing out its dotted text.
+/// `1.2.840.113549.1.9.14`
+const OID_EXTENSION_REQUEST: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x0e];
+/// `2.5.29.17`
+const OID_SAN: &[u8] = &[0x55, 0x1d, 0x11];
+/// `1.2.840.113549.1.1.1`
+const OID_RSA: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
+/// `1.2.840.10045.2.1`
+const OID_ECDSA: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
+/// `1.3.101.112`
+const OID_ED25519: &[u8] = &[0x2b, 0x65, 0x70];
+/// `1.2.840.10040.4.1`
+const OID_DSA: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x38, 0x04, 0x01];
+/// `1.3.132.0.33`
+const OID_P224: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x21];
+/// `1.2.840.10045.3.1.7`
+const OID_P256: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
+/// `1.3.132.0.34`
+const OID_P384: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x22];
+/// `1.3.132.0.35`
+const OID_P521: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x23];
 
 /// A subject attribute value: a Go `string`, or anything else (`atv.Value.(string)` fails).
 #[derive(Debug, Clone, PartialEq)]
@@ -107,7 +123,7 @@ const GO_STD_ENCODING: base64::engine::GeneralPurpose = base64::engine::GeneralP
 /// Go's `base64.StdEncoding.Decode`: padding required, `\r` and `\n` ignored, non-zero
 /// trailing bits accepted.
 pub(crate) fn go_base64_decode(s: &[u8]) -> Result<Vec<u8>, String> {
-    let cleaned = without(s, |b| *b == b'\r' || *b == b'\n');
+    let cleaned = without(s, b'\r', b'\n');
     GO_STD_ENCODING.decode(&cleaned).map_err(|e| {
         let at = match e {
             base64::DecodeError::InvalidByte(i, _)
@@ -119,15 +135,14 @@ pub(crate) fn go_base64_decode(s: &[u8]) -> Result<Vec<u8>, String> {
     })
 }
 
-/// `bytes` without the bytes `drop` picks: borrowed when there are none, else copied a run at a time.
-fn without(bytes: &[u8], drop: impl Fn(&u8) -> bool) -> Cow<'_, [u8]> {
-    if !bytes.iter().any(&drop) {
+/// `bytes` without any `a` or `b`: borrowed when there are none (looked for with `contains`, which compares a word
+/// at a time: `spec.request` is a kilobyte or more of base64 without line breaks), else copied and filtered.
+fn without(bytes: &[u8], a: u8, b: u8) -> Cow<'_, [u8]> {
+    if !bytes.contains(&a) && !bytes.contains(&b) {
         return Cow::Borrowed(bytes);
     }
-    let mut out = Vec::with_capacity(bytes.len());
-    for run in bytes.split(drop) {
-        out.extend_from_slice(run);
-    }
+    let mut out = bytes.to_vec();
+    out.retain(|x| *x != a && *x != b);
     Cow::Owned(out)
 }
 
@@ -227,9 +242,7 @@ pub(crate) fn pem_decode(data: &[u8]) -> Option<Vec<u8>> {
             continue;
         }
         // a body that is not base64 (UTF-8 or not) fails to decode, and the next block is tried
-        let body = without(rest.get(..end_index).unwrap_or_default(), |b| {
-            *b == b' ' || *b == b'\t'
-        });
+        let body = without(rest.get(..end_index).unwrap_or_default(), b' ', b'\t');
         match go_base64_decode(&body) {
             Ok(bytes) => return Some(bytes),
             Err(_) => continue,
@@ -237,7 +250,7 @@ pub(crate) fn pem_decode(data: &[u8]) -> Option<Vec<u8>> {
     }
 }
 
-fn nth<'a>(children: &'a [Tlv<'a>], i: usize) -> Result<&'a Tlv<'a>, String> {
+fn nth<'a>(children: &Children<'a>, i: usize) -> Result<Tlv<'a>, String> {
     children
         .get(i)
         .ok_or_else(|| asn1::syntax("sequence truncated"))
@@ -254,7 +267,7 @@ pub(crate) fn parse_certificate_request(der: &[u8]) -> Result<Csr, String> {
     let tbs = nth(&top, 0)?;
     tbs.expect(TAG_SEQUENCE, true, "tbsCertificateRequest")?;
     let sig_alg = nth(&top, 1)?;
-    parse_algorithm_identifier(sig_alg)?;
+    parse_algorithm_identifier(&sig_alg)?;
     let sig = nth(&top, 2)?;
     sig.expect(TAG_BIT_STRING, false, "SignatureValue")?;
     asn1::bit_string_bytes(sig.content)?;
@@ -271,7 +284,7 @@ pub(crate) fn parse_certificate_request(der: &[u8]) -> Result<Csr, String> {
     spki.expect(TAG_SEQUENCE, true, "publicKeyInfo")?;
     let spki_fields = spki.children()?;
     let key_alg = nth(&spki_fields, 0)?;
-    let (key_oid, key_params) = parse_algorithm_identifier(key_alg)?;
+    let (key_oid, key_params) = parse_algorithm_identifier(&key_alg)?;
     let key_bits = nth(&spki_fields, 1)?;
     key_bits.expect(TAG_BIT_STRING, false, "PublicKey")?;
     let key_bytes = asn1::bit_string_bytes(key_bits.content)?;
@@ -287,12 +300,12 @@ pub(crate) fn parse_certificate_request(der: &[u8]) -> Result<Csr, String> {
     }
     let raw_attributes = attrs.children()?;
 
-    let public_key = parse_public_key(&key_oid, key_params, key_bytes)?;
+    let public_key = parse_public_key(key_oid, key_params, key_bytes)?;
 
     // Subject: asn1.Unmarshal(RawSubject, &pkix.RDNSequence)
-    let rdns = parse_rdn_sequence(subject)?;
+    let rdns = parse_rdn_sequence(&subject)?;
 
-    let extensions = parse_csr_extensions(&raw_attributes)?;
+    let extensions = parse_csr_extensions(raw_attributes)?;
     let mut csr = Csr {
         rdns,
         dns_names: Vec::new(),
@@ -304,26 +317,28 @@ pub(crate) fn parse_certificate_request(der: &[u8]) -> Result<Csr, String> {
     };
     for (oid, value) in extensions {
         if oid == OID_SAN {
-            let (dns, emails, ips, uris) = parse_san_extension(&value)?;
+            let (dns, emails, ips, uris) = parse_san_extension(value)?;
             csr.dns_names = dns;
             csr.emails = emails;
             csr.ips = ips;
             csr.uris = uris;
-            csr.san_extensions.push(value);
+            csr.san_extensions.push(value.to_vec());
         }
     }
     Ok(csr)
 }
 
-fn parse_algorithm_identifier<'a>(t: &Tlv<'a>) -> Result<(String, Option<Tlv<'a>>), String> {
+/// The algorithm's OID (its content, checked) and parameters.
+fn parse_algorithm_identifier<'a>(t: &Tlv<'a>) -> Result<(&'a [u8], Option<Tlv<'a>>), String> {
     t.expect(TAG_SEQUENCE, true, "AlgorithmIdentifier")?;
     let parts = t.children()?;
     let oid = nth(&parts, 0)?;
     oid.expect(TAG_OID, false, "Algorithm")?;
-    Ok((asn1::parse_oid(oid.content)?, parts.get(1).copied()))
+    asn1::check_oid(oid.content)?;
+    Ok((oid.content, parts.get(1)))
 }
 
-fn parse_public_key(oid: &str, params: Option<Tlv<'_>>, key: &[u8]) -> Result<PublicKey, String> {
+fn parse_public_key(oid: &[u8], params: Option<Tlv<'_>>, key: &[u8]) -> Result<PublicKey, String> {
     match oid {
         OID_RSA => {
             if params.map(|p| p.full) != Some(&[0x05, 0x00][..]) {
@@ -360,14 +375,15 @@ fn parse_public_key(oid: &str, params: Option<Tlv<'_>>, key: &[u8]) -> Result<Pu
         }
         OID_ECDSA => {
             let curve = params
-                .filter(|p| p.is(UNIVERSAL, TAG_OID) && !p.constructed)
-                .and_then(|p| asn1::parse_oid(p.content).ok())
+                .filter(|p| {
+                    p.is(UNIVERSAL, TAG_OID) && !p.constructed && asn1::check_oid(p.content).is_ok()
+                })
                 .ok_or_else(|| "x509: invalid ECDSA parameters".to_owned())?;
-            let bits: usize = match curve.as_str() {
-                "1.3.132.0.33" => 224,
-                "1.2.840.10045.3.1.7" => 256,
-                "1.3.132.0.34" => 384,
-                "1.3.132.0.35" => 521,
+            let bits: usize = match curve.content {
+                OID_P224 => 224,
+                OID_P256 => 256,
+                OID_P384 => 384,
+                OID_P521 => 521,
                 _ => return Err("x509: unsupported elliptic curve".to_owned()),
             };
             if !crate::ec::on_curve(bits, key) {
@@ -407,7 +423,7 @@ pub(crate) fn parse_rdn_sequence(t: &Tlv<'_>) -> Result<Vec<Vec<Atv>>, String> {
             let value = nth(&parts, 1)?;
             rdn.push(Atv {
                 oid,
-                value: decode_any(value)?,
+                value: decode_any(&value)?,
             });
         }
         rdns.push(rdn);
@@ -495,7 +511,7 @@ fn decode_any(t: &Tlv<'_>) -> Result<AttrValue, String> {
             AttrValue::NonString
         }
         TAG_OID => {
-            asn1::parse_oid(c)?;
+            asn1::check_oid(c)?;
             AttrValue::NonString
         }
         TAG_OCTET_STRING | TAG_UTC_TIME | TAG_GENERALIZED_TIME | TAG_BOOLEAN | TAG_NULL => {
@@ -505,21 +521,24 @@ fn decode_any(t: &Tlv<'_>) -> Result<AttrValue, String> {
     })
 }
 
-/// Go's `parseCSRExtensions`: extensions from every extensionRequest attribute.
-fn parse_csr_extensions(attrs: &[Tlv<'_>]) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let mut out: Vec<(String, Vec<u8>)> = Vec::new();
+/// A requested extension: its OID's content and its value, borrowed from the CSR.
+type Extension<'a> = (&'a [u8], &'a [u8]);
+
+/// Go's `parseCSRExtensions`: the extensions of every extensionRequest attribute.
+fn parse_csr_extensions(attrs: Children<'_>) -> Result<Vec<Extension<'_>>, String> {
+    let mut out: Vec<Extension<'_>> = Vec::new();
     for attr in attrs {
         // pkcs10Attribute { Id OID, Values SET OF ANY }; unparsable attributes are ignored
-        let parsed = (|| -> Option<(String, Vec<Tlv<'_>>)> {
+        let parsed = (|| -> Option<(&[u8], Children<'_>)> {
             if !attr.is(UNIVERSAL, TAG_SEQUENCE) || !attr.constructed {
                 return None;
             }
             let parts = attr.children().ok()?;
-            let id = parts.first()?;
+            let id = parts.get(0)?;
             if !id.is(UNIVERSAL, TAG_OID) || id.constructed {
                 return None;
             }
-            let id = asn1::parse_oid(id.content).ok()?;
+            asn1::check_oid(id.content).ok()?;
             let values = parts.get(1)?;
             if !values.is(UNIVERSAL, TAG_SET) || !values.constructed {
                 return None;
@@ -528,7 +547,7 @@ fn parse_csr_extensions(attrs: &[Tlv<'_>]) -> Result<Vec<(String, Vec<u8>)>, Str
             if vals.is_empty() {
                 return None;
             }
-            Some((id, vals))
+            Some((id.content, vals))
         })();
         let Some((id, vals)) = parsed else { continue };
         if id != OID_EXTENSION_REQUEST {
@@ -541,7 +560,8 @@ fn parse_csr_extensions(attrs: &[Tlv<'_>]) -> Result<Vec<(String, Vec<u8>)>, Str
             let parts = ext.children()?;
             let oid = nth(&parts, 0)?;
             oid.expect(TAG_OID, false, "Id")?;
-            let oid = asn1::parse_oid(oid.content)?;
+            asn1::check_oid(oid.content)?;
+            let oid = oid.content;
             let mut idx = 1;
             if let Some(b) = parts.get(1)
                 && b.is(UNIVERSAL, TAG_BOOLEAN)
@@ -558,7 +578,7 @@ fn parse_csr_extensions(attrs: &[Tlv<'_>]) -> Result<Vec<(String, Vec<u8>)>, Str
                     "x509: certificate request contains duplicate requested extensions".to_owned(),
                 );
             }
-            out.push((oid, value.content.to_vec()));
+            out.push((oid, value.content));
         }
     }
     Ok(out)
@@ -654,7 +674,7 @@ pub(crate) fn unmarshal_sans(value: &[u8]) -> Result<RawSans, String> {
                 if !(v.class == CONTEXT && v.tag == 0 && (v.constructed || v.content.is_empty())) {
                     return Err(asn1::structural("explicitly tagged member didn't match"));
                 }
-                out.other_names.push((id, other_name_value_string(v)));
+                out.other_names.push((id, other_name_value_string(&v)));
             }
             1 | 2 | 6 => {
                 if !gn.content.is_ascii() {
@@ -679,7 +699,7 @@ pub(crate) fn unmarshal_sans(value: &[u8]) -> Result<RawSans, String> {
                         atv.expect(TAG_SEQUENCE, true, "AttributeTypeAndValue")?;
                         let parts = atv.children()?;
                         nth(&parts, 0)?.expect(TAG_OID, false, "Type")?;
-                        decode_any(nth(&parts, 1)?)?;
+                        decode_any(&nth(&parts, 1)?)?;
                     }
                 }
                 out.directory_names += 1;
@@ -692,7 +712,7 @@ pub(crate) fn unmarshal_sans(value: &[u8]) -> Result<RawSans, String> {
                 let parts = gn.children()?;
                 let mut idx = 0;
                 if parts
-                    .first()
+                    .get(0)
                     .is_some_and(|p| p.class == CONTEXT && p.tag == 0)
                 {
                     idx = 1;
@@ -715,7 +735,7 @@ pub(crate) fn unmarshal_sans(value: &[u8]) -> Result<RawSans, String> {
                 if gn.constructed {
                     return Err(asn1::structural("tags don't match (8) ObjectIdentifier"));
                 }
-                asn1::parse_oid(gn.content)?;
+                asn1::check_oid(gn.content)?;
                 out.registered_ids += 1;
             }
             _ => return Err(asn1::structural("bad SAN choice")),
@@ -738,4 +758,39 @@ fn other_name_value_string(wrapper: &Tlv<'_>) -> String {
         return String::from_utf8_lossy(v.content).into_owned();
     }
     v.full.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_drops_both_bytes_and_borrows_when_there_are_none() {
+        assert!(matches!(
+            without(b"TUlJ", b'\r', b'\n'),
+            Cow::Borrowed(b"TUlJ")
+        ));
+        assert_eq!(&*without(b"\nTU\r\nlJ\n\r", b'\r', b'\n'), b"TUlJ");
+        assert_eq!(&*without(b"TU \tlJ\t", b' ', b'\t'), b"TUlJ");
+        assert_eq!(&*without(b"\r\n", b'\r', b'\n'), b"");
+    }
+
+    #[test]
+    fn oid_constants_are_the_encodings_of_their_dotted_names() {
+        let cases = [
+            (OID_EXTENSION_REQUEST, "1.2.840.113549.1.9.14"),
+            (OID_SAN, "2.5.29.17"),
+            (OID_RSA, "1.2.840.113549.1.1.1"),
+            (OID_ECDSA, "1.2.840.10045.2.1"),
+            (OID_ED25519, "1.3.101.112"),
+            (OID_DSA, "1.2.840.10040.4.1"),
+            (OID_P224, "1.3.132.0.33"),
+            (OID_P256, "1.2.840.10045.3.1.7"),
+            (OID_P384, "1.3.132.0.34"),
+            (OID_P521, "1.3.132.0.35"),
+        ];
+        for (der, dotted) in cases {
+            assert_eq!(asn1::parse_oid(der).as_deref(), Ok(dotted));
+        }
+    }
 }

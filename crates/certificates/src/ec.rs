@@ -3,52 +3,97 @@
 //! `y² ≡ x³ − 3x + b (mod p)`. Plain big-number arithmetic on 32-bit limbs; inputs are at most
 //! 66 bytes, and the reduction goes a 32-bit limb at a time.
 
-/// Little-endian 32-bit limbs, no leading zero limbs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Big(Vec<u32>);
+/// Limbs for the largest number the check makes: a product of two numbers below P-521's p (17 limbs each) with its
+/// carry limb, and the one more limb the long division shifts it into. Numbers live on the stack: the check runs
+/// for every ECDSA key, and its dozen or so intermediate values would otherwise each be an allocation.
+const CAP: usize = 2 * 17 + 2;
+
+/// Little-endian 32-bit limbs, no leading zero limbs: `limbs[..len]`, the rest zero.
+#[derive(Clone, Copy)]
+struct Big {
+    limbs: [u32; CAP],
+    len: usize,
+}
+
+impl PartialEq for Big {
+    fn eq(&self, other: &Big) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Big {}
+
+impl std::fmt::Debug for Big {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Big({:x?})", self.as_slice())
+    }
+}
 
 impl Big {
-    fn from_be(bytes: &[u8]) -> Big {
-        let mut limbs = Vec::with_capacity(bytes.len() / 4 + 1);
-        for chunk in bytes.rchunks(4) {
-            let mut v: u32 = 0;
-            for b in chunk {
-                v = (v << 8) | u32::from(*b);
-            }
-            limbs.push(v);
+    const ZERO: Big = Big {
+        limbs: [0; CAP],
+        len: 0,
+    };
+
+    /// From little-endian limbs (at most [`CAP`]): the tests' numbers.
+    #[cfg(test)]
+    fn from_limbs(limbs: &[u32]) -> Big {
+        let mut n = Big::ZERO;
+        for (slot, l) in n.limbs.iter_mut().zip(limbs) {
+            *slot = *l;
         }
-        let mut n = Big(limbs);
+        n.len = limbs.len().min(CAP);
         n.trim();
         n
     }
 
-    /// From lowercase hex digits (the curve constants below).
+    /// From big-endian bytes: a coordinate, whose length [`on_curve`] has checked against the curve's.
+    fn from_be(bytes: &[u8]) -> Big {
+        let mut n = Big::ZERO;
+        for (slot, chunk) in n.limbs.iter_mut().zip(bytes.rchunks(4)) {
+            for b in chunk {
+                *slot = (*slot << 8) | u32::from(*b);
+            }
+            n.len += 1;
+        }
+        n.trim();
+        n
+    }
+
+    /// From an even number of lowercase hex digits (the curve constants below), eight to a limb from the last.
     fn from_hex(h: &str) -> Big {
         let nibble = |c: u8| match c {
             b'0'..=b'9' => c - b'0',
             b'a'..=b'f' => c - b'a' + 10,
             _ => 0,
         };
-        let bytes: Vec<u8> = h
-            .as_bytes()
-            .chunks(2)
-            .map(|p| p.iter().fold(0u8, |acc, c| (acc << 4) | nibble(*c)))
-            .collect();
-        Big::from_be(&bytes)
+        let mut n = Big::ZERO;
+        for (slot, chunk) in n.limbs.iter_mut().zip(h.as_bytes().rchunks(8)) {
+            for c in chunk {
+                *slot = (*slot << 4) | u32::from(nibble(*c));
+            }
+            n.len += 1;
+        }
+        n.trim();
+        n
+    }
+
+    fn as_slice(&self) -> &[u32] {
+        self.limbs.get(..self.len).unwrap_or_default()
     }
 
     fn trim(&mut self) {
-        while self.0.last() == Some(&0) {
-            self.0.pop();
+        while self.len > 0 && self.limb(self.len - 1) == 0 {
+            self.len -= 1;
         }
     }
 
     fn limb(&self, i: usize) -> u32 {
-        self.0.get(i).copied().unwrap_or(0)
+        self.as_slice().get(i).copied().unwrap_or(0)
     }
 
     fn cmp(&self, other: &Big) -> std::cmp::Ordering {
-        let n = self.0.len().max(other.0.len());
+        let n = self.len.max(other.len);
         for i in (0..n).rev() {
             match self.limb(i).cmp(&other.limb(i)) {
                 std::cmp::Ordering::Equal => {}
@@ -59,25 +104,24 @@ impl Big {
     }
 
     fn add(&self, other: &Big) -> Big {
-        let n = self.0.len().max(other.0.len());
-        let mut out = Vec::with_capacity(n + 1);
+        let n = self.len.max(other.len);
+        let mut out = Big::ZERO;
         let mut carry = 0u64;
-        for i in 0..n {
+        for (i, slot) in out.limbs.iter_mut().enumerate().take(n + 1) {
             let s = u64::from(self.limb(i)) + u64::from(other.limb(i)) + carry;
-            out.push(s as u32);
+            *slot = s as u32;
             carry = s >> 32;
         }
-        out.push(carry as u32);
-        let mut b = Big(out);
-        b.trim();
-        b
+        out.len = (n + 1).min(CAP);
+        out.trim();
+        out
     }
 
     /// `self - other`, requires `self >= other`.
     fn sub(&self, other: &Big) -> Big {
-        let mut out = Vec::with_capacity(self.0.len());
+        let mut out = Big::ZERO;
         let mut borrow = 0i64;
-        for i in 0..self.0.len() {
+        for (i, slot) in out.limbs.iter_mut().enumerate().take(self.len) {
             let mut d = i64::from(self.limb(i)) - i64::from(other.limb(i)) - borrow;
             if d < 0 {
                 d += 1 << 32;
@@ -85,37 +129,39 @@ impl Big {
             } else {
                 borrow = 0;
             }
-            out.push(d as u32);
+            *slot = d as u32;
         }
-        let mut b = Big(out);
-        b.trim();
-        b
+        out.len = self.len;
+        out.trim();
+        out
     }
 
     fn mul(&self, other: &Big) -> Big {
-        let mut out = vec![0u32; self.0.len() + other.0.len() + 1];
-        for (i, a) in self.0.iter().enumerate() {
+        let mut out = Big::ZERO;
+        for (i, a) in self.as_slice().iter().enumerate() {
             let mut carry = 0u64;
-            for (j, b) in other.0.iter().enumerate() {
-                let Some(slot) = out.get_mut(i + j) else {
+            for (j, b) in other.as_slice().iter().enumerate() {
+                let Some(slot) = out.limbs.get_mut(i + j) else {
                     continue;
                 };
                 let t = u64::from(*slot) + u64::from(*a) * u64::from(*b) + carry;
                 *slot = t as u32;
                 carry = t >> 32;
             }
-            let mut k = i + other.0.len();
+            let mut k = i + other.len;
             while carry > 0 {
-                let Some(slot) = out.get_mut(k) else { break };
+                let Some(slot) = out.limbs.get_mut(k) else {
+                    break;
+                };
                 let t = u64::from(*slot) + carry;
                 *slot = t as u32;
                 carry = t >> 32;
                 k += 1;
             }
         }
-        let mut b = Big(out);
-        b.trim();
-        b
+        out.len = (self.len + other.len + 1).min(CAP);
+        out.trim();
+        out
     }
 
     /// `self mod m`, a 32-bit limb at a time: long division as in Knuth's Algorithm D (TAOCP 4.3.1). Both are
@@ -123,14 +169,15 @@ impl Big {
     /// `m`'s top limb, corrected with `m`'s second limb (then at most one too large), and `m` times it subtracted,
     /// added back once when it was. A P-256 check's products take 8 steps of 9 limbs each, not 256 steps of one bit.
     fn rem(&self, m: &Big) -> Big {
-        let n = m.0.len();
+        let n = m.len;
         if n == 0 || self.cmp(m) == std::cmp::Ordering::Less {
-            return self.clone();
+            return *self;
         }
-        let shift = m.0.last().map_or(0, |top| top.leading_zeros());
-        let mut v = shl_limbs(&m.0, shift);
-        v.truncate(n);
-        let mut u = shl_limbs(&self.0, shift);
+        let shift = m.as_slice().last().map_or(0, |top| top.leading_zeros());
+        let v = shl_limbs(m.as_slice(), shift);
+        let v = v.get(..n).unwrap_or_default();
+        let mut u_limbs = shl_limbs(self.as_slice(), shift);
+        let u = u_limbs.get_mut(..=self.len).unwrap_or_default();
         let (v1, v2) = (
             u64::from(v.last().copied().unwrap_or(1)),
             u64::from(
@@ -140,7 +187,7 @@ impl Big {
                     .unwrap_or(0),
             ),
         );
-        for j in (0..u.len() - n).rev() {
+        for j in (0..u.len().saturating_sub(n)).rev() {
             let Some((top, low)) = u.get_mut(j..=j + n).and_then(|w| w.split_last_mut()) else {
                 continue;
             };
@@ -162,7 +209,7 @@ impl Big {
             }
             // low, top -= qhat * v, with the borrow carried as a signed amount
             let mut k: i64 = 0;
-            for (ui, vi) in low.iter_mut().zip(&v) {
+            for (ui, vi) in low.iter_mut().zip(v) {
                 let p = qhat * u64::from(*vi);
                 let t = i64::from(*ui) - k - (p & 0xffff_ffff) as i64;
                 *ui = t as u32;
@@ -172,7 +219,7 @@ impl Big {
             if i64::from(*top) < k {
                 // qhat was one too large: add m back once (its carry out of `low` cancels the borrow)
                 let mut carry = 0u64;
-                for (ui, vi) in low.iter_mut().zip(&v) {
+                for (ui, vi) in low.iter_mut().zip(v) {
                     let s = u64::from(*ui) + u64::from(*vi) + carry;
                     *ui = s as u32;
                     carry = s >> 32;
@@ -180,30 +227,32 @@ impl Big {
             }
         }
         // the remainder is u's low n limbs, shifted back
-        let mut r: Vec<u32> = Vec::with_capacity(n);
+        let mut r = Big::ZERO;
         let mut higher = 0u32;
-        for x in u.get(..n).unwrap_or_default().iter().rev() {
+        let low = u.get(..n).unwrap_or_default();
+        for (slot, x) in r.limbs.iter_mut().take(n).rev().zip(low.iter().rev()) {
             let w = (u64::from(higher) << 32) | u64::from(*x);
-            r.push((w >> shift) as u32);
+            *slot = (w >> shift) as u32;
             higher = *x;
         }
-        r.reverse();
-        let mut b = Big(r);
-        b.trim();
-        b
+        r.len = n;
+        r.trim();
+        r
     }
 }
 
-/// `a << s` for `s < 32`, one limb longer than `a`.
-fn shl_limbs(a: &[u32], s: u32) -> Vec<u32> {
-    let mut out = Vec::with_capacity(a.len() + 1);
+/// `a << s` for `s < 32`, one limb longer than `a` (`a` has fewer than [`CAP`] limbs); the rest zero.
+fn shl_limbs(a: &[u32], s: u32) -> [u32; CAP] {
+    let mut out = [0u32; CAP];
     let mut carry = 0u32;
-    for x in a {
+    for (slot, x) in out.iter_mut().zip(a) {
         let w = (u64::from(*x) << s) | u64::from(carry);
-        out.push(w as u32);
+        *slot = w as u32;
         carry = (w >> 32) as u32;
     }
-    out.push(carry);
+    if let Some(slot) = out.get_mut(a.len()) {
+        *slot = carry;
+    }
     out
 }
 
@@ -271,13 +320,13 @@ mod tests {
 
     /// The bit-at-a-time long division `rem` replaced: the reference the limb-at-a-time one is checked against.
     fn rem_bitwise(a: &Big, m: &Big) -> Big {
-        let bits = |x: &Big| match x.0.last() {
+        let bits = |x: &Big| match x.as_slice().last() {
             None => 0,
-            Some(top) => (x.0.len() - 1) * 32 + (32 - top.leading_zeros() as usize),
+            Some(top) => (x.len - 1) * 32 + (32 - top.leading_zeros() as usize),
         };
-        let mut r = Big(Vec::new());
+        let mut r = Big::ZERO;
         for i in (0..bits(a)).rev() {
-            let bit = Big(vec![a.limb(i / 32) >> (i % 32) & 1]);
+            let bit = Big::from_limbs(&[a.limb(i / 32) >> (i % 32) & 1]);
             r = r.add(&r).add(&bit);
             if r.cmp(m) != std::cmp::Ordering::Less {
                 r = r.sub(m);
@@ -308,17 +357,16 @@ mod tests {
             .collect();
         for n in 1..=17 {
             for _ in 0..6 {
-                let mut m = Big(limbs(&mut state, n));
-                m.trim();
-                if !m.0.is_empty() {
+                let m = Big::from_limbs(&limbs(&mut state, n));
+                if m.len != 0 {
                     moduli.push(m);
                 }
             }
         }
         // limbs whose top is small or all ones make the quotient estimate too large, which the corrections undo
-        moduli.push(Big(vec![0xffff_ffff, 0xffff_ffff, 0x8000_0000]));
-        moduli.push(Big(vec![1, 0, 0x8000_0000]));
-        moduli.push(Big(vec![0, 0, 1]));
+        moduli.push(Big::from_limbs(&[0xffff_ffff, 0xffff_ffff, 0x8000_0000]));
+        moduli.push(Big::from_limbs(&[1, 0, 0x8000_0000]));
+        moduli.push(Big::from_limbs(&[0, 0, 1]));
         // dividends whose first quotient estimate is still one too large after its correction, so that m is added
         // back (Hacker's Delight's test vectors for its `divmnu`, limbs least significant first)
         let add_back = [
@@ -327,35 +375,32 @@ mod tests {
             ([0, 0xfffe, 0, 0x8000], [0xffff, 0, 0x8000]),
         ];
         for (u, m) in add_back {
-            let (u, m) = (Big(u.to_vec()), Big(m.to_vec()));
-            assert_eq!(u.rem(&m), rem_bitwise(&u, &m), "{:x?} mod {:x?}", u.0, m.0);
+            let (u, m) = (Big::from_limbs(&u), Big::from_limbs(&m));
+            assert_eq!(u.rem(&m), rem_bitwise(&u, &m), "{:x?} mod {:x?}", u, m);
         }
         for m in &moduli {
             let mut values = vec![
-                Big(Vec::new()),
-                m.clone(),
-                m.sub(&Big(vec![1])),
-                m.add(&Big(vec![1])),
+                Big::ZERO,
+                *m,
+                m.sub(&Big::from_limbs(&[1])),
+                m.add(&Big::from_limbs(&[1])),
                 m.mul(m),
-                m.mul(m).sub(&Big(vec![1])),
-                Big(vec![0xffff_ffff; 2 * m.0.len() + 1]),
-                Big(vec![0x8000_0000; 2 * m.0.len()]),
+                m.mul(m).sub(&Big::from_limbs(&[1])),
+                Big::from_limbs(&vec![0xffff_ffff; 2 * m.len + 1]),
+                Big::from_limbs(&vec![0x8000_0000; 2 * m.len]),
             ];
             for _ in 0..20 {
-                let len = (state % (2 * m.0.len() as u64 + 2)) as usize;
-                let mut v = Big(limbs(&mut state, len));
-                v.trim();
+                let len = (state % (2 * m.len as u64 + 2)) as usize;
+                let v = Big::from_limbs(&limbs(&mut state, len));
                 values.push(v);
                 let (a, b) = (
-                    Big(limbs(&mut state, m.0.len())),
-                    Big(limbs(&mut state, m.0.len())),
+                    Big::from_limbs(&limbs(&mut state, m.len)),
+                    Big::from_limbs(&limbs(&mut state, m.len)),
                 );
                 values.push(rem_bitwise(&a, m).mul(&rem_bitwise(&b, m)));
             }
             for v in values {
-                let mut v = v;
-                v.trim();
-                assert_eq!(v.rem(m), rem_bitwise(&v, m), "{:x?} mod {:x?}", v.0, m.0);
+                assert_eq!(v.rem(m), rem_bitwise(&v, m), "{:x?} mod {:x?}", v, m);
             }
         }
     }
@@ -396,7 +441,7 @@ mod tests {
         let a = Big::from_hex("0123456789abcdeffedcba98765432100123456789abcdeffedcba9876543210");
         let r = Big::from_hex("00ffee");
         assert_eq!(a.mul(&p).add(&r).rem(&p), r);
-        assert_eq!(p.rem(&p), Big(Vec::new()));
+        assert_eq!(p.rem(&p), Big::ZERO);
     }
 
     #[test]
@@ -408,7 +453,7 @@ mod tests {
             for hex in [gx, y] {
                 bytes.extend(
                     Big::from_hex(hex)
-                        .0
+                        .as_slice()
                         .iter()
                         .rev()
                         .flat_map(|l| l.to_be_bytes()),
@@ -421,5 +466,43 @@ mod tests {
             256,
             &point("4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f6")
         ));
+    }
+
+    #[test]
+    fn every_curves_generator_is_on_it_and_a_coordinate_of_p_is_not() {
+        let hex_bytes = |h: &str| -> Vec<u8> {
+            h.as_bytes()
+                .chunks(2)
+                .map(|p| u8::from_str_radix(std::str::from_utf8(p).unwrap(), 16).unwrap())
+                .collect()
+        };
+        // FIPS 186-4 D.1.2's base points (P-256's is checked above)
+        let generators = [
+            (
+                224,
+                "b70e0cbd6bb4bf7f321390b94a03c1d356c21122343280d6115c1d21",
+                "bd376388b5f723fb4c22dfe6cd4375a05a07476444d5819985007e34",
+            ),
+            (
+                384,
+                "aa87ca22be8b05378eb1c71ef320ad746e1d3b628ba79b9859f741e082542a385502f25dbf55296c3a545e3872760ab7",
+                "3617de4a96262c6f5d9e98bf9292dc29f8f41dbd289a147ce9da3113b5f0b8c00a60b1ce1d7e819d7a431d7c90ea0e5f",
+            ),
+            (
+                521,
+                "00c6858e06b70404e9cd9e3ecb662395b4429c648139053fb521f828af606b4d3dbaa14b5e77efe75928fe1dc127a2ffa8de3348b3c1856a429bf97e7e31c2e5bd66",
+                "011839296a789a3bc0045c8a5fb42c7d1bd998f54449579b446817afbd17273e662c97ee72995ef42640c550b9013fad0761353c7086a272c24088be94769fd16650",
+            ),
+        ];
+        for (bits, gx, gy) in generators {
+            let (_, p_hex, _) = curve(bits).unwrap();
+            let point = |x: &str, y: &str| [vec![4u8], hex_bytes(x), hex_bytes(y)].concat();
+            assert!(on_curve(bits, &point(gx, gy)), "P-{bits}");
+            assert!(!on_curve(bits, &point(gx, gx)), "P-{bits}");
+            // coordinates must be below p; p itself is the largest the key's length allows through
+            assert!(!on_curve(bits, &point(p_hex, gy)), "P-{bits}");
+            assert!(!on_curve(bits, &point(gx, p_hex)), "P-{bits}");
+            assert!(!on_curve(bits, &point(gx, &gy[2..])), "P-{bits}");
+        }
     }
 }

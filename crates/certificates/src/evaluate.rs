@@ -11,23 +11,23 @@ use crate::policy::{
 use crate::wildcard;
 use palisade_cel_kubernetes::field::{BadValue, Error as FieldErr, Path, aggregate};
 
-/// The CertificateRequest fields the evaluators read.
+/// The CertificateRequest fields the evaluators read, borrowed from the request's document.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Request {
-    pub(crate) name: String,
-    pub(crate) namespace: String,
-    pub(crate) username: String,
-    pub(crate) groups: Vec<String>,
-    pub(crate) uid: String,
+pub(crate) struct Request<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) namespace: &'a str,
+    pub(crate) username: &'a str,
+    pub(crate) groups: Vec<&'a str>,
+    pub(crate) uid: &'a str,
     pub(crate) extra: std::collections::BTreeMap<String, Vec<String>>,
     pub(crate) is_ca: bool,
-    pub(crate) usages: Vec<String>,
+    pub(crate) usages: Vec<&'a str>,
     /// `spec.duration`: `None` when absent.
     pub(crate) duration: Option<GoDuration>,
-    pub(crate) request: String,
-    pub(crate) issuer_name: String,
-    pub(crate) issuer_kind: String,
-    pub(crate) issuer_group: String,
+    pub(crate) request: &'a str,
+    pub(crate) issuer_name: &'a str,
+    pub(crate) issuer_kind: &'a str,
+    pub(crate) issuer_group: &'a str,
 }
 
 /// One evaluator's answer.
@@ -39,8 +39,50 @@ pub(crate) enum Outcome {
 const NON_STRING: &str = "<non-string value>";
 const NON_STRING_DETAIL: &str = "subject attribute uses an unsupported ASN.1 type or string encoding; re-issue the certificate with a UTF8String or PrintableString subject";
 
-fn vals(slice: &[String]) -> BadValue {
+fn vals<S: AsRef<str>>(slice: &[S]) -> BadValue {
     BadValue::strings(slice)
+}
+
+/// Where a check is in the policy (`spec.allowed.dnsNames.validations[0]`): a chain of borrowed steps, rendered into
+/// a [`Path`] only when a problem there is reported. Every request runs every check and most of them pass, so their
+/// paths are not built up front.
+#[derive(Debug, Clone, Copy)]
+enum At<'a> {
+    /// `field.NewPath(name)`.
+    Root(&'a str),
+    /// `Child(name)`.
+    Child(&'a At<'a>, &'a str),
+    /// `Index(i)`.
+    Index(&'a At<'a>, usize),
+    /// `Key(key)`.
+    Key(&'a At<'a>, &'a str),
+}
+
+/// The root of every path the evaluators report.
+const SPEC: At<'static> = At::Root("spec");
+
+impl<'a> At<'a> {
+    fn child(&'a self, name: &'a str) -> At<'a> {
+        At::Child(self, name)
+    }
+
+    fn index(&'a self, i: usize) -> At<'a> {
+        At::Index(self, i)
+    }
+
+    fn key(&'a self, key: &'a str) -> At<'a> {
+        At::Key(self, key)
+    }
+
+    /// The path as [`Path`] renders it, built step by step through its own methods.
+    fn path(&self) -> Path {
+        match *self {
+            At::Root(name) => Path::new(name),
+            At::Child(parent, name) => parent.path().child(name),
+            At::Index(parent, i) => parent.path().index(i),
+            At::Key(parent, key) => parent.path().key(key),
+        }
+    }
 }
 
 struct Ctx<'r> {
@@ -48,41 +90,50 @@ struct Ctx<'r> {
 }
 
 impl Ctx<'_> {
-    fn run_validations(&self, rules: &[Rule], s: &str, path: &Path) -> Vec<FieldErr> {
+    fn run_validations(&self, rules: &[Rule], s: &str, path: &At<'_>) -> Vec<FieldErr> {
         let mut el = Vec::new();
         for (i, v) in rules.iter().enumerate() {
             let ip = path.index(i);
             let Some(program) = &v.program else {
-                el.push(FieldErr::internal(&ip, "rule was not compiled"));
+                el.push(FieldErr::internal(&ip.path(), "rule was not compiled"));
                 continue;
             };
             match program.validate(s, &self.cr) {
-                Err(e) => el.push(FieldErr::internal(&ip, e)),
+                Err(e) => el.push(FieldErr::internal(&ip.path(), e)),
                 Ok(true) => {}
                 Ok(false) => {
                     let detail = v
                         .message
                         .clone()
                         .unwrap_or_else(|| format!("failed rule: {}", v.rule));
-                    el.push(FieldErr::invalid(&ip, BadValue::Str(s.to_owned()), detail));
+                    el.push(FieldErr::invalid(
+                        &ip.path(),
+                        BadValue::Str(s.to_owned()),
+                        detail,
+                    ));
                 }
             }
         }
         el
     }
 
-    fn evaluate_string(&self, s: &str, crp: Option<&AllowedString>, path: &Path) -> Vec<FieldErr> {
+    fn evaluate_string(
+        &self,
+        s: &str,
+        crp: Option<&AllowedString>,
+        path: &At<'_>,
+    ) -> Vec<FieldErr> {
         if s.is_empty() {
             if let Some(c) = crp
                 && c.required == Some(true)
             {
-                return vec![FieldErr::required(&path.child("required"), "true")];
+                return vec![FieldErr::required(&path.child("required").path(), "true")];
             }
             return Vec::new();
         }
         let Some(c) = crp.filter(|c| c.value.is_some() || !c.validations.is_empty()) else {
             return vec![FieldErr::invalid(
-                &path.clone(),
+                &path.path(),
                 BadValue::Str(s.to_owned()),
                 "no allowed value",
             )];
@@ -92,7 +143,7 @@ impl Ctx<'_> {
             && !wildcard::matches(v, s)
         {
             el.push(FieldErr::invalid(
-                &path.child("value"),
+                &path.child("value").path(),
                 BadValue::Str(s.to_owned()),
                 v.clone(),
             ));
@@ -107,19 +158,19 @@ impl Ctx<'_> {
         &self,
         s: &[String],
         crp: Option<&AllowedSlice>,
-        path: &Path,
+        path: &At<'_>,
     ) -> Vec<FieldErr> {
         if s.is_empty() {
             if let Some(c) = crp
                 && c.required == Some(true)
             {
-                return vec![FieldErr::required(&path.child("required"), "true")];
+                return vec![FieldErr::required(&path.child("required").path(), "true")];
             }
             return Vec::new();
         }
         let Some(c) = crp.filter(|c| c.values.is_some() || !c.validations.is_empty()) else {
             return vec![FieldErr::invalid(
-                &path.clone(),
+                &path.path(),
                 vals(s),
                 "no allowed values",
             )];
@@ -129,7 +180,7 @@ impl Ctx<'_> {
             && !wildcard::subset(v, s)
         {
             el.push(FieldErr::invalid(
-                &path.child("values"),
+                &path.child("values").path(),
                 vals(s),
                 v.join(", "),
             ));
@@ -149,28 +200,30 @@ impl Ctx<'_> {
         csr: &Csr,
         oid: &str,
         crp: Option<&AllowedString>,
-        path: &Path,
+        path: &At<'_>,
     ) -> Vec<FieldErr> {
-        let mut values = Vec::new();
-        for atv in csr.rdns.iter().flatten().filter(|a| a.oid == oid) {
-            match &atv.value {
-                AttrValue::Str(s) => values.push(s.clone()),
-                AttrValue::NonString => {
-                    return vec![FieldErr::invalid(
-                        &path.clone(),
-                        BadValue::Str(NON_STRING.to_owned()),
-                        format!(
-                            "subject attribute {oid} uses an unsupported ASN.1 type or string encoding; re-issue the certificate with a UTF8String or PrintableString subject"
-                        ),
-                    )];
-                }
-            }
+        let attributes = || csr.rdns.iter().flatten().filter(|a| a.oid == oid);
+        if attributes().any(|a| a.value == AttrValue::NonString) {
+            return vec![FieldErr::invalid(
+                &path.path(),
+                BadValue::Str(NON_STRING.to_owned()),
+                format!(
+                    "subject attribute {oid} uses an unsupported ASN.1 type or string encoding; re-issue the certificate with a UTF8String or PrintableString subject"
+                ),
+            )];
         }
-        match values.as_slice() {
-            [] => self.evaluate_string("", crp, path),
-            [one] => self.evaluate_string(one, crp, path),
-            many => many
-                .iter()
+        // the values borrowed from the CSR, read twice rather than collected (there is one CN, nearly always)
+        let values = || {
+            attributes().filter_map(|a| match &a.value {
+                AttrValue::Str(s) => Some(s.as_str()),
+                AttrValue::NonString => None,
+            })
+        };
+        let mut first_two = values();
+        match (first_two.next(), first_two.next()) {
+            (None, _) => self.evaluate_string("", crp, path),
+            (Some(one), None) => self.evaluate_string(one, crp, path),
+            (Some(_), Some(_)) => values()
                 .enumerate()
                 .flat_map(|(i, v)| self.evaluate_string(v, crp, &path.index(i)))
                 .collect(),
@@ -181,14 +234,18 @@ impl Ctx<'_> {
         &self,
         found: &[(String, Vec<String>)],
         entries: &[OidEntry],
-        path: &Path,
+        path: &At<'_>,
     ) -> Vec<FieldErr> {
         let mut el = Vec::new();
         for (oid, values) in found {
             let ep = path.key(oid);
             // the last entry with an OID wins, as Go's map build does
             match entries.iter().rev().find(|e| e.oid == *oid) {
-                None => el.push(FieldErr::invalid(&ep, vals(values), "no allowed values")),
+                None => el.push(FieldErr::invalid(
+                    &ep.path(),
+                    vals(values),
+                    "no allowed values",
+                )),
                 Some(e) => el.extend(self.evaluate_slice(values, Some(&e.slice), &ep)),
             }
         }
@@ -206,7 +263,7 @@ fn group_push(groups: &mut Vec<(String, Vec<String>)>, key: &str, value: String)
 /// The `allowed` evaluator: each family of `spec.allowed` checked in approver-policy's order (commonName, the SAN
 /// values, isCA, usages, the SAN types never allowed, otherNames, the subject, its other attributes), every problem
 /// aggregated into one denial. A CSR whose SAN extension cannot be read is denied before any family.
-pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request, csr: &Csr) -> Outcome {
+pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request<'_>, csr: &Csr) -> Outcome {
     let default = Allowed::default();
     let allowed = policy.allowed.as_ref().unwrap_or(&default);
     let sans = match raw_sans(csr) {
@@ -214,7 +271,7 @@ pub(crate) fn evaluate_allowed(policy: &Policy, req: &Request, csr: &Csr) -> Out
         Err(message) => return Outcome::Denied(message),
     };
     let ctx = Ctx::new(req);
-    let fp = Path::new("spec").child("allowed");
+    let fp = SPEC.child("allowed");
     let default_subject = Subject::default();
     let subject = allowed.subject.as_ref().unwrap_or(&default_subject);
     let subject_path = fp.child("subject");
@@ -266,19 +323,14 @@ fn raw_sans(csr: &Csr) -> Result<RawSans, String> {
 
 impl<'r> Ctx<'r> {
     /// The CEL variables of the request (`cr.name`, `cr.namespace`, `cr.username`, `cr.groups`), borrowed from it.
-    fn new(req: &'r Request) -> Self {
+    fn new(req: &'r Request<'_>) -> Self {
         Ctx {
-            cr: CrVars {
-                name: &req.name,
-                namespace: &req.namespace,
-                username: &req.username,
-                groups: &req.groups,
-            },
+            cr: CrVars::new(req.name, req.namespace, req.username, &req.groups),
         }
     }
 
     /// `dnsNames`, `ipAddresses`, `uris` and `emailAddresses`: the CSR's values of each against its allowed slice.
-    fn san_values(&self, csr: &Csr, allowed: &Allowed, fp: &Path) -> Vec<FieldErr> {
+    fn san_values(&self, csr: &Csr, allowed: &Allowed, fp: &At<'_>) -> Vec<FieldErr> {
         let mut el = Vec::new();
         for (values, slice, key) in [
             (&csr.dns_names, &allowed.dns_names, "dnsNames"),
@@ -293,7 +345,7 @@ impl<'r> Ctx<'r> {
 
     /// `otherNames`: the CSR's otherName SANs grouped by type-id against the policy's entries, then each required
     /// entry the CSR lacks.
-    fn other_names(&self, sans: &RawSans, entries: &[OidEntry], path: &Path) -> Vec<FieldErr> {
+    fn other_names(&self, sans: &RawSans, entries: &[OidEntry], path: &At<'_>) -> Vec<FieldErr> {
         let mut by_oid: Vec<(String, Vec<String>)> = Vec::new();
         for (oid, value) in &sans.other_names {
             group_push(&mut by_oid, oid, value.clone());
@@ -302,7 +354,7 @@ impl<'r> Ctx<'r> {
         for e in entries {
             if e.slice.required == Some(true) && !by_oid.iter().any(|(k, _)| *k == e.oid) {
                 el.push(FieldErr::required(
-                    &path.key(&e.oid).child("required"),
+                    &path.key(&e.oid).child("required").path(),
                     "true",
                 ));
             }
@@ -311,7 +363,7 @@ impl<'r> Ctx<'r> {
     }
 
     /// The named subject attributes: organizations … postalCodes as slices, then serialNumber.
-    fn subject_attributes(&self, csr: &Csr, sub: &Subject, path: &Path) -> Vec<FieldErr> {
+    fn subject_attributes(&self, csr: &Csr, sub: &Subject, path: &At<'_>) -> Vec<FieldErr> {
         let mut el = Vec::new();
         for (oid, key, slot) in [
             ("2.5.4.10", "organizations", &sub.organizations),
@@ -340,7 +392,7 @@ impl<'r> Ctx<'r> {
     /// `subject.otherAttributes`: a named attribute (other than CN and serialNumber) that is not a string, an
     /// unnamed one that is not a string, the unnamed ones grouped by OID against the entries, then each required
     /// entry the subject lacks.
-    fn other_attributes(&self, csr: &Csr, entries: &[OidEntry], subject: &Path) -> Vec<FieldErr> {
+    fn other_attributes(&self, csr: &Csr, entries: &[OidEntry], subject: &At<'_>) -> Vec<FieldErr> {
         let path = subject.child("otherAttributes");
         let mut el = Vec::new();
         let mut found: Vec<(String, Vec<String>)> = Vec::new();
@@ -364,7 +416,7 @@ impl<'r> Ctx<'r> {
             match &atv.value {
                 AttrValue::NonString => {
                     el.push(FieldErr::invalid(
-                        &path.key(&atv.oid),
+                        &path.key(&atv.oid).path(),
                         BadValue::Str(NON_STRING.into()),
                         NON_STRING_DETAIL,
                     ));
@@ -376,7 +428,7 @@ impl<'r> Ctx<'r> {
         for e in entries {
             if e.slice.required == Some(true) && !seen.contains(&e.oid.as_str()) {
                 el.push(FieldErr::required(
-                    &path.key(&e.oid).child("required"),
+                    &path.key(&e.oid).child("required").path(),
                     "true",
                 ));
             }
@@ -386,33 +438,39 @@ impl<'r> Ctx<'r> {
 }
 
 /// `isCA`: a CA request needs `isCA: true`.
-fn is_ca(req: &Request, allowed: Option<bool>, path: &Path) -> Option<FieldErr> {
+fn is_ca(req: &Request<'_>, allowed: Option<bool>, path: &At<'_>) -> Option<FieldErr> {
     if !req.is_ca {
         return None;
     }
     match allowed {
-        None => Some(FieldErr::invalid(path, BadValue::Bool(true), "nil")),
-        Some(false) => Some(FieldErr::invalid(path, BadValue::Bool(true), "false")),
+        None => Some(FieldErr::invalid(&path.path(), BadValue::Bool(true), "nil")),
+        Some(false) => Some(FieldErr::invalid(
+            &path.path(),
+            BadValue::Bool(true),
+            "false",
+        )),
         Some(true) => None,
     }
 }
 
 /// `usages`: the requested key usages, a subset of the allowed ones (wildcards match).
-fn usages(req: &Request, allowed: Option<&[String]>, path: &Path) -> Option<FieldErr> {
+fn usages(req: &Request<'_>, allowed: Option<&[String]>, path: &At<'_>) -> Option<FieldErr> {
     if req.usages.is_empty() {
         return None;
     }
     match allowed {
-        None => Some(FieldErr::invalid(path, vals(&req.usages), "nil")),
-        Some(pol) if !wildcard::subset(pol, &req.usages) => {
-            Some(FieldErr::invalid(path, vals(&req.usages), pol.join(", ")))
-        }
+        None => Some(FieldErr::invalid(&path.path(), vals(&req.usages), "nil")),
+        Some(pol) if !wildcard::subset(pol, &req.usages) => Some(FieldErr::invalid(
+            &path.path(),
+            vals(&req.usages),
+            pol.join(", "),
+        )),
         Some(_) => None,
     }
 }
 
 /// The SAN types no policy allows: one problem per directoryName, x400Address, ediPartyName and registeredID entry.
-fn forbidden_sans(sans: &RawSans, path: &Path) -> Vec<FieldErr> {
+fn forbidden_sans(sans: &RawSans, path: &At<'_>) -> Vec<FieldErr> {
     let mut el = Vec::new();
     for (count, kind) in [
         (sans.directory_names, "directoryName"),
@@ -422,7 +480,7 @@ fn forbidden_sans(sans: &RawSans, path: &Path) -> Vec<FieldErr> {
     ] {
         for _ in 0..count {
             el.push(FieldErr::invalid(
-                &path.child(kind),
+                &path.child(kind).path(),
                 BadValue::Str(kind.into()),
                 format!("{kind} SAN entries are not permitted"),
             ));
@@ -431,31 +489,31 @@ fn forbidden_sans(sans: &RawSans, path: &Path) -> Vec<FieldErr> {
     el
 }
 
-fn named_path(subject: &Path, oid: &str) -> Path {
+fn named_path(subject: &At<'_>, oid: &str) -> Path {
     match oid {
-        "2.5.4.3" => Path::new("spec").child("allowed").child("commonName"),
-        "2.5.4.5" => subject.child("serialNumber"),
-        "2.5.4.6" => subject.child("countries"),
-        "2.5.4.7" => subject.child("localities"),
-        "2.5.4.8" => subject.child("provinces"),
-        "2.5.4.9" => subject.child("streetAddresses"),
-        "2.5.4.10" => subject.child("organizations"),
-        "2.5.4.11" => subject.child("organizationalUnits"),
-        "2.5.4.17" => subject.child("postalCodes"),
-        other => subject.child("otherAttributes").key(other),
+        "2.5.4.3" => SPEC.child("allowed").child("commonName").path(),
+        "2.5.4.5" => subject.child("serialNumber").path(),
+        "2.5.4.6" => subject.child("countries").path(),
+        "2.5.4.7" => subject.child("localities").path(),
+        "2.5.4.8" => subject.child("provinces").path(),
+        "2.5.4.9" => subject.child("streetAddresses").path(),
+        "2.5.4.10" => subject.child("organizations").path(),
+        "2.5.4.11" => subject.child("organizationalUnits").path(),
+        "2.5.4.17" => subject.child("postalCodes").path(),
+        other => subject.child("otherAttributes").key(other).path(),
     }
 }
 
 /// The `constraints` evaluator: the requested duration, then the CSR's private key; `Err` is an evaluation error.
 pub(crate) fn evaluate_constraints(
     policy: &Policy,
-    req: &Request,
+    req: &Request<'_>,
     csr: Result<&Csr, &String>,
 ) -> Result<Outcome, String> {
     let Some(c) = &policy.constraints else {
         return Ok(Outcome::NotDenied);
     };
-    let fp = Path::new("spec").child("constraints");
+    let fp = SPEC.child("constraints");
     let mut el = duration(req, c, &fp);
     if let Some(k) = &c.private_key {
         el.extend(private_key(
@@ -468,18 +526,20 @@ pub(crate) fn evaluate_constraints(
 }
 
 /// `maxDuration` and `minDuration` against `spec.duration` (an absent duration fails both).
-fn duration(req: &Request, c: &Constraints, fp: &Path) -> Vec<FieldErr> {
+fn duration(req: &Request<'_>, c: &Constraints, fp: &At<'_>) -> Vec<FieldErr> {
     let mut el = Vec::new();
-    let requested = req
-        .duration
-        .map(|d| d.to_string())
-        .unwrap_or_else(|| "nil".to_owned());
+    // written out only for a problem: most requests have none
+    let requested = || {
+        req.duration
+            .map(|d| d.to_string())
+            .unwrap_or_else(|| "nil".to_owned())
+    };
     if let Some(max) = c.max_duration
         && req.duration.is_none_or(|d| max < d)
     {
         el.push(FieldErr::invalid(
-            &fp.child("maxDuration"),
-            BadValue::Str(requested.clone()),
+            &fp.child("maxDuration").path(),
+            BadValue::Str(requested()),
             max.to_string(),
         ));
     }
@@ -487,8 +547,8 @@ fn duration(req: &Request, c: &Constraints, fp: &Path) -> Vec<FieldErr> {
         && req.duration.is_none_or(|d| min > d)
     {
         el.push(FieldErr::invalid(
-            &fp.child("minDuration"),
-            BadValue::Str(requested.clone()),
+            &fp.child("minDuration").path(),
+            BadValue::Str(requested()),
             min.to_string(),
         ));
     }
@@ -496,7 +556,7 @@ fn duration(req: &Request, c: &Constraints, fp: &Path) -> Vec<FieldErr> {
 }
 
 /// `privateKey`: the CSR's key algorithm and size; `Err` for a key type approver-policy does not recognise.
-fn private_key(csr: &Csr, k: &PrivateKey, kp: &Path) -> Result<Vec<FieldErr>, String> {
+fn private_key(csr: &Csr, k: &PrivateKey, kp: &At<'_>) -> Result<Vec<FieldErr>, String> {
     let (alg, size): (&str, i64) = match &csr.public_key {
         PublicKey::Rsa(bits) => ("RSA", i64::try_from(*bits).unwrap_or(i64::MAX)),
         PublicKey::Ecdsa(bits) => ("ECDSA", i64::try_from(*bits).unwrap_or(i64::MAX)),
@@ -508,7 +568,7 @@ fn private_key(csr: &Csr, k: &PrivateKey, kp: &Path) -> Result<Vec<FieldErr>, St
         && want != alg
     {
         el.push(FieldErr::invalid(
-            &kp.child("algorithm"),
+            &kp.child("algorithm").path(),
             BadValue::Str(alg.to_owned()),
             want.clone(),
         ));
@@ -517,7 +577,7 @@ fn private_key(csr: &Csr, k: &PrivateKey, kp: &Path) -> Result<Vec<FieldErr>, St
         && max < size
     {
         el.push(FieldErr::invalid(
-            &kp.child("maxSize"),
+            &kp.child("maxSize").path(),
             BadValue::Str(size.to_string()),
             max.to_string(),
         ));
@@ -526,7 +586,7 @@ fn private_key(csr: &Csr, k: &PrivateKey, kp: &Path) -> Result<Vec<FieldErr>, St
         && min > size
     {
         el.push(FieldErr::invalid(
-            &kp.child("minSize"),
+            &kp.child("minSize").path(),
             BadValue::Str(size.to_string()),
             min.to_string(),
         ));
@@ -555,6 +615,42 @@ mod tests {
     }
 
     #[test]
+    fn lazy_paths_render_as_field_paths_do() {
+        let allowed = SPEC.child("allowed");
+        let subject = allowed.child("subject");
+        let attributes = subject.child("otherAttributes");
+        let entry = attributes.key("1.2.3");
+        let validations = entry.child("validations");
+        assert_eq!(
+            validations.index(1).path(),
+            Path::new("spec")
+                .child("allowed")
+                .child("subject")
+                .child("otherAttributes")
+                .key("1.2.3")
+                .child("validations")
+                .index(1)
+        );
+        assert_eq!(
+            validations.index(1).path().as_str(),
+            "spec.allowed.subject.otherAttributes[1.2.3].validations[1]"
+        );
+        let cn = allowed.child("commonName");
+        assert_eq!(
+            cn.child("validations").index(0).path().as_str(),
+            "spec.allowed.commonName.validations[0]"
+        );
+        assert_eq!(
+            named_path(&subject, "2.5.4.3").as_str(),
+            "spec.allowed.commonName"
+        );
+        assert_eq!(
+            named_path(&subject, "2.5.4.999").as_str(),
+            "spec.allowed.subject.otherAttributes[2.5.4.999]"
+        );
+    }
+
+    #[test]
     fn a_csr_without_san_extension_has_no_raw_sans_and_two_are_denied() {
         let none = raw_sans(&csr(Vec::new())).unwrap();
         assert!(none.other_names.is_empty() && none.directory_names == 0);
@@ -575,7 +671,8 @@ mod tests {
 
     #[test]
     fn is_ca_needs_is_ca_true() {
-        let path = Path::new("spec").child("allowed").child("isCA");
+        let allowed = SPEC.child("allowed");
+        let path = allowed.child("isCA");
         let ca = Request {
             is_ca: true,
             ..Request::default()
@@ -594,9 +691,10 @@ mod tests {
 
     #[test]
     fn usages_are_a_subset_of_the_allowed_ones() {
-        let path = Path::new("spec").child("allowed").child("usages");
+        let allowed = SPEC.child("allowed");
+        let path = allowed.child("usages");
         let req = Request {
-            usages: vec!["digital signature".to_owned(), "server auth".to_owned()],
+            usages: vec!["digital signature", "server auth"],
             ..Request::default()
         };
         assert!(usages(&Request::default(), None, &path).is_none());
@@ -620,7 +718,8 @@ mod tests {
             registered_ids: 2,
             ..RawSans::default()
         };
-        let path = Path::new("spec").child("allowed").child("subjectAltName");
+        let allowed = SPEC.child("allowed");
+        let path = allowed.child("subjectAltName");
         assert_eq!(
             messages(&forbidden_sans(&sans, &path)),
             [
@@ -639,7 +738,7 @@ mod tests {
             max_duration: Some(hour),
             private_key: None,
         };
-        let fp = Path::new("spec").child("constraints");
+        let fp = SPEC.child("constraints");
         assert_eq!(
             messages(&duration(&Request::default(), &c, &fp)),
             [

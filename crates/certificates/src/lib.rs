@@ -243,7 +243,7 @@ impl Policies {
 
     /// The policies that select the request, by the manager's predicates in order: issuerRef, namespace, then (when
     /// required) RBAC `use`. `Err` is the message of a predicate the host could not answer.
-    fn select(&self, req: &Request, host: &dyn Cluster) -> Result<Vec<&Compiled>, String> {
+    fn select(&self, req: &Request<'_>, host: &dyn Cluster) -> Result<Vec<&Compiled>, String> {
         let by_issuer = self
             .policies
             .iter()
@@ -282,8 +282,8 @@ impl Policies {
 /// The evaluators on each selected policy in name order: the first that nothing denies approves; otherwise a denial
 /// naming every policy with its messages. `Err` is an evaluation error (a CSR that cannot be decoded, an
 /// unrecognised key).
-fn review(selected: &[&Compiled], req: &Request) -> Result<Decision, String> {
-    let csr = csr::decode_spec_request(&req.request)?;
+fn review(selected: &[&Compiled], req: &Request<'_>) -> Result<Decision, String> {
+    let csr = csr::decode_spec_request(req.request)?;
     let mut denials: Vec<(String, String)> = Vec::new();
     for p in selected {
         match evaluate_policy(&p.policy, req, &csr)? {
@@ -303,7 +303,7 @@ fn review(selected: &[&Compiled], req: &Request) -> Result<Decision, String> {
 /// One policy's evaluators, `allowed` then `constraints`: `None` when neither denies, otherwise their messages.
 fn evaluate_policy(
     policy: &Policy,
-    req: &Request,
+    req: &Request<'_>,
     csr: &csr::Csr,
 ) -> Result<Option<String>, String> {
     let mut messages: Vec<String> = Vec::new();
@@ -331,7 +331,7 @@ fn denied_message(mut denials: Vec<(String, String)>) -> String {
 /// asked of the host once (`labels` keeps them for the next policy). A policy without a namespace selector matches.
 fn namespace_matches(
     p: &Compiled,
-    req: &Request,
+    req: &Request<'_>,
     labels: &mut Option<BTreeMap<String, String>>,
     host: &dyn Cluster,
 ) -> Result<bool, String> {
@@ -342,7 +342,7 @@ fn namespace_matches(
         || ns
             .match_names
             .iter()
-            .any(|m| wildcard::matches(m, &req.namespace));
+            .any(|m| wildcard::matches(m, req.namespace));
     if !name_ok {
         return Ok(false);
     }
@@ -360,33 +360,36 @@ fn namespace_matches(
 
 /// The labels of the request's namespace; `Err` in approver-policy's words when it does not exist or the host
 /// cannot answer.
-fn namespace_labels(req: &Request, host: &dyn Cluster) -> Result<BTreeMap<String, String>, String> {
+fn namespace_labels(
+    req: &Request<'_>,
+    host: &dyn Cluster,
+) -> Result<BTreeMap<String, String>, String> {
     const PREFIX: &str = "failed to perform predicate on policies: failed to get request's namespace to determine namespace selector";
-    match host.namespace_labels(&req.namespace) {
+    match host.namespace_labels(req.namespace) {
         Ok(Some(l)) => Ok(l),
         Ok(None) => Err(format!(
             "{PREFIX}: namespaces {} not found",
-            gofmt::go_quote(&req.namespace)
+            gofmt::go_quote(req.namespace)
         )),
         Err(e) => Err(format!("{PREFIX}: {e}")),
     }
 }
 
 /// The RBAC predicate: may the requester `use` the policy in the request's namespace (one SubjectAccessReview).
-fn may_use(policy: &Policy, req: &Request, host: &dyn Cluster) -> Result<bool, String> {
+fn may_use(policy: &Policy, req: &Request<'_>, host: &dyn Cluster) -> Result<bool, String> {
     // the SubjectAccessReview approver-policy creates for each candidate policy: a single review with the namespace
     // set, as v0.27's `RBACBound` predicate does (Kubernetes answers it from the namespace's RoleBindings and from
     // ClusterRoleBindings alike, so a host must consult both)
     let check = AccessQuery {
-        user: req.username.clone(),
-        groups: req.groups.clone(),
-        uid: req.uid.clone(),
+        user: req.username.to_owned(),
+        groups: req.groups.iter().map(|g| (*g).to_owned()).collect(),
+        uid: req.uid.to_owned(),
         extra: req.extra.clone(),
         verb: "use".to_owned(),
         api_group: "policy.cert-manager.io".to_owned(),
         resource: "certificaterequestpolicies".to_owned(),
         name: policy.name.clone(),
-        namespace: req.namespace.clone(),
+        namespace: req.namespace.to_owned(),
         ..AccessQuery::default()
     };
     host.authorize(&check)
@@ -398,23 +401,23 @@ fn may_use(policy: &Policy, req: &Request, host: &dyn Cluster) -> Result<bool, S
         })
 }
 
-fn issuer_matches(p: &Policy, req: &Request) -> bool {
+fn issuer_matches(p: &Policy, req: &Request<'_>) -> bool {
     let Some(sel) = &p.issuer_ref else {
         return true;
     };
     let kind = if req.issuer_kind.is_empty() {
         "Issuer"
     } else {
-        req.issuer_kind.as_str()
+        req.issuer_kind
     };
     let group = if req.issuer_group.is_empty() {
         "cert-manager.io"
     } else {
-        req.issuer_group.as_str()
+        req.issuer_group
     };
     sel.name
         .as_ref()
-        .is_none_or(|n| wildcard::matches(n, &req.issuer_name))
+        .is_none_or(|n| wildcard::matches(n, req.issuer_name))
         && sel.kind.as_ref().is_none_or(|k| wildcard::matches(k, kind))
         && sel
             .group
@@ -430,11 +433,11 @@ fn object(r: Ref<'_>) -> Option<Ref<'_>> {
     matches!(r.item(), Item::Object(_)).then_some(r)
 }
 
-/// The string at `key` of the object `v` (at `path`): empty when absent or null.
-fn str_at(v: Option<Ref<'_>>, path: &str, key: &str) -> Result<String, String> {
+/// The string at `key` of the object `v` (at `path`), borrowed: empty when absent or null.
+fn str_at<'a>(v: Option<Ref<'a>>, path: &str, key: &str) -> Result<&'a str, String> {
     match v.and_then(|v| v.member(key)).map(Ref::item) {
-        None | Some(Item::Null) => Ok(String::new()),
-        Some(Item::Str(s)) => Ok(s.to_owned()),
+        None | Some(Item::Null) => Ok(""),
+        Some(Item::Str(s)) => Ok(s),
         Some(_) => Err(format!(
             "{}: must be a string",
             field::Path::new(path).child(key)
@@ -442,8 +445,8 @@ fn str_at(v: Option<Ref<'_>>, path: &str, key: &str) -> Result<String, String> {
     }
 }
 
-/// The list of strings at `key` of the object `v` (at `path`): empty when absent or null.
-fn strings_at(v: Option<Ref<'_>>, path: &str, key: &str) -> Result<Vec<String>, String> {
+/// The list of strings at `key` of the object `v` (at `path`), borrowed: empty when absent or null.
+fn strings_at<'a>(v: Option<Ref<'a>>, path: &str, key: &str) -> Result<Vec<&'a str>, String> {
     let wrong = || {
         format!(
             "{}: must be a list of strings",
@@ -452,17 +455,14 @@ fn strings_at(v: Option<Ref<'_>>, path: &str, key: &str) -> Result<Vec<String>, 
     };
     match v.and_then(|v| v.member(key)).map(Ref::item) {
         None | Some(Item::Null) => Ok(Vec::new()),
-        Some(Item::Array(a)) => a
-            .elements()
-            .map(|x| x.as_str().map(str::to_owned).ok_or_else(wrong))
-            .collect(),
+        Some(Item::Array(a)) => a.elements().map(|x| x.as_str().ok_or_else(wrong)).collect(),
         Some(_) => Err(wrong()),
     }
 }
 
 /// The CertificateRequest fields approver-policy reads; `Err` when the object is not one
 /// the API server would have accepted.
-fn read_request(cr: Ref<'_>) -> Result<Request, String> {
+fn read_request(cr: Ref<'_>) -> Result<Request<'_>, String> {
     let wrap = |e: String| format!("{READ_PREFIX}{e}");
     let Some(cr) = object(cr) else {
         return Err(wrap("it is not an object".to_owned()));

@@ -55,6 +55,6 @@ pub(crate) fn contains(patterns: &[String], member: &str) -> bool {
 }
 
 /// `WildcardSubset(patterns, members)`.
-pub(crate) fn subset(patterns: &[String], members: &[String]) -> bool {
-    members.iter().all(|m| contains(patterns, m))
+pub(crate) fn subset<M: AsRef<str>>(patterns: &[String], members: &[M]) -> bool {
+    members.iter().all(|m| contains(patterns, m.as_ref()))
 }
