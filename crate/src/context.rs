@@ -6,9 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use palisade_cel_kubernetes::cluster::{
-    AccessDecision, AccessQuery, Cluster, HostError, Question, metadata_labels,
-};
+use palisade_cel_kubernetes::cluster::{AccessDecision, AccessQuery, Cluster, HostError, Question};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -147,28 +145,41 @@ impl Authorization {
 }
 
 impl StaticContext {
-    /// The namespace named `name` (its `metadata.name`), as a JSON value.
-    fn find_namespace(&self, name: &str) -> Result<Option<Value>, HostError> {
+    /// The namespace named `name` (its `metadata.name`), as read.
+    fn find_namespace(&self, name: &str) -> Result<Option<&Doc>, HostError> {
         let Some(namespaces) = &self.namespaces else {
             return Err(HostError::NotProvided(Question::Namespace(name.to_owned())));
         };
-        Ok(namespaces
-            .iter()
-            .find(|ns| {
-                let named = ns.root().member("metadata").and_then(|m| m.member("name"));
-                named.and_then(Ref::as_str) == Some(name)
-            })
-            .map(Doc::to_value))
+        Ok(namespaces.iter().find(|ns| {
+            let named = ns.root().member("metadata").and_then(|m| m.member("name"));
+            named.and_then(Ref::as_str) == Some(name)
+        }))
     }
+}
+
+/// [`palisade_cel_kubernetes::cluster::metadata_labels`] of an object read into a tape, without converting it: string values only, and of a key written
+/// twice the last value, as serde_json reads the object ([`Ref::sorted_members`]).
+fn tape_labels(object: Ref<'_>) -> BTreeMap<String, String> {
+    let mut labels = BTreeMap::new();
+    let members = object
+        .member("metadata")
+        .and_then(|m| m.member("labels"))
+        .map(Ref::sorted_members);
+    for (key, value) in members.into_iter().flatten() {
+        if let Some(text) = value.as_str() {
+            labels.insert(key.to_owned(), text.to_owned());
+        }
+    }
+    labels
 }
 
 impl Cluster for StaticContext {
     fn namespace(&self, name: &str) -> Result<Option<Value>, HostError> {
-        self.find_namespace(name)
+        Ok(self.find_namespace(name)?.map(Doc::to_value))
     }
 
     fn namespace_labels(&self, name: &str) -> Result<Option<BTreeMap<String, String>>, HostError> {
-        Ok(self.find_namespace(name)?.as_ref().map(metadata_labels))
+        Ok(self.find_namespace(name)?.map(|ns| tape_labels(ns.root())))
     }
 
     fn authorize(&self, query: &AccessQuery) -> Result<AccessDecision, HostError> {
@@ -188,6 +199,7 @@ impl Cluster for StaticContext {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use palisade_cel_kubernetes::cluster::metadata_labels;
 
     fn ctx(json: Value) -> StaticContext {
         serde_json::from_value(json).unwrap()
@@ -256,6 +268,30 @@ mod tests {
         assert_eq!(c.authorize(&q).map(|d| d.allowed), Ok(true));
         q.path = None;
         assert_eq!(c.authorize(&q).map(|d| d.allowed), Ok(false));
+    }
+
+    /// The labels read from the tape are the labels of the object serde_json reads.
+    #[test]
+    fn tape_labels_are_the_labels_of_the_value() {
+        for text in [
+            r#"{"metadata": {"labels": {"env": "prod", "tier": "web"}}}"#,
+            r#"{"metadata": {"labels": {"a": "1", "a": "2"}}}"#,
+            r#"{"metadata": {"labels": {"a": "1", "a": 2, "b": true, "c": null}}}"#,
+            r#"{"metadata": {"labels": {"a": 2, "a": "1"}}}"#,
+            r#"{"metadata": {"labels": {"\u0061\n": "x\"y"}}}"#,
+            r#"{"metadata": {"labels": ["a"]}}"#,
+            r#"{"metadata": {"labels": {"a": "1"}, "labels": {"b": "2"}}}"#,
+            r#"{"metadata": {"labels": {"a": "1"}}, "metadata": {}}"#,
+            r#"{"metadata": "x"}"#,
+            r#"{}"#,
+        ] {
+            let doc = Doc::parse(text).unwrap();
+            assert_eq!(
+                tape_labels(doc.root()),
+                metadata_labels(&serde_json::from_str(text).unwrap()),
+                "{text}"
+            );
+        }
     }
 
     #[test]
