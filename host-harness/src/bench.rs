@@ -186,12 +186,7 @@ struct Subject {
 }
 
 fn read_module(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).with_context(|| {
-        format!(
-            "cannot read `{}` (build it with `cargo build --release -p palisade-harness`)",
-            path.display()
-        )
-    })
+    Ok(crate::host::read_module(path)?)
 }
 
 fn subject(

@@ -168,18 +168,7 @@ impl WasmHost {
     /// Compiles a `.wasm` (or, for test guests, `.wat`) file.
     pub fn load(path: &Path) -> Result<Self, HostError> {
         let runtime = Runtime::shared()?;
-        let load_err = |reason: String| HostError::Load {
-            module: path.display().to_string(),
-            reason,
-        };
-        let bytes = std::fs::read(path).map_err(|e| {
-            let mut reason = e.to_string();
-            if e.kind() == std::io::ErrorKind::NotFound {
-                reason.push_str(" (build it with `cargo build --release -p palisade-harness`)");
-            }
-            load_err(reason)
-        })?;
-        Self::from_bytes(&runtime, path, &bytes)
+        Self::from_bytes(&runtime, path, &read_module(path)?)
     }
 
     /// Compiles a module from bytes (binary or text); `path` only names it in errors.
@@ -281,6 +270,20 @@ impl WasmHost {
             deadline: DEFAULT_DEADLINE,
         })
     }
+}
+
+/// The bytes of a module file; one that is missing names the command that builds it.
+pub(crate) fn read_module(path: &Path) -> Result<Vec<u8>, HostError> {
+    std::fs::read(path).map_err(|e| {
+        let mut reason = e.to_string();
+        if e.kind() == std::io::ErrorKind::NotFound {
+            reason.push_str(" (build it with `cargo build --release -p palisade-harness`)");
+        }
+        HostError::Load {
+            module: path.display().to_string(),
+            reason,
+        }
+    })
 }
 
 pub(crate) fn ticks(deadline: Duration) -> u64 {

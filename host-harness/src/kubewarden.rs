@@ -38,7 +38,7 @@ use wasmtime_provider::{
 
 use crate::annotate;
 use crate::backend::{Backend, HostError};
-use crate::host::{DEFAULT_DEADLINE, DEFAULT_MEMORY_LIMIT, Runtime, TICK};
+use crate::host::{DEFAULT_DEADLINE, DEFAULT_MEMORY_LIMIT, Runtime, TICK, read_module};
 use crate::replay;
 
 /// What wasmtime-provider says when a call ran past its epoch deadline (policy-evaluator matches the same text).
@@ -553,19 +553,6 @@ impl KubewardenBackend {
     ) -> Result<Vec<u8>, HostError> {
         self.instantiate(context, deadline)?.call(VALIDATE, payload)
     }
-}
-
-fn read_module(path: &Path) -> Result<Vec<u8>, HostError> {
-    std::fs::read(path).map_err(|e| {
-        let mut reason = e.to_string();
-        if e.kind() == std::io::ErrorKind::NotFound {
-            reason.push_str(" (build it with `cargo build --release -p palisade-harness`)");
-        }
-        HostError::Load {
-            module: path.display().to_string(),
-            reason,
-        }
-    })
 }
 
 fn settings_bytes(bundle: &Value) -> Result<Vec<u8>, HostError> {

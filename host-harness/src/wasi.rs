@@ -17,8 +17,8 @@ use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 
 use crate::backend::{Backend, HostError};
 use crate::host::{
-    DEFAULT_DEADLINE, DEFAULT_MEMORY_LIMIT, Runtime, StoreState, bundle_bytes, error_text, ticks,
-    validate_input,
+    DEFAULT_DEADLINE, DEFAULT_MEMORY_LIMIT, Runtime, StoreState, bundle_bytes, error_text,
+    read_module, ticks, validate_input,
 };
 
 /// The most a run may print on stdout or on stderr: past it, the command's write fails (and it exits 2).
@@ -53,14 +53,8 @@ impl WasiHost {
             module: path.display().to_string(),
             reason,
         };
-        let bytes = std::fs::read(path).map_err(|e| {
-            let mut reason = e.to_string();
-            if e.kind() == std::io::ErrorKind::NotFound {
-                reason.push_str(" (build it with `cargo build --release -p palisade-harness`)");
-            }
-            load_err(reason)
-        })?;
-        let module = Module::new(runtime.engine(), &bytes).map_err(|e| load_err(error_text(&e)))?;
+        let module = Module::new(runtime.engine(), &read_module(path)?)
+            .map_err(|e| load_err(error_text(&e)))?;
         let mut linker: Linker<State> = Linker::new(runtime.engine());
         wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s: &mut State| &mut s.wasi)
             .map_err(|e| load_err(error_text(&e)))?;
