@@ -325,6 +325,8 @@ pub enum ReadFault {
     WrongKind(String),
     /// No `request` in the AdmissionReview (said of the AdmissionReview whatever document carried it).
     NoRequest,
+    /// More bytes than the adapter reads (the WASI command's stdin): the limit.
+    TooLarge(usize),
 }
 
 impl fmt::Display for ReadError {
@@ -346,6 +348,9 @@ impl fmt::Display for ReadError {
                 write!(f, "expected kind `AdmissionReview`, not `{kind}`")
             }
             ReadFault::NoRequest => f.write_str("the AdmissionReview has no `request`"),
+            ReadFault::TooLarge(limit) => {
+                write!(f, "{what} is more than the {limit} bytes Palisade reads")
+            }
         }
     }
 }

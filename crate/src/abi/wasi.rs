@@ -22,19 +22,28 @@
 //!
 //! Everything but [`main`] is plain Rust over [`Io`], so it is tested natively with files in memory.
 
-use crate::api::{self, Configured};
-use crate::bundle::{ConfigError, from_documents};
+use crate::api::{self, ADMISSION_REVIEW, Configured, ReadError, ReadFault};
+use crate::bundle::{ConfigError, MAX_BUNDLE_BYTES, from_documents};
 use crate::context::StaticContext;
 
-/// What the command reads from its host: files, stdin, the environment.
+/// What the command reads from its host: files, stdin, the environment. A reader stops after `limit + 1` bytes, so
+/// that what is too large is known to be without being held.
 pub trait Io {
-    /// The bytes of a file (`Err`: why not, as the host says it).
-    fn read_file(&self, path: &str) -> Result<Vec<u8>, String>;
-    /// All of stdin.
-    fn read_stdin(&self) -> Result<Vec<u8>, String>;
+    /// The bytes of a file, at most `limit + 1` of them (`Err`: why not, as the host says it).
+    fn read_file(&self, path: &str, limit: usize) -> Result<Vec<u8>, String>;
+    /// stdin, at most `limit + 1` bytes of it.
+    fn read_stdin(&self, limit: usize) -> Result<Vec<u8>, String>;
     /// An environment variable.
     fn var(&self, name: &str) -> Option<String>;
 }
+
+/// The most a bundle or context file may hold: YAML says a bundle in more bytes than the JSON that `configure` takes
+/// (at most [`MAX_BUNDLE_BYTES`]), so twice as many.
+pub const MAX_FILE_BYTES: usize = 2 * MAX_BUNDLE_BYTES;
+
+/// The most stdin may hold: an AdmissionReview with an object and an old object as large as etcd stores, and room
+/// to spare.
+pub const MAX_INPUT_BYTES: usize = 64 << 20;
 
 /// What one run of the command prints, and its exit status.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,11 +183,21 @@ pub fn run(args: &[String], io: &dyn Io) -> Outcome {
             Err(problem) => return Outcome::usage(&problem),
         },
     };
-    let input = match io.read_stdin() {
+    let input = match io.read_stdin(MAX_INPUT_BYTES) {
         Ok(input) => input,
         Err(e) => return Outcome::usage(&format!("cannot read stdin: {e}")),
     };
-    let read = api::read_review(&input).map(|mut read| {
+    let read = if input.len() > MAX_INPUT_BYTES {
+        // answered as an unreadable review: 400, with the uid and apiVersion its first bytes give
+        Err(ReadError::new(
+            ADMISSION_REVIEW,
+            ReadFault::TooLarge(MAX_INPUT_BYTES),
+            &input,
+        ))
+    } else {
+        api::read_review(&input)
+    };
+    let read = read.map(|mut read| {
         if let Some(context) = context {
             read.context = context;
         }
@@ -211,10 +230,8 @@ pub fn run(args: &[String], io: &dyn Io) -> Outcome {
 /// Read and compile the bundle file at `path`: a file that cannot be read or parsed is a rejected bundle, answered as
 /// the C ABI answers after a rejected `configure`.
 fn configure_file(path: &str, io: &dyn Io) -> Configured {
-    let bundle = io
-        .read_file(path)
-        .map_err(|e| format!("cannot read the bundle `{path}`: {e}"))
-        .and_then(|bytes| {
+    let bundle =
+        read_file(io, path, "bundle", "split it into several policies").and_then(|bytes| {
             let text = String::from_utf8(bytes)
                 .map_err(|e| format!("the bundle `{path}` is not UTF-8: {e}"))?;
             let docs =
@@ -228,11 +245,27 @@ fn configure_file(path: &str, io: &dyn Io) -> Configured {
     }
 }
 
+/// The bytes of the `what` file at `path`, at most [`MAX_FILE_BYTES`] of them (`fix`: what to do with a larger one).
+fn read_file(io: &dyn Io, path: &str, what: &str, fix: &str) -> Result<Vec<u8>, String> {
+    let bytes = io
+        .read_file(path, MAX_FILE_BYTES)
+        .map_err(|e| format!("cannot read the {what} `{path}`: {e}"))?;
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "the {what} `{path}` is more than the {MAX_FILE_BYTES} bytes Palisade reads of a {what} file: {fix}"
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Read the context file at `path`.
 fn read_context(path: &str, io: &dyn Io) -> Result<StaticContext, String> {
-    let bytes = io
-        .read_file(path)
-        .map_err(|e| format!("cannot read the context `{path}`: {e}"))?;
+    let bytes = read_file(
+        io,
+        path,
+        "context",
+        "give it only the namespaces and authorizations the reviews ask about",
+    )?;
     let text =
         String::from_utf8(bytes).map_err(|e| format!("the context `{path}` is not UTF-8: {e}"))?;
     let value = match palisade_yaml::parse_json_or_yaml(&text)
@@ -248,19 +281,25 @@ fn read_context(path: &str, io: &dyn Io) -> Result<StaticContext, String> {
 /// The host's files, stdin and environment, through the standard library (WASI's preopened directories).
 struct Std;
 
+/// At most `limit + 1` bytes of `reader`.
+fn read_at_most(reader: impl std::io::Read, limit: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    reader
+        .take(u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map(|_| bytes)
+        .map_err(|e| e.to_string())
+}
+
 impl Io for Std {
-    fn read_file(&self, path: &str) -> Result<Vec<u8>, String> {
-        std::fs::read(path).map_err(|e| e.to_string())
+    fn read_file(&self, path: &str, limit: usize) -> Result<Vec<u8>, String> {
+        let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+        read_at_most(file, limit)
     }
 
-    fn read_stdin(&self) -> Result<Vec<u8>, String> {
-        use std::io::Read as _;
-        let mut input = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut input)
-            .map(|_| input)
-            .map_err(|e| e.to_string())
+    fn read_stdin(&self, limit: usize) -> Result<Vec<u8>, String> {
+        read_at_most(std::io::stdin().lock(), limit)
     }
 
     fn var(&self, name: &str) -> Option<String> {
@@ -344,14 +383,15 @@ spec:
     }
 
     impl Io for Fake {
-        fn read_file(&self, path: &str) -> Result<Vec<u8>, String> {
-            self.files
+        fn read_file(&self, path: &str, limit: usize) -> Result<Vec<u8>, String> {
+            let text = self
+                .files
                 .get(path)
-                .map(|t| t.clone().into_bytes())
-                .ok_or_else(|| "No such file or directory (os error 44)".to_owned())
+                .ok_or_else(|| "No such file or directory (os error 44)".to_owned())?;
+            read_at_most(text.as_bytes(), limit)
         }
-        fn read_stdin(&self) -> Result<Vec<u8>, String> {
-            Ok(self.stdin.clone().into_bytes())
+        fn read_stdin(&self, limit: usize) -> Result<Vec<u8>, String> {
+            read_at_most(self.stdin.as_bytes(), limit)
         }
         fn var(&self, name: &str) -> Option<String> {
             self.vars.get(name).cloned()
@@ -469,6 +509,53 @@ spec:
             assert_eq!(out.status, 1);
             assert!(out.stderr.contains(says), "{}", out.stderr);
         }
+    }
+
+    #[test]
+    fn files_and_input_past_their_limits_are_refused_unread() {
+        let mut io = fake(&review("good"));
+        io.files.insert(
+            "huge.yaml".to_owned(),
+            format!("# {}\n{BUNDLE}", "x".repeat(MAX_FILE_BYTES)),
+        );
+        let (answer, out) = run_with(&io, &["validate", "-p", "huge.yaml"]);
+        assert_eq!(answer["response"]["status"]["code"], 500);
+        assert!(
+            out.stderr.contains(&format!(
+                "the bundle `huge.yaml` is more than the {MAX_FILE_BYTES} bytes Palisade reads of a bundle file: split it into several policies"
+            )),
+            "{}",
+            out.stderr
+        );
+        io.files.insert(
+            "huge-context.yaml".to_owned(),
+            format!("# {}\n{OPEN}", "x".repeat(MAX_FILE_BYTES)),
+        );
+        let (_, out) = run_with(
+            &io,
+            &[
+                "validate",
+                "-p",
+                "bundle.yaml",
+                "--context",
+                "huge-context.yaml",
+            ],
+        );
+        assert_eq!(out.status, USAGE_ERROR);
+        assert!(out.stderr.contains("is more than the"), "{}", out.stderr);
+        // stdin past its limit: a 400 that echoes the uid its first bytes give
+        let input = format!(
+            r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{{"uid":"u-big","object":{{"a":"{}"}}}}}}"#,
+            "x".repeat(MAX_INPUT_BYTES)
+        );
+        let (answer, out) = run_with(&fake(&input), &["validate", "-p", "bundle.yaml"]);
+        assert_eq!(answer["response"]["uid"], "u-big");
+        assert_eq!(answer["response"]["status"]["code"], 400);
+        assert_eq!(
+            answer["response"]["status"]["message"],
+            format!("the AdmissionReview is more than the {MAX_INPUT_BYTES} bytes Palisade reads")
+        );
+        assert_eq!(out.status, 1);
     }
 
     #[test]
