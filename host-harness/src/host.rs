@@ -111,11 +111,6 @@ impl StoreState {
             hit_memory_limit: false,
         }
     }
-
-    /// Whether the guest tried to grow its memory past the cap.
-    pub(crate) fn hit_memory_limit(&self) -> bool {
-        self.hit_memory_limit
-    }
 }
 
 impl ResourceLimiter for StoreState {
@@ -510,17 +505,28 @@ impl Session {
     }
 
     fn classify(&self, call: &str, e: &wasmtime::Error) -> HostError {
-        let state = self.store.data();
-        if state.hit_memory_limit {
+        self.store.data().classify(call, e, self.deadline)
+    }
+}
+
+impl StoreState {
+    /// What a call's failure `e` was: the memory cap, the deadline, or a trap.
+    pub(crate) fn classify(
+        &self,
+        call: &str,
+        e: &wasmtime::Error,
+        deadline: Duration,
+    ) -> HostError {
+        if self.hit_memory_limit {
             return HostError::MemoryLimit {
                 call: call.into(),
-                limit: state.memory_limit,
+                limit: self.memory_limit,
             };
         }
         match e.downcast_ref::<Trap>() {
             Some(Trap::Interrupt) => HostError::Timeout {
                 call: call.into(),
-                deadline: self.deadline,
+                deadline,
             },
             Some(trap) => HostError::Trap {
                 call: call.into(),

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
-use wasmtime::{InstancePre, Linker, Module, Store, Trap};
+use wasmtime::{InstancePre, Linker, Module, Store};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
@@ -102,22 +102,7 @@ impl WasiHost {
         store.epoch_deadline_trap();
         store.set_epoch_deadline(ticks(deadline));
         let classify = |store: &Store<State>, call: &str, e: &wasmtime::Error| {
-            if store.data().limits.hit_memory_limit() {
-                return HostError::MemoryLimit {
-                    call: call.into(),
-                    limit: DEFAULT_MEMORY_LIMIT,
-                };
-            }
-            match e.downcast_ref::<Trap>() {
-                Some(Trap::Interrupt) => HostError::Timeout {
-                    call: call.into(),
-                    deadline,
-                },
-                _ => HostError::Trap {
-                    call: call.into(),
-                    reason: error_text(e),
-                },
-            }
+            store.data().limits.classify(call, e, deadline)
         };
         let instance = self
             .pre
