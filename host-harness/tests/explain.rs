@@ -13,13 +13,12 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn eval(args: &[&str]) -> Value {
+/// `palisade ARGS` from the workspace root: its stdout, once it has succeeded.
+fn run_palisade(args: &[&str]) -> Vec<u8> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let out = Command::new(env!("CARGO_BIN_EXE_palisade"))
         .current_dir(&root)
-        .arg("eval")
         .args(args)
-        .args(["-p", "bench/pod-baseline.yaml", "bench/pod-review.json"])
         .output()
         .unwrap();
     assert!(
@@ -27,7 +26,14 @@ fn eval(args: &[&str]) -> Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    out.stdout
+}
+
+fn eval(args: &[&str]) -> Value {
+    let mut all = vec!["eval"];
+    all.extend_from_slice(args);
+    all.extend(["-p", "bench/pod-baseline.yaml", "bench/pod-review.json"]);
+    serde_json::from_slice(&run_palisade(&all)).unwrap()
 }
 
 #[test]
@@ -55,39 +61,29 @@ fn eval_explain_prints_the_trace_with_the_modules_verdict() {
 
 #[test]
 fn eval_explain_text_draws_the_same_trace_as_a_tree() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     // `--explain` before the review paths takes no value: they stay reviews
-    let out = Command::new(env!("CARGO_BIN_EXE_palisade"))
-        .current_dir(&root)
-        .args(["eval", "-p", "bench/pod-baseline.yaml", "--explain=text"])
-        .arg("bench/pod-review.json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let out = run_palisade(&[
+        "eval",
+        "-p",
+        "bench/pod-baseline.yaml",
+        "--explain=text",
+        "bench/pod-review.json",
+    ]);
+    let text = String::from_utf8(out).unwrap();
     assert!(
         text.starts_with("verdict: allowed (uid 705ab4f5-6393-11e8-b7cc-42010a800002)\nmatched: pod-baseline/pod-baseline\nValidatingAdmissionPolicy pod-baseline (policies[0]): matched\n└─ binding pod-baseline [Deny]: matched\n   ├─ validation object.spec.containers.all(c, c.image.startsWith('registry.example.com/')) = true (cost "),
         "{text}"
     );
     assert_eq!(text, palisade::explain::to_text(&eval(&["--explain"])));
-    let json_before_reviews = Command::new(env!("CARGO_BIN_EXE_palisade"))
-        .current_dir(&root)
-        .args([
-            "eval",
-            "-p",
-            "bench/pod-baseline.yaml",
-            "--explain",
-            "bench/pod-review.json",
-        ])
-        .output()
-        .unwrap();
-    assert!(json_before_reviews.status.success());
+    let json_before_reviews = run_palisade(&[
+        "eval",
+        "-p",
+        "bench/pod-baseline.yaml",
+        "--explain",
+        "bench/pod-review.json",
+    ]);
     assert_eq!(
-        serde_json::from_slice::<Value>(&json_before_reviews.stdout).unwrap(),
+        serde_json::from_slice::<Value>(&json_before_reviews).unwrap(),
         eval(&["--explain"])
     );
 }
