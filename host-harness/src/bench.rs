@@ -31,6 +31,9 @@ pub fn input_for(path: &Path, context: Option<&Value>) -> Result<Vec<u8>> {
 pub struct Options {
     pub iterations: usize,
     pub warmup: usize,
+    /// Also measure fresh instances of the baked module and of the floor allocated from wasmtime's pooling allocator
+    /// ([`Runtime::pooled`]), beside the same modules allocated on demand.
+    pub pooling: bool,
 }
 
 impl Default for Options {
@@ -38,9 +41,13 @@ impl Default for Options {
         Self {
             iterations: 300,
             warmup: 30,
+            pooling: false,
         }
     }
 }
+
+/// The suffix of a module's label when its instances come from wasmtime's pooling allocator (`--pooling`).
+pub const POOLED: &str = ", pooled";
 
 /// Latency statistics of one series of samples.
 #[derive(Debug, Clone, Default)]
@@ -230,16 +237,11 @@ pub fn run(
     let palisade = read_module(module)?;
     let baked = crate::bake::bake(&palisade, crate::bake::Protocol::CAbi, &bundle_json)
         .map_err(|e| anyhow::anyhow!("cannot bake the bundle: {e}"))?;
-    let subjects = vec![
+    let scan = read_module(floors[0])?;
+    let mut subjects = vec![
         subject(&runtime, "palisade", module, &palisade, false)?,
         subject(&runtime, "palisade, baked", module, &baked, true)?,
-        subject(
-            &runtime,
-            "scan floor",
-            floors[0],
-            &read_module(floors[0])?,
-            false,
-        )?,
+        subject(&runtime, "scan floor", floors[0], &scan, false)?,
         subject(
             &runtime,
             "DOM floor",
@@ -248,11 +250,33 @@ pub fn run(
             false,
         )?,
     ];
+    if opts.pooling {
+        // Fresh instances only: a reused instance runs the same code whichever allocator made it.
+        let pooled = Runtime::pooled()?;
+        subjects.push(subject(
+            &pooled,
+            &format!("palisade, baked{POOLED}"),
+            module,
+            &baked,
+            true,
+        )?);
+        subjects.push(subject(
+            &pooled,
+            &format!("scan floor{POOLED}"),
+            floors[0],
+            &scan,
+            false,
+        )?);
+    }
 
     // Reused instances: configure once each.
     let mut sessions = Vec::new();
     let mut sample_answer = None;
     for s in &subjects {
+        if s.label.ends_with(POOLED) {
+            sessions.push(None);
+            continue;
+        }
         let mut session = s.host.instantiate()?;
         if !s.baked
             && let Some(message) = session.configure(&bundle_json)?
@@ -263,7 +287,7 @@ pub fn run(
         if s.label == "palisade" {
             sample_answer = inputs.first().map(|i| session.validate(i)).transpose()?;
         }
-        sessions.push(session);
+        sessions.push(Some(session));
     }
 
     let mut reused: Vec<Vec<Duration>> = vec![Vec::new(); subjects.len()];
@@ -275,7 +299,7 @@ pub fn run(
         // Interleaved: every module, every review, in each round ([`round_order`]).
         let n = sessions.len();
         for i in round_order(round, n) {
-            let Some(session) = sessions.get_mut(i) else {
+            let Some(Some(session)) = sessions.get_mut(i) else {
                 continue;
             };
             for input in inputs {
@@ -316,7 +340,7 @@ pub fn run(
             raw_size: s.raw_size,
             gzip_size: s.gzip_size,
             compile_time: s.host.compile_time(),
-            reused: Some(Stats::from_samples(r)),
+            reused: (!r.is_empty()).then(|| Stats::from_samples(r)),
             fresh: Stats::from_samples(f),
         })
         .collect();
@@ -327,6 +351,15 @@ pub fn run(
         modules,
         sample_answer,
     })
+}
+
+/// `a / b`, or 0 when `b` is zero.
+fn ratio(a: Duration, b: Duration) -> f64 {
+    if b.is_zero() {
+        0.0
+    } else {
+        a.as_secs_f64() / b.as_secs_f64()
+    }
 }
 
 fn us(d: Duration) -> f64 {
@@ -348,7 +381,7 @@ pub fn render_text(r: &BenchReport) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<16} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
+        "{:<24} {:>10} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
         "module",
         "size",
         "gzip -9",
@@ -361,18 +394,20 @@ pub fn render_text(r: &BenchReport) -> String {
         "fresh p99",
         "fresh req/s"
     );
+    let micros =
+        |d: Option<Duration>| d.map_or_else(|| "-".to_owned(), |d| format!("{:.1}µs", us(d)));
     for m in &r.modules {
-        let reused = m.reused.clone().unwrap_or_default();
+        let reused = m.reused.as_ref();
         let _ = writeln!(
             out,
-            "{:<16} {:>10} {:>10} {:>9.1}ms {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>11.0}",
+            "{:<24} {:>10} {:>10} {:>9.1}ms {:>11} {:>11} {:>11} {:>9.1}µs {:>9.1}µs {:>9.1}µs {:>11.0}",
             m.label,
             m.raw_size,
             m.gzip_size,
             m.compile_time.as_secs_f64() * 1e3,
-            us(reused.median),
-            us(reused.p90),
-            us(reused.p99),
+            micros(reused.map(|s| s.median)),
+            micros(reused.map(|s| s.p90)),
+            micros(reused.map(|s| s.p99)),
             us(m.fresh.median),
             us(m.fresh.p90),
             us(m.fresh.p99),
@@ -381,13 +416,6 @@ pub fn render_text(r: &BenchReport) -> String {
     }
     let find = |label: &str| r.modules.iter().find(|m| m.label == label);
     if let (Some(p), Some(floor)) = (find("palisade"), find("waPC floor")) {
-        let ratio = |a: Duration, b: Duration| {
-            if b.is_zero() {
-                0.0
-            } else {
-                a.as_secs_f64() / b.as_secs_f64()
-            }
-        };
         let pr = p.reused.clone().unwrap_or_default();
         let fr = floor.reused.clone().unwrap_or_default();
         let _ = writeln!(
@@ -407,13 +435,6 @@ pub fn render_text(r: &BenchReport) -> String {
     if let (Some(p), Some(scan), Some(dom)) =
         (find("palisade"), find("scan floor"), find("DOM floor"))
     {
-        let ratio = |a: Duration, b: Duration| {
-            if b.is_zero() {
-                0.0
-            } else {
-                a.as_secs_f64() / b.as_secs_f64()
-            }
-        };
         let pr = p.reused.clone().unwrap_or_default();
         let sr = scan.reused.clone().unwrap_or_default();
         let dr = dom.reused.clone().unwrap_or_default();
@@ -443,6 +464,30 @@ pub fn render_text(r: &BenchReport) -> String {
             pr.throughput(),
             sr.throughput(),
             dr.throughput()
+        );
+    }
+    for m in r
+        .modules
+        .iter()
+        .filter(|m| m.label.starts_with("palisade") && m.label.ends_with(POOLED))
+    {
+        let (Some(floor), Some(on_demand)) = (
+            floor_of(r, m),
+            find(m.label.strip_suffix(POOLED).unwrap_or(&m.label)),
+        ) else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "{} / {}: fresh {:.2}x; pooled / on demand: {:.2}x ({} fresh instances), {:.2}x ({})",
+            m.label,
+            floor.label,
+            ratio(m.fresh.median, floor.fresh.median),
+            ratio(m.fresh.median, on_demand.fresh.median),
+            on_demand.label,
+            find(floor.label.strip_suffix(POOLED).unwrap_or(&floor.label))
+                .map_or(0.0, |f| ratio(floor.fresh.median, f.fresh.median)),
+            floor.label.strip_suffix(POOLED).unwrap_or(&floor.label),
         );
     }
     for m in r.modules.iter().filter(|m| m.label.starts_with("palisade")) {
@@ -503,24 +548,13 @@ pub fn render_json(r: &BenchReport) -> String {
 
 /// The run's figures that can be compared between runs and machines: each palisade module's p50 (reused and fresh)
 /// divided by the same mode's p50 of the floor measured in the same run (`scan floor`, or `waPC floor` with
-/// `--kubewarden`). Keys are `<module>/<mode>`, e.g. `palisade, baked/fresh`.
+/// `--kubewarden`; for a pooled module, the pooled floor). Keys are `<module>/<mode>`, e.g. `palisade, baked/fresh`.
 pub fn ratios(r: &BenchReport) -> Vec<(String, f64)> {
-    let floor = r
-        .modules
-        .iter()
-        .find(|m| m.label == "scan floor" || m.label == "waPC floor");
-    let Some(floor) = floor else {
-        return Vec::new();
-    };
-    let ratio = |a: Duration, b: Duration| {
-        if b.is_zero() {
-            0.0
-        } else {
-            a.as_secs_f64() / b.as_secs_f64()
-        }
-    };
     let mut out = Vec::new();
     for m in r.modules.iter().filter(|m| m.label.starts_with("palisade")) {
+        let Some(floor) = floor_of(r, m) else {
+            continue;
+        };
         if let (Some(reused), Some(floor_reused)) = (&m.reused, &floor.reused) {
             out.push((
                 format!("{}/reused", m.label),
@@ -533,6 +567,16 @@ pub fn ratios(r: &BenchReport) -> Vec<(String, f64)> {
         ));
     }
     out
+}
+
+/// The floor a module is measured against: the scan floor (the waPC floor with `--kubewarden`), allocated as the
+/// module is (pooled or on demand).
+fn floor_of<'a>(r: &'a BenchReport, m: &ModuleFigures) -> Option<&'a ModuleFigures> {
+    let pooled = m.label.ends_with(POOLED);
+    r.modules.iter().find(|f| {
+        let base = f.label.strip_suffix(POOLED).unwrap_or(&f.label);
+        f.label.ends_with(POOLED) == pooled && (base == "scan floor" || base == "waPC floor")
+    })
 }
 
 /// `--baseline FILE --max-regression PCT`: every ratio of this run against the same ratio of a saved

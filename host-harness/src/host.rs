@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use wasmtime::{
-    Config, Engine, Instance, InstancePre, Linker, Memory, Module, ResourceLimiter, Store,
-    StoreLimits, StoreLimitsBuilder, Trap, TypedFunc, Val,
+    Config, Engine, Instance, InstanceAllocationStrategy, InstancePre, Linker, Memory, Module,
+    PoolingAllocationConfig, ResourceLimiter, Store, StoreLimits, StoreLimitsBuilder, Trap,
+    TypedFunc, Val,
 };
 
 use crate::backend::{Backend, HostError};
@@ -25,6 +26,10 @@ pub const TICK: Duration = Duration::from_millis(1);
 pub const DEFAULT_MEMORY_LIMIT: usize = 512 << 20;
 /// The default deadline of one call (the apiserver's default webhook timeout).
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(10);
+/// [`Runtime::pooled`]: how many instances (and memories, and tables) may be alive at once.
+pub const POOL_SLOTS: u32 = 64;
+/// [`Runtime::pooled`]: how much of a slot's linear memory stays mapped after its instance is dropped.
+pub const POOL_KEEP_RESIDENT: usize = 16 << 20;
 
 /// One wasmtime `Engine` per process, with epoch interruption and a background ticker.
 #[derive(Clone)]
@@ -50,6 +55,40 @@ impl Runtime {
                 })
             })
             .clone()
+    }
+
+    /// A process-wide runtime with wasmtime's pooling allocator, as a server that makes an instance per request
+    /// would configure it (`palisade bench --pooling`). Memory slots are reserved once and reused. When an instance
+    /// is dropped, the pages it wrote (up to [`POOL_KEEP_RESIDENT`] bytes) are restored from the module's image by
+    /// copying, not unmapped, so the next instance in the slot takes no page faults on them. wasmtime finds those
+    /// pages with Linux's `PAGEMAP_SCAN` (Linux 6.7 and later); before that, it restores every kept page, which costs
+    /// more than the faults it saves. At most [`POOL_SLOTS`] instances are alive at once, each memory at most
+    /// [`DEFAULT_MEMORY_LIMIT`].
+    pub fn pooled() -> Result<Self, HostError> {
+        static POOLED: OnceLock<Result<Runtime, HostError>> = OnceLock::new();
+        POOLED
+            .get_or_init(|| {
+                Self::with(|c| {
+                    let mut pool = PoolingAllocationConfig::default();
+                    pool.total_core_instances(POOL_SLOTS)
+                        .total_memories(POOL_SLOTS)
+                        .total_tables(POOL_SLOTS)
+                        .max_memory_size(DEFAULT_MEMORY_LIMIT)
+                        .linear_memory_keep_resident(POOL_KEEP_RESIDENT)
+                        .table_keep_resident(64 << 10);
+                    c.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+                })
+            })
+            .clone()
+    }
+
+    /// [`Runtime::pooled`] when `pooling`, else [`Runtime::shared`].
+    pub fn with_pooling(pooling: bool) -> Result<Self, HostError> {
+        if pooling {
+            Self::pooled()
+        } else {
+            Self::shared()
+        }
     }
 
     fn new() -> Result<Self, HostError> {

@@ -376,8 +376,13 @@ impl KubewardenBackend {
     /// Load a policy as policy-server does: the module must carry `io.kubewarden.metadata` with protocolVersion v1
     /// and answer `protocol_version` with `"v1"`.
     pub fn load(path: &Path) -> Result<Self, HostError> {
+        Self::load_in(&Runtime::shared()?, path)
+    }
+
+    /// [`KubewardenBackend::load`] in `runtime` (e.g. [`Runtime::pooled`]).
+    pub fn load_in(runtime: &Runtime, path: &Path) -> Result<Self, HostError> {
         let bytes = read_module(path)?;
-        let backend = Self::from_bytes(path, &bytes)?;
+        let backend = Self::compile(runtime, path, &bytes)?;
         let load_err = |reason: String| HostError::Load {
             module: path.display().to_string(),
             reason,
@@ -410,16 +415,24 @@ impl KubewardenBackend {
 
     /// Load a waPC guest without metadata checks, e.g. the bench floor; its host capabilities are not gated.
     pub fn load_unannotated(path: &Path) -> Result<Self, HostError> {
-        Self::from_bytes(path, &read_module(path)?)
+        Self::load_unannotated_in(&Runtime::shared()?, path)
+    }
+
+    /// [`KubewardenBackend::load_unannotated`] in `runtime`.
+    pub fn load_unannotated_in(runtime: &Runtime, path: &Path) -> Result<Self, HostError> {
+        Self::compile(runtime, path, &read_module(path)?)
     }
 
     /// Compile a module from bytes; `path` only names it. Metadata, when present, gates host capabilities.
     pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self, HostError> {
+        Self::compile(&Runtime::shared()?, path, bytes)
+    }
+
+    fn compile(runtime: &Runtime, path: &Path, bytes: &[u8]) -> Result<Self, HostError> {
         let load_err = |reason: String| HostError::Load {
             module: path.display().to_string(),
             reason,
         };
-        let runtime = Runtime::shared()?;
         // Text (`.wat`) test guests carry no custom sections.
         let metadata = if bytes.starts_with(b"\0asm") {
             annotate::read_metadata(bytes).map_err(|e| load_err(e.to_string()))?

@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 
 use palisade_harness::backend::Backend;
-use palisade_harness::host::{CAbiBackend, DEFAULT_DEADLINE, WasmHost, bundle_bytes};
+use palisade_harness::host::{CAbiBackend, DEFAULT_DEADLINE, Runtime, WasmHost, bundle_bytes};
 use palisade_harness::kubewarden::{self, KubewardenBackend};
 use palisade_harness::wasi::WasiBackend;
 use palisade_harness::{artifacts, bake, bench, documents, replay, runner, scaffold};
@@ -166,6 +166,10 @@ enum Command {
         format: FormatArg,
         #[arg(long)]
         kubewarden: bool,
+        /// Also measure fresh instances of the baked module and of the floor from wasmtime's pooling allocator, as a
+        /// server making an instance per request would configure it, beside the same modules allocated on demand
+        #[arg(long)]
+        pooling: bool,
         /// Fail when this run is slower than a run saved with `--format json`: every ratio to the floor is compared
         #[arg(long, value_name = "FILE")]
         baseline: Option<PathBuf>,
@@ -494,12 +498,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             warmup,
             format,
             kubewarden,
+            pooling,
             baseline,
             max_regression,
         } => {
             let bundle_value = documents::read_bundle(&bundle)?;
             let context = read_context(context.as_deref())?;
-            let opts = bench::Options { iterations, warmup };
+            let opts = bench::Options {
+                iterations,
+                warmup,
+                pooling,
+            };
             let reviews = review_files(&reviews)?;
             let report = if kubewarden {
                 let reviews: Vec<Value> = reviews
@@ -703,13 +712,31 @@ fn bench_kubewarden(
     let baked_path =
         std::env::temp_dir().join(format!("palisade-bench-baked-{}.wasm", std::process::id()));
     std::fs::write(&baked_path, &baked)?;
-    let baked = KubewardenBackend::load(&baked_path)?;
+    let mut backends = vec![
+        ("palisade".to_owned(), palisade),
+        (
+            "palisade, baked".to_owned(),
+            KubewardenBackend::load(&baked_path)?,
+        ),
+        ("waPC floor".to_owned(), floor),
+    ];
+    if opts.pooling {
+        let pooled = Runtime::pooled()?;
+        backends.push((
+            format!("palisade, baked{}", bench::POOLED),
+            KubewardenBackend::load_in(&pooled, &baked_path)?,
+        ));
+        backends.push((
+            format!("waPC floor{}", bench::POOLED),
+            KubewardenBackend::load_unannotated_in(&pooled, &floor_path)?,
+        ));
+    }
     let payloads: Vec<Vec<u8>> = reviews
         .iter()
         .map(|r| kubewarden::validation_payload(bundle, r))
         .collect::<Result<_, _>>()?;
     let samples = kubewarden::bench_samples(
-        &[&palisade, &baked, &floor],
+        &backends.iter().map(|(_, b)| b).collect::<Vec<_>>(),
         bundle,
         &payloads,
         context,
@@ -717,22 +744,18 @@ fn bench_kubewarden(
         opts.iterations,
     )?;
     let mut modules = Vec::new();
-    for ((label, backend), s) in [
-        ("palisade", &palisade),
-        ("palisade, baked", &baked),
-        ("waPC floor", &floor),
-    ]
-    .into_iter()
-    .zip(samples)
-    {
+    for ((label, backend), s) in backends.into_iter().zip(samples) {
         let bytes = std::fs::read(backend.path())?;
+        // a reused instance runs the same code whichever allocator made it: pooled modules are measured fresh only
+        let reused =
+            (!label.ends_with(bench::POOLED)).then(|| bench::Stats::from_samples(s.reused));
         modules.push(bench::ModuleFigures {
-            label: label.into(),
+            label,
             path: backend.path().to_path_buf(),
             raw_size: bytes.len() as u64,
             gzip_size: bench::gzip9_len(&bytes)?,
             compile_time: backend.compile_time(),
-            reused: Some(bench::Stats::from_samples(s.reused)),
+            reused,
             fresh: bench::Stats::from_samples(s.fresh),
         });
     }

@@ -117,6 +117,47 @@ fn a_fresh_baked_instance_answers_without_configure_as_a_configured_one() {
     );
 }
 
+/// wasmtime's pooling allocator (`palisade bench --pooling`, [`Runtime::pooled`]) gives a fresh instance a memory slot
+/// an earlier instance used, the pages that instance wrote restored from the module's image by copying. Every fresh
+/// baked instance must still start from the baked engine, whatever the slot's last instance did: allowed or denied a
+/// request, answered input that is not JSON, or was configured with another bundle.
+#[test]
+fn pooled_fresh_baked_instances_start_from_the_image_whatever_the_slot_did_before() {
+    let (bundle, review) = workload();
+    let denied = privileged_review(&review);
+    let original = std::fs::read(common::artifact("palisade.wasm")).unwrap();
+    let baked = bake::bake(&original, Protocol::CAbi, &bundle).unwrap();
+    let pooled = WasmHost::from_bytes(
+        &Runtime::pooled().unwrap(),
+        Path::new("palisade.wasm (baked, pooled)"),
+        &baked,
+    )
+    .unwrap();
+    let on_demand = baked_host(&bundle);
+    let inputs: [&[u8]; 3] = [&review, &denied, br#"{"request":{"uid":"u-1"},"#];
+    let want: Vec<Value> = inputs
+        .iter()
+        .map(|input| on_demand.instantiate().unwrap().validate(input).unwrap())
+        .collect();
+    assert_eq!(want[0]["response"]["allowed"], true);
+    assert_eq!(want[1]["response"]["allowed"], false);
+    assert_eq!(want[2]["response"]["status"]["code"], 400);
+    for round in 0..3 {
+        for (input, want) in inputs.iter().zip(&want) {
+            let mut fresh = pooled.instantiate().unwrap();
+            assert_eq!(&fresh.validate(input).unwrap(), want, "round {round}");
+            drop(fresh);
+            // the next instance in the slot is configured with a bundle that allows everything
+            let mut reconfigured = pooled.instantiate().unwrap();
+            assert_eq!(reconfigured.configure(br#"{"policies":[]}"#).unwrap(), None);
+            assert_eq!(
+                reconfigured.validate(&denied).unwrap()["response"]["allowed"],
+                true
+            );
+        }
+    }
+}
+
 #[test]
 fn configure_on_a_baked_module_replaces_the_bundle() {
     let (bundle, review) = workload();

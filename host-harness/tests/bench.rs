@@ -148,6 +148,103 @@ fn bench_fails_a_run_slower_than_its_baseline() {
     );
 }
 
+/// `--pooling` adds fresh instances of the baked module and of the scan floor from wasmtime's pooling allocator,
+/// measured in the same run beside the on-demand ones, each pooled module against the pooled floor.
+#[test]
+fn bench_with_pooling_measures_pooled_fresh_instances_beside_on_demand_ones() {
+    let text = bench(&["--pooling"]);
+    for needle in [
+        "palisade, baked, pooled / scan floor, pooled: fresh",
+        "pooled / on demand:",
+    ] {
+        assert!(text.contains(needle), "`{needle}` missing from:\n{text}");
+    }
+    let doc: Value = serde_json::from_str(&bench(&["--pooling", "--format", "json"])).unwrap();
+    let modules = doc["modules"].as_array().unwrap();
+    let labels: Vec<&str> = modules
+        .iter()
+        .map(|m| m["module"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "palisade",
+            "palisade, baked",
+            "scan floor",
+            "DOM floor",
+            "palisade, baked, pooled",
+            "scan floor, pooled"
+        ]
+    );
+    for m in &modules[4..] {
+        assert!(m["reused"].is_null(), "{m}");
+        assert_eq!(m["fresh"]["samples"], 5, "{m}");
+    }
+    assert!(
+        doc["ratios"]["palisade, baked, pooled/fresh"]
+            .as_f64()
+            .unwrap()
+            > 0.0,
+        "{doc}"
+    );
+    assert!(
+        doc["ratios"]["palisade, baked, pooled/reused"].is_null(),
+        "{doc}"
+    );
+}
+
+/// The Kubewarden module and the waPC floor run in the pooled runtime too.
+#[test]
+fn bench_kubewarden_with_pooling() {
+    let ws = common::workspace();
+    let out = Command::new(env!("CARGO_BIN_EXE_palisade"))
+        .arg("bench")
+        .arg("-p")
+        .arg(ws.join("bench/pod-baseline.yaml"))
+        .arg(ws.join("bench/pod-review.json"))
+        .args([
+            "--kubewarden",
+            "--pooling",
+            "--iterations",
+            "3",
+            "--warmup",
+            "1",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let labels: Vec<&str> = doc["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["module"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "palisade",
+            "palisade, baked",
+            "waPC floor",
+            "palisade, baked, pooled",
+            "waPC floor, pooled"
+        ]
+    );
+    assert!(
+        doc["ratios"]["palisade, baked, pooled/fresh"]
+            .as_f64()
+            .unwrap()
+            > 0.0,
+        "{doc}"
+    );
+}
+
 /// A directory is replayed as recorded traffic: every AdmissionReview in it, nothing else.
 #[test]
 fn bench_replays_a_directory_of_reviews() {
