@@ -36,7 +36,8 @@ copyFileSync(join(here, 'style.css'), join(out, 'style.css'));
 writeFileSync(join(out, 'examples.json'), JSON.stringify(examples()));
 console.log(`built ${relative(root, out)}/ (index.html, app.js, style.css, palisade_bg.wasm, examples.json)`);
 
-/** The gallery: every bundle once (by path), and the case files that use them (review, context, title). */
+/** The gallery: every bundle once (by path), and the case files that use them (review, context, webhook
+ * configuration, title, and what the case expects, which the browser tests hold the page to). */
 function examples() {
   const bundles = {};
   const items = [];
@@ -59,7 +60,7 @@ function examples() {
       } catch {
         continue;
       }
-      if (!doc || typeof doc !== 'object' || !doc.expect || doc.webhook) continue;
+      if (!doc || typeof doc !== 'object' || !doc.expect) continue;
       const base = dirname(file);
       let bundle;
       if (typeof doc.bundle === 'string') bundle = { path: addBundle(resolve(base, doc.bundle)) };
@@ -73,6 +74,7 @@ function examples() {
         request = readFileSync(path, 'utf8');
       } else if (doc.review) request = JSON.stringify(doc.review, null, 2);
       const context = typeof doc.context === 'string' ? readFileSync(resolve(base, doc.context), 'utf8') : toText(doc.context);
+      const webhook = typeof doc.webhook === 'string' ? readFileSync(resolve(base, doc.webhook), 'utf8') : toText(doc.webhook);
       items.push({
         id: relative(join(root, 'tests/cases'), file).replace(/\.yaml$/, ''),
         title: String(doc.name ?? relative(root, file)),
@@ -80,6 +82,8 @@ function examples() {
         bundle,
         request,
         context,
+        webhook,
+        expect: doc.expect,
       });
     }
   }

@@ -11,7 +11,7 @@ import { celPosition, locate, offsetInScalar } from './positions.js';
 import { decodeState, encodeState } from './state.js';
 
 const $ = (id) => document.getElementById(id);
-const STATE_KEYS = ['bundle', 'request', 'old', 'context'];
+const STATE_KEYS = ['bundle', 'request', 'old', 'context', 'webhook'];
 let examples = { bundles: {}, examples: [] };
 let uid = globalThis.crypto?.randomUUID?.() ?? '00000000-0000-4000-8000-000000000000';
 let last = null; // what the last evaluation produced, for "download as case file"
@@ -42,6 +42,7 @@ function currentState() {
     request: text('request'),
     old: text('old'),
     context: text('context'),
+    webhook: text('webhook'),
     operation: $('operation').value,
     username: $('username').value,
     groups: $('groups').value,
@@ -176,9 +177,10 @@ async function evaluateUnguarded() {
     const request = single('request', problems);
     const old = single('old', problems);
     const context = single('context', problems);
+    const webhook = parseYaml('webhook', problems).filter((d) => d.contents != null).map((d) => d.toJS({ maxAliasCount: 1000 }));
     if (problems.some((p) => p.severity === 'error')) {
       showProblems(problems);
-      renderVerdictError('The request, old object or context is not valid YAML', problems.map((p) => p.message).join('\n'));
+      renderVerdictError('The request, old object, context or webhook is not valid YAML', problems.map((p) => p.message).join('\n'));
       return;
     }
     if (request == null || typeof request !== 'object') {
@@ -207,13 +209,27 @@ async function evaluateUnguarded() {
     showProblems(problems);
     const input = JSON.stringify(context == null ? review : { review, context });
     const started = performance.now();
-    const answer = JSON.parse(engine.validate(input));
+    // with a ValidatingWebhookConfiguration, the request goes through kube-apiserver's dispatch (the engine's)
+    const dispatched = webhook.length
+      ? JSON.parse(engine.dispatchWebhook(JSON.stringify(webhook), JSON.stringify(review), context == null ? '' : JSON.stringify(context)))
+      : null;
+    if (dispatched?.error !== undefined) {
+      renderVerdictError('The webhook configuration cannot be applied', dispatched.error);
+      return;
+    }
+    const answer = dispatched ? (dispatched.response ? { response: dispatched.response } : null) : JSON.parse(engine.validate(input));
     const elapsed = performance.now() - started;
     const trace = JSON.parse(engine.explain(input));
-    last = { bundle: JSON.parse(bundleJson), review, context, answer, trace };
-    renderVerdict(answer, trace);
-    renderTrace(trace);
-    status(`${recorded ? 'recorded AdmissionReview' : `${$('operation').value} from the manifest`} · decided in ${elapsed.toFixed(2)} ms`);
+    last = { bundle: JSON.parse(bundleJson), review, context, answer, trace, dispatched };
+    const source = recorded ? 'recorded AdmissionReview' : `${$('operation').value} from the manifest`;
+    if (dispatched && !dispatched.called.length) {
+      renderSkipped(dispatched);
+      $('trace').replaceChildren(el('div', { class: 'no' }, 'The webhook configuration did not send the request to Palisade.'));
+    } else {
+      renderVerdict(answer, trace, dispatched);
+      renderTrace(trace);
+    }
+    status(`${source}${dispatched ? ' · through the webhook configuration' : ''} · decided in ${elapsed.toFixed(2)} ms`);
   } finally {
     engine.free();
   }
@@ -248,7 +264,20 @@ function renderBundleError(answer) {
   );
 }
 
-function renderVerdict(answer, trace) {
+/** No webhook was called (`skipped`), or the apiserver answered before calling one (a dryRun rejection). */
+function renderSkipped(dispatched) {
+  if (dispatched.response) {
+    renderVerdict({ response: dispatched.response }, { matched: [] }, dispatched);
+    return;
+  }
+  $('verdict').className = 'verdict allowed';
+  $('verdict').replaceChildren(
+    el('div', { class: 'headline', 'data-allowed': 'true' }, 'Allowed — no webhook called'),
+    el('pre', { class: 'message' }, dispatched.skipped),
+  );
+}
+
+function renderVerdict(answer, trace, dispatched = null) {
   const r = answer.response ?? {};
   const box = $('verdict');
   box.className = `verdict ${r.allowed ? 'allowed' : 'denied'}`;
@@ -264,6 +293,10 @@ function renderVerdict(answer, trace) {
   if (annotations.length) {
     parts.push(el('h3', {}, 'Audit annotations'),
       el('table', { class: 'annotations' }, ...annotations.map(([k, v]) => el('tr', {}, el('td', {}, el('code', {}, k)), el('td', {}, v)))));
+  }
+  if (dispatched) {
+    const by = dispatched.called.length ? `webhooks called: ${dispatched.called.join(', ')}` : 'answered by the apiserver; no webhook called';
+    parts.push(el('div', { class: 'webhooks' }, `Through the webhook configuration: ${by}`));
   }
   parts.push(el('div', { class: 'matched' }, `Matched bindings: ${trace.matched?.length ? trace.matched.join(', ') : 'none'}`));
   parts.push(el('details', {}, el('summary', {}, 'AdmissionReview answer'), el('pre', {}, JSON.stringify(answer, null, 2))));
@@ -356,7 +389,12 @@ function caseFile() {
   }
   doc.review = last.review;
   if (last.context != null) doc.context = last.context;
-  const r = last.answer.response ?? {};
+  if (last.dispatched) doc.webhook = last.dispatched.configuration;
+  if (last.dispatched?.skipped !== undefined) {
+    doc.expect = { skipped: true };
+    return stringify(doc, { lineWidth: 0 });
+  }
+  const r = last.answer?.response ?? {};
   const expect = { allowed: r.allowed };
   if (r.status?.code !== undefined) expect.code = r.status.code;
   if (r.status?.message !== undefined) expect.message = r.status.message;
@@ -391,12 +429,20 @@ $('evaluate').addEventListener('click', () => evaluate());
 for (const id of ['operation']) $(id).addEventListener('change', () => evaluate());
 
 // ---------------------------------------------------------------- examples
-function loadExample(id) {
+async function loadExample(id) {
   const example = examples.examples.find((e) => e.id === id);
   if (!example) return;
   const bundle = example.bundle.path ? examples.bundles[example.bundle.path] : example.bundle.text;
-  applyState({ bundle, request: example.request, old: '', context: example.context, operation: 'CREATE', uid });
-  evaluate();
+  applyState({ bundle, request: example.request, old: '', context: example.context, webhook: example.webhook, operation: 'CREATE', uid });
+  await evaluate();
+}
+
+/** What the last evaluation decided, as a case file's `expect` speaks of it (for the browser tests). */
+function result() {
+  if (!last) return null;
+  if (last.bundleError !== undefined) return { bundleError: last.bundleError };
+  if (last.dispatched?.skipped !== undefined) return { skipped: last.dispatched.skipped };
+  return { response: last.answer?.response ?? null, matched: last.trace?.matched ?? [] };
 }
 
 function fillExamples() {
@@ -415,6 +461,7 @@ async function start() {
   status('loading the engine…');
   await init({ module_or_path: new URL('palisade_bg.wasm', document.baseURI) });
   globalThis.palisade = { Engine, scaffoldReview, bundleFromDocuments };
+  globalThis.playground = { loadExample, result };
   try {
     examples = await (await fetch('examples.json')).json();
     fillExamples();

@@ -303,3 +303,76 @@ test('a CertificateRequest example shows approver-policy\'s decision; it all kee
   assert.deepEqual(errors, []);
   await page.context().close();
 });
+
+/** Where what the page decided differs from a case file's `expect`, as `palisade test` compares them. */
+function mismatches(expect, got) {
+  if (!got) return ['the page decided nothing'];
+  const out = [];
+  const r = got.response ?? null;
+  const message = got.bundleError ?? r?.status?.message;
+  const check = (key, ok, seen) => {
+    if (!ok) out.push(`${key}: expected ${JSON.stringify(expect[key])}, got ${JSON.stringify(seen)}`);
+  };
+  if (expect.bundleError !== undefined) check('bundleError', (got.bundleError !== undefined) === expect.bundleError, got.bundleError);
+  if (expect.skipped !== undefined) check('skipped', (got.skipped !== undefined) === expect.skipped, got.skipped ?? r);
+  if (expect.allowed !== undefined) {
+    const allowed = got.skipped !== undefined ? true : r?.allowed;
+    check('allowed', allowed === expect.allowed, allowed);
+  }
+  if (expect.code !== undefined) check('code', r?.status?.code === expect.code, r?.status?.code);
+  if (expect.reason !== undefined) check('reason', r?.status?.reason === expect.reason, r?.status?.reason);
+  if (expect.message !== undefined) check('message', message === expect.message, message);
+  if (expect.messageContains !== undefined) {
+    const parts = [expect.messageContains].flat();
+    check('messageContains', typeof message === 'string' && parts.every((p) => message.includes(p)), message);
+  }
+  if (expect.warnings !== undefined) {
+    const sorted = (list) => JSON.stringify([...(list ?? [])].sort());
+    check('warnings', sorted(r?.warnings) === sorted(expect.warnings), r?.warnings);
+  }
+  if (expect.auditAnnotations !== undefined) {
+    assert.ok(r, 'auditAnnotations need a response');
+    check('auditAnnotations', JSON.stringify(Object.entries(r.auditAnnotations ?? {}).sort()) === JSON.stringify(Object.entries(expect.auditAnnotations).sort()), r.auditAnnotations);
+  }
+  if (expect.matched !== undefined && got.matched !== undefined) check('matched', JSON.stringify(got.matched) === JSON.stringify(expect.matched), got.matched);
+  return out;
+}
+
+test('every example in the gallery decides as its case file expects, webhook configurations included', async () => {
+  const { page, errors } = await open();
+  const { examples } = JSON.parse(readFileSync(join(page_dir, 'examples.json'), 'utf8'));
+  const webhooks = examples.filter((e) => e.webhook);
+  assert.ok(webhooks.length >= 10, `${webhooks.length} webhook cases in the gallery`);
+  const failures = [];
+  for (const example of examples) {
+    const got = await page.evaluate(async (id) => {
+      await globalThis.playground.loadExample(id);
+      return globalThis.playground.result();
+    }, example.id);
+    const wrong = mismatches(example.expect, got);
+    if (wrong.length) failures.push(`${example.id}: ${wrong.join('; ')}`);
+  }
+  assert.deepEqual(failures, []);
+  console.log(`${examples.length} gallery examples decided as their case files expect (${webhooks.length} through a webhook configuration)`);
+
+  // a webhook example on screen: the dispatch is shown, and a skipped request says why
+  await page.selectOption('#examples', 'foundation/webhook/pod-delete-is-skipped');
+  await page.waitForFunction(() => /no webhook called/.test(document.querySelector('#verdict .headline')?.textContent ?? ''));
+  assert.match(await page.textContent('#trace'), /did not send the request to Palisade/);
+  await page.selectOption('#examples', 'foundation/webhook/dry-run-to-side-effects-unknown-is-rejected');
+  await page.waitForFunction(() => /Denied — 400/.test(document.querySelector('#verdict .headline')?.textContent ?? ''));
+  assert.match(await page.textContent('#verdict .webhooks'), /answered by the apiserver; no webhook called/);
+
+  // download as case file: the webhook configuration goes with it, and `palisade test` passes it
+  await page.selectOption('#examples', 'foundation/webhook/pod-create-is-sent');
+  await page.waitForFunction(() => /webhooks called/.test(document.querySelector('#verdict .webhooks')?.textContent ?? ''));
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  mkdirSync(join(target, 'playground-tests'), { recursive: true });
+  const file = join(target, 'playground-tests/downloaded-webhook-case.yaml');
+  await download.saveAs(file);
+  assert.ok(YAML.parse(readFileSync(file, 'utf8')).webhook.webhooks.length > 0);
+  const run = spawnSync(palisade, ['test', file], { encoding: 'utf8' });
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});

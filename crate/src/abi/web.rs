@@ -9,7 +9,10 @@
 //! - `engine.explain(inputJson)`: the explain trace (JSON, [`crate::explain::Trace`]);
 //! - `scaffoldReview(manifestJson, operation, oldObjectJson, userJson, uid)`: an AdmissionReview for a manifest
 //!   ([`crate::scaffold`]); the uid is the caller's (the engine takes no randomness);
-//! - `bundleFromDocuments(documentsJson)`: the bundle a list of YAML documents stands for, as the CLI reads a file.
+//! - `bundleFromDocuments(documentsJson)`: the bundle a list of YAML documents stands for, as the CLI reads a file;
+//! - `engine.dispatchWebhook(webhookDocumentsJson, reviewJson, contextJson)`: the request through a
+//!   ValidatingWebhookConfiguration as kube-apiserver dispatches it ([`crate::webhook`]), this engine answering each
+//!   webhook that matches.
 
 use wasm_bindgen::prelude::*;
 
@@ -41,6 +44,58 @@ impl Engine {
     /// Decide one input and say how (JSON).
     pub fn explain(&self, input_json: &str) -> String {
         self.inner.explain(input_json.as_bytes())
+    }
+
+    /// Applies the ValidatingWebhookConfiguration among `webhook_documents_json` (a JSON list of documents) to a review
+    /// as kube-apiserver would, this engine answering every webhook that matches, with the context (JSON; an empty
+    /// string for none). Answers JSON: `{"skipped": why}` when no webhook is called, `{"response": AdmissionResponse}`
+    /// (the webhook's answer, or the apiserver's own: a dryRun rejection, a failed call under failurePolicy Fail), or
+    /// `{"error": message}` when the configuration, the review or the context cannot be used; beside the first two,
+    /// `configuration` (the ValidatingWebhookConfiguration picked from the documents) and `called` (the names of the
+    /// webhooks this engine answered, in order).
+    #[wasm_bindgen(js_name = dispatchWebhook)]
+    pub fn dispatch_webhook(
+        &self,
+        webhook_documents_json: &str,
+        review_json: &str,
+        context_json: &str,
+    ) -> String {
+        let mut called: Vec<String> = Vec::new();
+        let mut picked = serde_json::Value::Null;
+        let dispatched = (|| {
+            let documents: Vec<serde_json::Value> = serde_json::from_str(webhook_documents_json)
+                .map_err(|e| format!("the webhook documents are not a JSON list: {e}"))?;
+            picked = crate::webhook::pick_configuration(documents).map_err(|e| e.to_string())?;
+            let review: serde_json::Value = serde_json::from_str(review_json)
+                .map_err(|e| format!("the review is not JSON: {e}"))?;
+            let context: Option<serde_json::Value> = if context_json.trim().is_empty() {
+                None
+            } else {
+                Some(
+                    serde_json::from_str(context_json)
+                        .map_err(|e| format!("the context is not JSON: {e}"))?,
+                )
+            };
+            let mut call = |call: &crate::webhook::Call<'_>| {
+                called.push(call.webhook.to_owned());
+                let input = serde_json::json!({"review": call.review, "context": context});
+                serde_json::from_str(&self.inner.validate(input.to_string().as_bytes())).map_err(
+                    |e| crate::webhook::CallError::Failed(format!("the answer is not JSON: {e}")),
+                )
+            };
+            crate::webhook::apply(&picked, &review, context.as_ref(), &mut call)
+                .map_err(|e| e.to_string())
+        })();
+        let answer = match dispatched {
+            Ok(crate::webhook::Dispatched::Skipped(why)) => {
+                serde_json::json!({ "skipped": why, "configuration": picked, "called": called })
+            }
+            Ok(crate::webhook::Dispatched::Response(response)) => {
+                serde_json::json!({ "response": response, "configuration": picked, "called": called })
+            }
+            Err(message) => serde_json::json!({ "error": message }),
+        };
+        answer.to_string()
     }
 
     /// Warnings about the bundle (JSON list of `{document, path, message, help}`).

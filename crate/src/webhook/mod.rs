@@ -49,6 +49,53 @@ pub enum Error {
     NoRequest,
     #[error("the review's `request` cannot be read: {0}")]
     Request(String),
+    #[error("the context cannot be read: {0}")]
+    Context(String),
+    #[error("a MutatingWebhookConfiguration is not dispatched: palisade is a validating webhook")]
+    Mutating,
+    #[error("the documents hold no ValidatingWebhookConfiguration")]
+    NoConfiguration,
+    #[error("the documents hold {0} ValidatingWebhookConfigurations, expected one")]
+    SeveralConfigurations(usize),
+}
+
+/// The ValidatingWebhookConfiguration among a file's documents (other kinds are passed over). A bare webhook entry
+/// (`name`, `rules`, …) is taken as a configuration with that one webhook.
+pub fn pick_configuration(documents: Vec<Value>) -> Result<Value, Error> {
+    let mut found = Vec::new();
+    for doc in documents {
+        match doc.get("kind").and_then(Value::as_str) {
+            Some("ValidatingWebhookConfiguration") => found.push(doc),
+            Some("MutatingWebhookConfiguration") => return Err(Error::Mutating),
+            Some(_) => {}
+            None if doc.get("webhooks").is_some() => found.push(doc),
+            None if doc.get("name").is_some() => found.push(json!({ "webhooks": [doc] })),
+            None => {}
+        }
+    }
+    match found.len() {
+        1 => found.pop().ok_or(Error::NoConfiguration),
+        0 => Err(Error::NoConfiguration),
+        n => Err(Error::SeveralConfigurations(n)),
+    }
+}
+
+/// Applies `configuration` to `review` as kube-apiserver would, with the cluster a context document describes
+/// (`namespaces`, `authorizations`; `None`: nothing is known) and `call` answering each webhook that matches.
+pub fn apply(
+    configuration: &Value,
+    review: &Value,
+    context: Option<&Value>,
+    call: &mut dyn FnMut(&Call<'_>) -> Result<Value, CallError>,
+) -> Result<Dispatched, Error> {
+    let configuration = Configuration::compile(configuration)?;
+    let cluster = match context {
+        None => crate::StaticContext::default(),
+        Some(c) => {
+            crate::StaticContext::deserialize(c).map_err(|e| Error::Context(e.to_string()))?
+        }
+    };
+    configuration.dispatch(review, &cluster, call)
 }
 
 /// One call of a webhook, for the host to make.

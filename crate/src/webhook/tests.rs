@@ -376,3 +376,61 @@ fn broken_configurations_and_reviews_are_errors() {
         "the review has no `request`: a webhook configuration cannot be applied to it"
     );
 }
+
+#[test]
+fn one_configuration_is_picked_and_a_bare_webhook_wrapped() {
+    let bare = json!({"name": "a.example.com"});
+    assert_eq!(
+        pick_configuration(vec![json!({"kind": "Namespace"}), bare.clone()]).unwrap(),
+        json!({"webhooks": [bare]})
+    );
+    let vwc = json!({"kind": "ValidatingWebhookConfiguration", "webhooks": []});
+    assert_eq!(pick_configuration(vec![vwc.clone()]).unwrap(), vwc);
+    let several = pick_configuration(vec![vwc.clone(), vwc]).unwrap_err();
+    assert_eq!(
+        several.to_string(),
+        "the documents hold 2 ValidatingWebhookConfigurations, expected one"
+    );
+    assert_eq!(
+        pick_configuration(vec![json!({"kind": "MutatingWebhookConfiguration"})]),
+        Err(Error::Mutating)
+    );
+    assert_eq!(pick_configuration(vec![]), Err(Error::NoConfiguration));
+}
+
+/// `apply` reads the context a host gives (namespaces for a namespaceSelector) and says when it cannot.
+#[test]
+fn apply_reads_the_context_document() {
+    let config = json!({"webhooks": [hook(json!({
+        "namespaceSelector": {"matchLabels": {"env": "prod"}}
+    }))]});
+    let review = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
+        "uid": "u", "kind": {"group": "", "version": "v1", "kind": "ConfigMap"},
+        "resource": {"group": "", "version": "v1", "resource": "configmaps"},
+        "namespace": "shop", "operation": "CREATE", "userInfo": {"username": "alice"},
+        "object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "shop"}}
+    }});
+    let mut calls = 0;
+    let mut call = |_: &Call<'_>| {
+        calls += 1;
+        Ok(
+            json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                  "response": {"uid": "u", "allowed": true}}),
+        )
+    };
+    let prod = json!({"namespaces": [{"metadata": {"name": "shop", "labels": {"env": "prod"}}}]});
+    assert!(matches!(
+        apply(&config, &review, Some(&prod), &mut call),
+        Ok(Dispatched::Response(_))
+    ));
+    let dev = json!({"namespaces": [{"metadata": {"name": "shop", "labels": {"env": "dev"}}}]});
+    assert!(matches!(
+        apply(&config, &review, Some(&dev), &mut call),
+        Ok(Dispatched::Skipped(_))
+    ));
+    assert!(matches!(
+        apply(&config, &review, Some(&json!({"namespaces": 3})), &mut call),
+        Err(Error::Context(_))
+    ));
+    assert_eq!(calls, 1);
+}
