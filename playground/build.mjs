@@ -33,8 +33,9 @@ await build({
 copyFileSync(join(web, 'palisade_bg.wasm'), join(out, 'palisade_bg.wasm'));
 copyFileSync(join(here, 'index.html'), join(out, 'index.html'));
 copyFileSync(join(here, 'style.css'), join(out, 'style.css'));
+copyFileSync(join(here, 'sw.js'), join(out, 'sw.js'));
 writeFileSync(join(out, 'examples.json'), JSON.stringify(examples()));
-console.log(`built ${relative(root, out)}/ (index.html, app.js, style.css, palisade_bg.wasm, examples.json)`);
+console.log(`built ${relative(root, out)}/ (index.html, app.js, style.css, sw.js, palisade_bg.wasm, examples.json)`);
 
 /** The gallery: every bundle once (by path), and the case files that use them (review, context, webhook
  * configuration, title, and what the case expects, which the browser tests hold the page to). */

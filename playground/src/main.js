@@ -458,6 +458,8 @@ function fillExamples() {
 
 // ---------------------------------------------------------------- start
 async function start() {
+  // a service worker keeps the page's files, so that a reload works offline (sw.js); a page without one still works
+  navigator.serviceWorker?.register('sw.js').catch(() => {});
   status('loading the engine…');
   await init({ module_or_path: new URL('palisade_bg.wasm', document.baseURI) });
   globalThis.palisade = { Engine, scaffoldReview, bundleFromDocuments };

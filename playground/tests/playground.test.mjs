@@ -376,3 +376,23 @@ test('every example in the gallery decides as its case file expects, webhook con
   assert.deepEqual(errors, []);
   await page.context().close();
 });
+
+test('after one visit, a reload works offline (the service worker keeps the page, the engine and the gallery)', async () => {
+  const { page, errors } = await open();
+  // the worker installed (the files cached) and controls the page
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 15_000 });
+  await page.context().setOffline(true);
+  // a link with the state in its fragment, reloaded offline
+  await page.selectOption('#examples', 'vap/pod-security-baseline/allow-default-pod');
+  await page.waitForFunction(() => document.querySelector('#verdict .headline')?.textContent === 'Allowed');
+  await page.waitForFunction(() => location.hash.startsWith('#v1.'));
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  assert.equal(await page.textContent('#verdict .headline'), 'Allowed');
+  assert.match(await page.textContent('#verdict .matched'), /pod-security-baseline\/pod-security-baseline/);
+  // the gallery came from the cache too
+  await page.selectOption('#examples', 'cert-manager/namespaced-services/deny-rsa-key');
+  await page.waitForFunction(() => /Denied — 403/.test(document.querySelector('#verdict .headline')?.textContent ?? ''));
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
