@@ -214,6 +214,19 @@ def main():
         if not os.path.basename(f).startswith("bundle-"):
             write("differential", "hostile-" + os.path.basename(f), b"{}\xff" + open(f, "rb").read())
 
+    # webhook: every case with a `webhook:`, as configuration 0xFF review [0xFF context]
+    for c, (_, inp) in parts:
+        case = yaml.safe_load(open(c))
+        w = case.get("webhook")
+        if w is None:
+            continue
+        documents = load_docs(os.path.join(os.path.dirname(c), w)) if isinstance(w, str) else [w]
+        review, context = (inp["review"], inp["context"]) if "context" in inp and "review" in inp else (inp, None)
+        data = compact(documents).encode() + b"\xff" + compact(review).encode()
+        if context is not None:
+            data += b"\xff" + compact(context).encode()
+        write("webhook", os.path.relpath(c, rel("tests", "cases")), data)
+
 
 if __name__ == "__main__":
     main()

@@ -18,6 +18,7 @@ pub const TARGETS: &[&str] = &[
     "cel",
     "api",
     "differential",
+    "webhook",
 ];
 
 /// Runs the check of `target` on `data` (the stable corpus replay dispatches through this).
@@ -30,6 +31,7 @@ pub fn check(target: &str, data: &[u8]) {
         "cel" => check_cel(data),
         "api" => check_api(data),
         "differential" => check_differential(data),
+        "webhook" => check_webhook(data),
         other => unreachable!("no fuzz target `{other}`"),
     }
 }
@@ -831,6 +833,60 @@ pub fn check_api(data: &[u8]) {
     check_configure_answer(&palisade::api::configure(drawn.bundle.as_bytes()));
     let answer = palisade::api::review_json(&drawn.bundle, &drawn.review);
     check_answer(drawn.review.as_bytes(), &answer);
+}
+
+/// `webhook`: a ValidatingWebhookConfiguration (or a JSON list of documents to pick it from), a review and an optional
+/// context, JSON texts split at `0xFF`, through kube-apiserver's dispatch (`palisade::webhook`) with a webhook that
+/// allows, as the harness and the playground run it. Never a panic; an admission answer has a bool `allowed` and
+/// echoes the review's string uid; a skip or an error says why.
+pub fn check_webhook(data: &[u8]) {
+    let mut parts = data.split(|b| *b == 0xFF);
+    let (Some(configuration), Some(review)) = (parts.next(), parts.next()) else {
+        return;
+    };
+    let (Ok(configuration), Ok(review)) = (
+        serde_json::from_slice::<Value>(configuration),
+        serde_json::from_slice::<Value>(review),
+    ) else {
+        return;
+    };
+    let context = parts
+        .next()
+        .and_then(|c| serde_json::from_slice::<Value>(c).ok());
+    let documents = match configuration {
+        Value::Array(documents) => documents,
+        one => vec![one],
+    };
+    let Ok(configuration) = palisade::webhook::pick_configuration(documents) else {
+        return;
+    };
+    let mut allow = |call: &palisade::webhook::Call<'_>| {
+        Ok(json!({
+            "apiVersion": call.review.get("apiVersion").cloned().unwrap_or(Value::Null),
+            "kind": "AdmissionReview",
+            "response": {
+                "uid": call.review.pointer("/request/uid").cloned().unwrap_or(Value::Null),
+                "allowed": true
+            }
+        }))
+    };
+    match palisade::webhook::apply(&configuration, &review, context.as_ref(), &mut allow) {
+        Ok(palisade::webhook::Dispatched::Response(response)) => {
+            assert!(
+                response.get("allowed").and_then(Value::as_bool).is_some(),
+                "{response}"
+            );
+            if let Some(uid) = review.pointer("/request/uid").and_then(Value::as_str) {
+                assert_eq!(
+                    response.get("uid").and_then(Value::as_str),
+                    Some(uid),
+                    "{response}"
+                );
+            }
+        }
+        Ok(palisade::webhook::Dispatched::Skipped(why)) => assert!(!why.is_empty()),
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
 }
 
 /// Splits a differential input into (bundle, review): the bytes before the first `0xFF` (never part of UTF-8) are

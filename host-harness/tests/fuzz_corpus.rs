@@ -89,3 +89,8 @@ fn api_corpus() {
 fn differential_corpus() {
     replay("differential");
 }
+
+#[test]
+fn webhook_corpus() {
+    replay("webhook");
+}
