@@ -746,7 +746,8 @@ fn bench_kubewarden(
     let mut modules = Vec::new();
     for ((label, backend), s) in backends.into_iter().zip(samples) {
         let bytes = std::fs::read(backend.path())?;
-        // a reused instance runs the same code whichever allocator made it: pooled modules are measured fresh only
+        // a reused instance runs the same code whichever allocator made it: a pooled module's reused calls are made
+        // (bench_samples makes them for every module) but not reported
         let reused =
             (!label.ends_with(bench::POOLED)).then(|| bench::Stats::from_samples(s.reused));
         modules.push(bench::ModuleFigures {
