@@ -273,3 +273,51 @@ fn a_command_line_it_does_not_understand_exits_2_with_the_usage() {
     assert_eq!(help.status, 0);
     assert!(String::from_utf8_lossy(&help.stdout).starts_with("usage: palisade-wasi"));
 }
+
+/// Review files named on the command line: the bundle compiled once, one answer line per file, each the answer the C
+/// ABI gives that review; exit 1 when any is not allowed.
+#[test]
+fn several_review_files_are_answered_one_line_each_as_the_c_abi_answers_them() {
+    let bundle = read("bench/pod-baseline.yaml");
+    let review = read("bench/pod-review.json");
+    let mut privileged: Value = serde_json::from_slice(&review).unwrap();
+    privileged["request"]["object"]["spec"]["containers"][0]["securityContext"] =
+        serde_json::json!({"privileged": true});
+    let privileged = serde_json::to_vec(&privileged).unwrap();
+    let out = run(
+        &["validate", "-p", "b.yaml", "pod.json", "privileged.json"],
+        b"",
+        &[
+            ("b.yaml", &bundle),
+            ("pod.json", &review),
+            ("privileged.json", &privileged),
+        ],
+    );
+    let lines: Vec<&[u8]> = out
+        .stdout
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut c_abi = palisade().instantiate().unwrap();
+    c_abi
+        .configure(
+            &serde_json::to_vec(
+                &palisade_harness::documents::read_bundle(
+                    &workspace().join("bench/pod-baseline.yaml"),
+                )
+                .unwrap(),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    let want: Vec<Vec<u8>> = [&review, &privileged]
+        .iter()
+        .map(|r| {
+            c_abi
+                .call(palisade_harness::host::Entry::Validate, r)
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(lines, [&want[0][..], &want[1][..]], "{}", stderr(&out));
+    assert_eq!(out.status, 1);
+}

@@ -3,19 +3,21 @@
 //! call the C ABI's exports.
 //!
 //! ```text
-//! palisade-wasi validate [-p BUNDLE] [--context FILE] < REVIEW   the AdmissionReview answer, as the C ABI's validate
-//! palisade-wasi explain  [-p BUNDLE] [--context FILE] [--text] < REVIEW   how it was decided (the trace: JSON, or
-//!                                                                         with --text a tree to read)
+//! palisade-wasi validate [-p BUNDLE] [--context FILE] [REVIEW…]   the AdmissionReview answer, as the C ABI's
+//!                                                                  validate (no REVIEW: stdin)
+//! palisade-wasi explain  [-p BUNDLE] [--context FILE] [--text] [REVIEW…]   how it was decided (the trace: JSON, or
+//!                                                                          with --text a tree to read)
 //! palisade-wasi check    [-p] BUNDLE                              the bundle compiled: {"valid": …} with its problems
 //! ```
 //!
 //! - BUNDLE is a JSON or YAML file, a bundle document or a stream of upstream objects, read as `palisade eval` reads
 //!   one ([`crate::bundle::from_documents`]); without `-p`, the file `$PALISADE_BUNDLE` names. The host must give the
 //!   command the file's directory (`wasmtime run --dir .`).
-//! - REVIEW on stdin is what the C ABI's `validate` takes: an AdmissionReview, or `{"review": …, "context": …}`.
-//!   `--context FILE` (JSON or YAML) is the context instead of any the input carries.
-//! - The answer goes to stdout, one JSON line; what went wrong to stderr.
-//! - Exit status: 0 when the request is allowed (`check`: the bundle compiles; `explain`: a trace was written), 1 when
+//! - REVIEW is what the C ABI's `validate` takes: an AdmissionReview, or `{"review": …, "context": …}`, on stdin, or
+//!   in each file named (the bundle is then compiled once for all of them). `--context FILE` (JSON or YAML) is the
+//!   context instead of any the input carries.
+//! - The answer goes to stdout, one JSON line per review, in order; what went wrong to stderr.
+//! - Exit status: 0 when the request is allowed (every one, with several) (`check`: the bundle compiles; `explain`: a trace was written), 1 when
 //!   it is not (denied, or answered 500 because no bundle was given or the file cannot be read or does not compile:
 //!   fail closed, the uid echoed; `check`: the bundle has problems), 2 for a command line it does not understand or a
 //!   context file it cannot read.
@@ -74,11 +76,12 @@ pub const NO_BUNDLE: &str = "no bundle was given (run `palisade-wasi validate -p
 
 /// `palisade-wasi help`.
 pub const USAGE: &str = "\
-usage: palisade-wasi validate [-p BUNDLE] [--context FILE] < REVIEW
-       palisade-wasi explain  [-p BUNDLE] [--context FILE] [--text] < REVIEW
+usage: palisade-wasi validate [-p BUNDLE] [--context FILE] [REVIEW…]
+       palisade-wasi explain  [-p BUNDLE] [--context FILE] [--text] [REVIEW…]
        palisade-wasi check    [-p] BUNDLE
 
-  validate  decide the AdmissionReview on stdin; print the AdmissionReview answer
+  validate  decide each AdmissionReview (no REVIEW: the one on stdin); print the
+            AdmissionReview answer, one line per review
   explain   print how it was decided: every policy and binding, every expression
             (JSON; --text: a tree to read)
   check     compile the bundle; print {\"valid\": …} with every problem
@@ -87,10 +90,10 @@ usage: palisade-wasi validate [-p BUNDLE] [--context FILE] < REVIEW
             (default: the file $PALISADE_BUNDLE names; with neither, every request is
             answered 500, not configured); the host must preopen its directory,
             e.g. `wasmtime run --dir . palisade-wasi.wasm validate -p bundle.yaml < review.json`
-  REVIEW    an AdmissionReview, or {\"review\": …, \"context\": …}
+  REVIEW    a file with an AdmissionReview, or {\"review\": …, \"context\": …}
   --context a JSON or YAML file with the context (namespaces, …), instead of the input's
 
-exit status: 0 allowed (check: valid), 1 not allowed (check: problems), 2 usage
+exit status: 0 allowed (every review; check: valid), 1 not allowed (check: problems), 2 usage
 ";
 
 /// The parsed command line.
@@ -100,6 +103,8 @@ struct Command {
     context: Option<String>,
     /// `explain --text`: the trace as a tree ([`crate::explain::to_text`]).
     text: bool,
+    /// The review files of `validate` and `explain` (none: stdin).
+    reviews: Vec<String>,
 }
 
 fn parse(args: &[String]) -> Result<Command, String> {
@@ -116,6 +121,7 @@ fn parse(args: &[String]) -> Result<Command, String> {
         bundle: None,
         context: None,
         text: false,
+        reviews: Vec::new(),
     };
     while let Some(arg) = rest.next() {
         let slot = match arg.as_str() {
@@ -130,6 +136,10 @@ fn parse(args: &[String]) -> Result<Command, String> {
                     return Err(format!("`check` takes one bundle, not also `{positional}`"));
                 }
                 command.bundle = Some(positional.to_owned());
+                continue;
+            }
+            review if name != "check" && !review.starts_with('-') => {
+                command.reviews.push(review.to_owned());
                 continue;
             }
             other => return Err(format!("`{name}` does not take `{other}`")),
@@ -183,48 +193,71 @@ pub fn run(args: &[String], io: &dyn Io) -> Outcome {
             Err(problem) => return Outcome::usage(&problem),
         },
     };
-    let input = match io.read_stdin(MAX_INPUT_BYTES) {
-        Ok(input) => input,
-        Err(e) => return Outcome::usage(&format!("cannot read stdin: {e}")),
+    let mut stdout = String::new();
+    let mut all_allowed = true;
+    let mut decide_input = |input: &[u8]| {
+        let (printed, allowed) = decide(&command, &configured, context.as_ref(), input);
+        stdout.push_str(&printed);
+        all_allowed &= allowed;
     };
+    if command.reviews.is_empty() {
+        match io.read_stdin(MAX_INPUT_BYTES) {
+            Ok(input) => decide_input(&input),
+            Err(e) => return Outcome::usage(&format!("cannot read stdin: {e}")),
+        }
+    }
+    for path in &command.reviews {
+        // a file that cannot be read is a usage error, and nothing is printed (the output is written at the end)
+        match io.read_file(path, MAX_INPUT_BYTES) {
+            Ok(input) => decide_input(&input),
+            Err(e) => return Outcome::usage(&format!("cannot read the review `{path}`: {e}")),
+        }
+    }
+    Outcome {
+        stdout,
+        stderr: rejected,
+        // explain reports; validate says whether every request is allowed
+        status: u8::from(command.name == "validate" && !all_allowed),
+    }
+}
+
+/// One review decided (`validate`) or explained (`explain`): what is printed for it, and whether it is allowed.
+fn decide(
+    command: &Command,
+    configured: &Configured,
+    context: Option<&StaticContext>,
+    input: &[u8],
+) -> (String, bool) {
     let read = if input.len() > MAX_INPUT_BYTES {
         // answered as an unreadable review: 400, with the uid and apiVersion its first bytes give
         Err(ReadError::new(
             ADMISSION_REVIEW,
             ReadFault::TooLarge(MAX_INPUT_BYTES),
-            &input,
+            input,
         ))
     } else {
-        api::read_review(&input)
+        api::read_review(input)
     };
     let read = read.map(|mut read| {
         if let Some(context) = context {
-            read.context = context;
+            read.context = context.clone();
         }
         read
     });
     if command.name == "explain" {
         let trace = configured.explain_read(read);
-        let stdout = match serde_json::from_str(&trace) {
+        let printed = match serde_json::from_str(&trace) {
             Ok(value) if command.text => crate::explain::to_text(&value),
             _ => format!("{trace}\n"),
         };
-        return Outcome {
-            stdout,
-            stderr: rejected,
-            status: 0,
-        };
+        return (printed, true);
     }
     let answer = configured.answer_read(read);
     let allowed = serde_json::from_str::<serde_json::Value>(&answer)
         .ok()
         .and_then(|a| a.pointer("/response/allowed")?.as_bool())
         == Some(true);
-    Outcome {
-        stdout: format!("{answer}\n"),
-        stderr: rejected,
-        status: u8::from(!allowed),
-    }
+    (format!("{answer}\n"), allowed)
 }
 
 /// Read and compile the bundle file at `path`: a file that cannot be read or parsed is a rejected bundle, answered as
@@ -611,6 +644,82 @@ spec:
         );
         let (_, out) = run_with(&fake(""), &["validate", "--text", "-p", "bundle.yaml"]);
         assert_eq!(out.status, USAGE_ERROR);
+    }
+
+    /// Review files: the bundle compiled once, one answer line per file in order, exit 1 when any is not allowed; a
+    /// file that cannot be read is a usage error with nothing on stdout, and stdin is not read.
+    #[test]
+    fn several_review_files_are_decided_in_one_run() {
+        let mut io = fake("stdin is not read when files are named");
+        io.files.insert("good.json".to_owned(), review("good"));
+        io.files.insert(
+            "bad.json".to_owned(),
+            with_context(&bare_review("bad"), LOCKED),
+        );
+        let out = run(
+            &[
+                "palisade-wasi",
+                "validate",
+                "-p",
+                "bundle.yaml",
+                "good.json",
+                "bad.json",
+                "good.json",
+            ]
+            .map(str::to_owned),
+            &io,
+        );
+        let lines: Vec<serde_json::Value> = out
+            .stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let allowed: Vec<&serde_json::Value> =
+            lines.iter().map(|l| &l["response"]["allowed"]).collect();
+        assert_eq!(
+            allowed,
+            [
+                &serde_json::json!(true),
+                &serde_json::json!(false),
+                &serde_json::json!(true)
+            ]
+        );
+        assert_eq!(out.status, 1, "{out:?}");
+        // every answer is the one the review gets on its own, through stdin
+        let alone = run_with(
+            &fake(&with_context(&bare_review("bad"), LOCKED)),
+            &["validate", "-p", "bundle.yaml"],
+        );
+        assert_eq!(lines[1], alone.0);
+        let (_, out) = run_with(
+            &io,
+            &["validate", "-p", "bundle.yaml", "good.json", "good.json"],
+        );
+        assert_eq!((out.status, out.stdout.lines().count()), (0, 2));
+        // explain: a trace per file, exit 0
+        let (_, out) = run_with(
+            &io,
+            &["explain", "-p", "bundle.yaml", "bad.json", "good.json"],
+        );
+        let traces: Vec<serde_json::Value> = out
+            .stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(traces.len(), 2);
+        assert_eq!(traces[0]["verdict"]["response"]["allowed"], false);
+        assert_eq!(out.status, 0);
+        // an unreadable file: usage, and nothing printed for the files before it
+        let (_, out) = run_with(
+            &io,
+            &["validate", "-p", "bundle.yaml", "good.json", "missing.json"],
+        );
+        assert_eq!(out.status, USAGE_ERROR);
+        assert!(out.stdout.is_empty(), "{out:?}");
+        assert!(
+            out.stderr.contains("cannot read the review `missing.json`"),
+            "{out:?}"
+        );
     }
 
     #[test]
