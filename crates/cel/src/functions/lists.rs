@@ -18,14 +18,51 @@ use crate::error::EvalError;
 use crate::time::Duration;
 use crate::value::{List, Type, Value};
 
-/// The cost of `method` on a list of `size` elements.
-pub(crate) fn member_cost(method: Method, size: u64) -> u64 {
+/// What every call of cel-go's lists extension that builds a list pays besides its work: the call (1) and the new
+/// list (`ListCreateBaseCost`, 10) (ext/lists.go `trackAllocatingListCall`).
+const ALLOCATING_CALL: u64 = 1 + 10;
+
+/// The cost of a call of cel-go's lists extension whose work is `work` (`uint64(work)` in Go: truncated, and
+/// saturated here) and that builds a list.
+fn allocating(work: f64) -> u64 {
+    // `as` saturates (and maps NaN to 0)
+    (work as u64).saturating_add(ALLOCATING_CALL)
+}
+
+/// The cost of `method` on the list `l` of `size` elements with `args`: the lists extension as kube-apiserver enables
+/// it since 1.34 (cel-go's `ext.Lists(ext.ListsVersion(3))`, whose trackers charge by the size of what is built, and
+/// `sort` and `distinct` as n² comparisons), the Kubernetes lists library's traversals, the rest 1.
+pub(crate) fn member_cost(method: Method, l: &List<'_>, size: u64, args: &[Value<'_>]) -> u64 {
     match method {
         Method::Size | Method::First | Method::Last => 1,
-        Method::Sort => 1 + size.saturating_mul(64 - size.leading_zeros() as u64),
         // library/cost.go `join`: ceil(size(result) * 2 * 0.1), charged in [`member`] from the
         // size the result will have, before it is built
         Method::Join => 0,
+        // trackListOutputSize: the result has the list's size
+        Method::Reverse => allocating(size as f64),
+        // trackListOutputSize: the result is `b - a` long (a call that fails costs nothing that matters)
+        Method::Slice => match (args.first(), args.get(1)) {
+            (Some(Value::Int(a)), Some(Value::Int(b))) if 0 <= *a && a <= b => {
+                allocating(b.saturating_sub(*a) as f64)
+            }
+            _ => 1,
+        },
+        // trackListFlatten: the input's size times the depth (1 without one)
+        Method::Flatten => {
+            let depth = match args.first() {
+                Some(Value::Int(d)) => *d as f64,
+                _ => 1.0,
+            };
+            allocating(size as f64 * depth)
+        }
+        // trackListSelfCompare: n² comparisons at 2 each, 2.1 when the first element is a string or bytes
+        Method::Sort | Method::Distinct => {
+            let factor = match l.get(0) {
+                Some(Value::String(_) | Value::Bytes(_)) => 2.0 + STRING_TRAVERSAL_FACTOR,
+                _ => 2.0,
+            };
+            allocating(size.saturating_mul(size) as f64 * factor)
+        }
         _ => 1 + size,
     }
 }
@@ -234,6 +271,11 @@ fn flatten<'a>(l: &List<'a>, depth: i64, out: &mut Vec<Value<'a>>) {
             other => out.push(other),
         }
     }
+}
+
+/// The cost of `lists.range(n)`: trackListOutputSize, the `n` elements it builds (none when `n` is negative).
+pub(crate) fn range_cost(n: i64) -> u64 {
+    allocating(n.max(0) as f64)
 }
 
 /// `lists.range(n)`

@@ -78,7 +78,7 @@ pub(crate) fn global<'a>(
             ceil_cost(1 + ctx.size(v), STRING_TRAVERSAL_FACTOR)
                 * ceil_cost(pat, args::REGEX_LENGTH_FACTOR)
         }
-        (Function::Range, Some(Value::Int(n))) => u64::try_from(*n).unwrap_or(0).max(1),
+        (Function::Range, Some(Value::Int(n))) => lists::range_cost(*n),
         (Function::Sets(_), _) => sets::cost(&args),
         (Function::Base64(_) | Function::Quote, Some(v)) => {
             ceil_cost(ctx.size(v), STRING_TRAVERSAL_FACTOR).max(1)
@@ -125,7 +125,7 @@ pub(crate) fn member<'a>(
     let size = ctx.size(&recv);
     let cost = match &recv {
         Value::String(s) => strings::member_cost(ctx, method, s.as_str(), size, &args),
-        Value::List(_) => lists::member_cost(method, size),
+        Value::List(l) => lists::member_cost(method, l, size, &args),
         _ => 1,
     };
     ctx.budget.charge(cost)?;
