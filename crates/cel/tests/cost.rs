@@ -586,3 +586,78 @@ fn cel_go_lists_extension_cost_rows() {
         assert_eq!(b.used(), want, "{src}");
     }
 }
+
+/// k8s.io/apiserver/pkg/cel/library/cost_test.go `TestListsCost` and `TestIndexOfCost`, the runtime costs: `sum`,
+/// `isSorted`, `max`, `min`, `indexOf` and `lastIndexOf` cost one traversal of the list (`traversalCost`: 1 an
+/// element, 0.1 a byte of a string or bytes, truncated), with no call cost besides. Upstream runs without folding:
+/// its figures less what kube-apiserver folds, the list literal (10) and each conversion of a constant in it or in
+/// the argument (`uint(1)` 1, `bytes('012345678901')` 2, `duration('1s')` 1, …), which leaves the traversal, 5.
+#[test]
+fn kubernetes_lists_library_cost_rows() {
+    // (list, what folding saves: the literal and its conversions)
+    let lists = [
+        ("[1, 2, 3, 4, 5]", 10),
+        ("[uint(1), uint(2), uint(3), uint(4), uint(5)]", 10 + 5),
+        ("[1.0, 2.0, 3.0, 4.0, 5.0]", 10),
+        ("[false, true, false, true, false]", 10),
+        (
+            "['012345678901', '012345678901', '012345678901', '012345678901', '012345678901']",
+            10,
+        ),
+        (
+            "[bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901')]",
+            10 + 5 * 2,
+        ),
+        (
+            "[duration('1s'), duration('2s'), duration('3s'), duration('4s'), duration('5s')]",
+            10 + 5,
+        ),
+        (
+            "[timestamp('2011-01-01T00:00:00.000+01:00'), timestamp('2011-01-02T00:00:00.000+01:00'), timestamp('2011-01-03T00:00:00.000+01:00'), timestamp('2011-01-04T00:00:00.000+01:00'), timestamp('2011-01-05T00:00:00.000+01:00')]",
+            10 + 5,
+        ),
+    ];
+    // upstream's figures, in the order of `lists` (`sum` is not defined on bools, strings, bytes or timestamps)
+    let sum = [
+        Some(15),
+        Some(20),
+        Some(15),
+        None,
+        None,
+        None,
+        Some(20),
+        None,
+    ];
+    let ordered = [15, 20, 15, 15, 15, 25, 20, 20];
+    let index_of = [
+        ("3", 0, 15),
+        ("uint(3)", 1, 21),
+        ("3.0", 0, 15),
+        ("true", 0, 15),
+        ("'x'", 0, 15),
+        ("bytes('x')", 1, 26),
+        ("duration('3s')", 1, 21),
+        ("timestamp('2011-01-03T00:00:00.000+01:00')", 1, 21),
+    ];
+    for (k, (list, folded)) in lists.iter().enumerate() {
+        if let Some(upstream) = sum[k] {
+            assert_eq!(
+                cost(&format!("{list}.sum()")),
+                upstream - folded,
+                "{list}.sum()"
+            );
+        }
+        for op in [".isSorted()", ".max()", ".min()"] {
+            assert_eq!(
+                cost(&format!("{list}{op}")),
+                ordered[k] - folded,
+                "{list}{op}"
+            );
+        }
+        let (param, param_folded, upstream) = index_of[k];
+        for op in ["indexOf", "lastIndexOf"] {
+            let src = format!("{list}.{op}({param})");
+            assert_eq!(cost(&src), upstream - folded - param_folded, "{src}");
+        }
+    }
+}

@@ -63,8 +63,43 @@ pub(crate) fn member_cost(method: Method, l: &List<'_>, size: u64, args: &[Value
             };
             allocating(size.saturating_mul(size) as f64 * factor)
         }
-        _ => 1 + size,
+        // library/cost.go: these O(n) functions cost one traversal of the list (the estimate replaces the call's 1)
+        Method::IsSorted
+        | Method::Sum
+        | Method::Min
+        | Method::Max
+        | Method::IndexOf
+        | Method::LastIndexOf => traversal_cost(&Value::List(l.clone())),
+        _ => 1,
     }
+}
+
+/// library/cost.go `traversalCost`: a string or bytes 0.1 a byte (truncated), a list the sum of its elements', a map
+/// the sum of its keys' and values', anything else 1. Walked with a stack of its own, so that no nesting depth can
+/// overflow the call stack.
+fn traversal_cost(v: &Value<'_>) -> u64 {
+    let mut cost: u64 = 0;
+    let mut pending: Vec<Value<'_>> = vec![v.clone()];
+    while let Some(v) = pending.pop() {
+        let own = match v {
+            Value::String(s) => (s.as_str().len() as f64 * STRING_TRAVERSAL_FACTOR) as u64,
+            Value::Bytes(b) => (b.len() as f64 * STRING_TRAVERSAL_FACTOR) as u64,
+            Value::List(l) => {
+                pending.extend(l.iter());
+                0
+            }
+            Value::Map(m) => {
+                for (k, x) in m.entries() {
+                    pending.push(k);
+                    pending.push(x);
+                }
+                0
+            }
+            _ => 1,
+        };
+        cost = cost.saturating_add(own);
+    }
+    cost
 }
 
 /// `method` on the list `l`, its cost ([`member_cost`]) already charged.
