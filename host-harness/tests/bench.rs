@@ -34,6 +34,36 @@ fn bench(extra: &[&str]) -> String {
     stdout
 }
 
+/// `palisade bench --format json -p BUNDLE REVIEWS` (paths in the workspace) with `extra`, 3 rounds: its report.
+fn bench_json(bundle: &str, reviews: &str, extra: &[&str]) -> Value {
+    let ws = common::workspace();
+    let out = Command::new(env!("CARGO_BIN_EXE_palisade"))
+        .arg("bench")
+        .arg("-p")
+        .arg(ws.join(bundle))
+        .arg(ws.join(reviews))
+        .args(["--iterations", "3", "--warmup", "1", "--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The labels of a report's modules, in order.
+fn labels(doc: &Value) -> Vec<&str> {
+    doc["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["module"].as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn bench_measures_palisade_next_to_both_floors() {
     let text = bench(&[]);
@@ -53,12 +83,8 @@ fn bench_measures_palisade_next_to_both_floors() {
 fn bench_json_has_every_figure() {
     let doc: Value = serde_json::from_str(&bench(&["--format", "json"])).unwrap();
     let modules = doc["modules"].as_array().unwrap();
-    let labels: Vec<&str> = modules
-        .iter()
-        .map(|m| m["module"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        labels,
+        labels(&doc),
         ["palisade", "palisade, baked", "scan floor", "DOM floor"]
     );
     for m in modules {
@@ -161,12 +187,8 @@ fn bench_with_pooling_measures_pooled_fresh_instances_beside_on_demand_ones() {
     }
     let doc: Value = serde_json::from_str(&bench(&["--pooling", "--format", "json"])).unwrap();
     let modules = doc["modules"].as_array().unwrap();
-    let labels: Vec<&str> = modules
-        .iter()
-        .map(|m| m["module"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        labels,
+        labels(&doc),
         [
             "palisade",
             "palisade, baked",
@@ -196,38 +218,13 @@ fn bench_with_pooling_measures_pooled_fresh_instances_beside_on_demand_ones() {
 /// The Kubewarden module and the waPC floor run in the pooled runtime too.
 #[test]
 fn bench_kubewarden_with_pooling() {
-    let ws = common::workspace();
-    let out = Command::new(env!("CARGO_BIN_EXE_palisade"))
-        .arg("bench")
-        .arg("-p")
-        .arg(ws.join("bench/pod-baseline.yaml"))
-        .arg(ws.join("bench/pod-review.json"))
-        .args([
-            "--kubewarden",
-            "--pooling",
-            "--iterations",
-            "3",
-            "--warmup",
-            "1",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let doc = bench_json(
+        "bench/pod-baseline.yaml",
+        "bench/pod-review.json",
+        &["--kubewarden", "--pooling"],
     );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let labels: Vec<&str> = doc["modules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["module"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        labels,
+        labels(&doc),
         [
             "palisade",
             "palisade, baked",
@@ -248,21 +245,7 @@ fn bench_kubewarden_with_pooling() {
 /// A directory is replayed as recorded traffic: every AdmissionReview in it, nothing else.
 #[test]
 fn bench_replays_a_directory_of_reviews() {
-    let ws = common::workspace();
-    let out = Command::new(env!("CARGO_BIN_EXE_palisade"))
-        .arg("bench")
-        .arg("-p")
-        .arg(ws.join("bench/pod-baseline.yaml"))
-        .arg(ws.join("bench"))
-        .args(["--iterations", "3", "--warmup", "1", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = bench_json("bench/pod-baseline.yaml", "bench", &[]);
     assert_eq!(
         doc["reviews"], 3,
         "bench/ holds three reviews beside bundles, a context and a script"
