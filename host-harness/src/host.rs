@@ -82,15 +82,6 @@ impl Runtime {
             .clone()
     }
 
-    /// [`Runtime::pooled`] when `pooling`, else [`Runtime::shared`].
-    pub fn with_pooling(pooling: bool) -> Result<Self, HostError> {
-        if pooling {
-            Self::pooled()
-        } else {
-            Self::shared()
-        }
-    }
-
     fn new() -> Result<Self, HostError> {
         Self::with(|_| {})
     }

@@ -36,22 +36,31 @@ fn bench(extra: &[&str]) -> String {
 
 /// `palisade bench --format json -p BUNDLE REVIEWS` (paths in the workspace) with `extra`, 3 rounds: its report.
 fn bench_json(bundle: &str, reviews: &str, extra: &[&str]) -> Value {
-    let ws = common::workspace();
-    let out = Command::new(env!("CARGO_BIN_EXE_palisade"))
-        .arg("bench")
-        .arg("-p")
-        .arg(ws.join(bundle))
-        .arg(ws.join(reviews))
-        .args(["--iterations", "3", "--warmup", "1", "--format", "json"])
-        .args(extra)
-        .output()
-        .unwrap();
+    let mut args = vec![
+        "bench",
+        "-p",
+        bundle,
+        reviews,
+        "--iterations",
+        "3",
+        "--warmup",
+        "1",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    serde_json::from_slice(&common::run_palisade(&args)).unwrap()
+}
+
+/// The report has the pooled baked module's fresh ratio to the pooled floor.
+fn assert_pooled_fresh_ratio(doc: &Value) {
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        doc["ratios"]["palisade, baked, pooled/fresh"]
+            .as_f64()
+            .unwrap()
+            > 0.0,
+        "{doc}"
     );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// The labels of a report's modules, in order.
@@ -202,13 +211,7 @@ fn bench_with_pooling_measures_pooled_fresh_instances_beside_on_demand_ones() {
         assert!(m["reused"].is_null(), "{m}");
         assert_eq!(m["fresh"]["samples"], 5, "{m}");
     }
-    assert!(
-        doc["ratios"]["palisade, baked, pooled/fresh"]
-            .as_f64()
-            .unwrap()
-            > 0.0,
-        "{doc}"
-    );
+    assert_pooled_fresh_ratio(&doc);
     assert!(
         doc["ratios"]["palisade, baked, pooled/reused"].is_null(),
         "{doc}"
@@ -233,13 +236,7 @@ fn bench_kubewarden_with_pooling() {
             "waPC floor, pooled"
         ]
     );
-    assert!(
-        doc["ratios"]["palisade, baked, pooled/fresh"]
-            .as_f64()
-            .unwrap()
-            > 0.0,
-        "{doc}"
-    );
+    assert_pooled_fresh_ratio(&doc);
 }
 
 /// A directory is replayed as recorded traffic: every AdmissionReview in it, nothing else.

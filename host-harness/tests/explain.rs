@@ -8,32 +8,15 @@
     reason = "integration tests fail loudly, helpers included"
 )]
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
 use serde_json::Value;
-
-/// `palisade ARGS` from the workspace root: its stdout, once it has succeeded.
-fn run_palisade(args: &[&str]) -> Vec<u8> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let out = Command::new(env!("CARGO_BIN_EXE_palisade"))
-        .current_dir(&root)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
 
 fn eval(args: &[&str]) -> Value {
     let mut all = vec!["eval"];
     all.extend_from_slice(args);
     all.extend(["-p", "bench/pod-baseline.yaml", "bench/pod-review.json"]);
-    serde_json::from_slice(&run_palisade(&all)).unwrap()
+    serde_json::from_slice(&common::run_palisade(&all)).unwrap()
 }
 
 #[test]
@@ -62,7 +45,7 @@ fn eval_explain_prints_the_trace_with_the_modules_verdict() {
 #[test]
 fn eval_explain_text_draws_the_same_trace_as_a_tree() {
     // `--explain` before the review paths takes no value: they stay reviews
-    let out = run_palisade(&[
+    let out = common::run_palisade(&[
         "eval",
         "-p",
         "bench/pod-baseline.yaml",
@@ -75,7 +58,7 @@ fn eval_explain_text_draws_the_same_trace_as_a_tree() {
         "{text}"
     );
     assert_eq!(text, palisade::explain::to_text(&eval(&["--explain"])));
-    let json_before_reviews = run_palisade(&[
+    let json_before_reviews = common::run_palisade(&[
         "eval",
         "-p",
         "bench/pod-baseline.yaml",
