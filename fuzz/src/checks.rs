@@ -513,6 +513,8 @@ const CEL_CALLS: &[&str] = &[
     "isURL(#)",
     "#.isSorted()",
     "#.sum()",
+    "#.sortBy(x, x)",
+    "lists.range(14).sortBy(i, #)",
     "dyn(#)",
     "[#, #]",
     "{'k': #}",

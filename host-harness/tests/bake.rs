@@ -373,13 +373,16 @@ fn a_baked_image_leaves_out_the_dead_stack() {
 
 // Each page a request touches first is a page fault in a fresh instance, the larger part of a fresh request's cost
 // after its instructions. pod-review, sent as compact JSON as kube-apiserver and `palisade bench` send it, writes one
-// stack page, the allocator's state and five pages past the image (the review, its tape, everything else), under
-// any of the bundles below (each lays the baked heap out differently). palisade-json's parser reserves room for the
-// tape of compact JSON up front (growing it copies it onto new pages) after its small vectors and gives back the room
-// it did not use, and `palisade_seal` starts the heap's free end on a page boundary (else the first block's header
-// lands on the image's last page): ten pages before, eight before the stack of pod-baseline's request fit in a page.
+// stack page, the statics (the allocator's state and the module's own, under 1 KiB together) and five pages past the
+// image (the review, its tape, everything else), under any of the bundles below (each lays the baked heap out
+// differently). palisade-json's parser reserves room for the tape of compact JSON up front (growing it copies it onto
+// new pages) after its small vectors and gives back the room it did not use, and `palisade_seal` starts the heap's
+// free end on a page boundary (else the first block's header lands on the image's last page): ten pages before, eight
+// before the stack of pod-baseline's request fit in a page. The statics follow the read-only data, so whether they
+// fit in one page or straddle two depends on its length, which any new message or table moves (two pages since the
+// December 2026 build with `sortBy`): the pages past the image are held to five, and the whole to eight.
 #[test]
-fn a_fresh_baked_request_writes_at_most_seven_pages() {
+fn a_fresh_baked_request_writes_at_most_eight_pages_five_past_the_image() {
     let ws = common::workspace();
     let review = std::fs::read(ws.join("bench/pod-review.json")).unwrap();
     let compact = compact(&review);
@@ -398,7 +401,15 @@ fn a_fresh_baked_request_writes_at_most_seven_pages() {
             answer["response"]["allowed"].is_boolean(),
             "{source}: {answer}"
         );
-        assert_pages_written_at_most(&before, fresh.memory_data(), 7, source);
+        assert_pages_written_at_most(&before, fresh.memory_data(), 8, source);
+        let past_the_image = pages_written(&before, fresh.memory_data())
+            .into_iter()
+            .filter(|page| page * 4096 >= before.len())
+            .count();
+        assert!(
+            past_the_image <= 5,
+            "{source}: one request wrote {past_the_image} pages past the image"
+        );
     }
 }
 

@@ -14,6 +14,7 @@
 //! | [`errors`] | `k8s.io/apimachinery/pkg/util/errors` (aggregated errors) |
 //! | [`sort`] | (none: a stable sort whose code the wasm modules hold once) |
 //! | [`goquote`] | Go `strconv.Quote` and `encoding/json` strings, as upstream messages render values |
+//! | [`gosort`] | Go `sort.Slice` (the unstable order cel-go's `sortBy` leaves equal keys in) |
 //! | [`field`] | `k8s.io/apimachinery/pkg/util/validation/field` (field paths, field errors) |
 //! | [`validation`] | `k8s.io/apimachinery/pkg/util/validation`, `pkg/api/validate/content` (name rules) |
 //!
@@ -46,6 +47,7 @@ pub mod errors;
 pub mod field;
 pub mod format;
 pub mod goquote;
+pub mod gosort;
 pub mod ip;
 pub mod lists;
 pub mod quantity;

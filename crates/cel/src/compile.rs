@@ -53,11 +53,12 @@ pub(crate) fn compile(
             "max recursion depth exceeded",
         )));
     }
-    let parsed = if flavor == Flavor::CertificateRequest {
-        cel_core::parser::parse_with_options(source, cel_go_default_macros())
+    let macros = if flavor == Flavor::CertificateRequest {
+        cel_go_default_macros()
     } else {
-        env.parse(source)
+        kubernetes_macros()
     };
+    let parsed = cel_core::parser::parse_with_registry(source, macros);
     let mut parsed = parsed;
     // A tree deeper than the checker takes is taken apart here, node by node: dropping it the
     // ordinary way recurses once per level and would overflow the (1 MiB) wasm stack.
@@ -110,10 +111,10 @@ pub(crate) fn compile(
             "undeclared reference to '__result__' (in container '')",
         )));
     }
-    if flavor == Flavor::Admission && env.variables().contains_key("authorizer.requestResource") {
-        // without the authorizer (messageExpression) cel-go reports `authorizer` undeclared
-        rewrite_request_resource(&mut expr);
-    }
+    // without the authorizer (messageExpression) cel-go reports `authorizer` undeclared
+    let request_resource =
+        flavor == Flavor::Admission && env.variables().contains_key("authorizer.requestResource");
+    rewrite_as_cel_go(&mut expr, request_resource);
     if flavor == Flavor::CertificateRequest {
         // approver-policy's environment does not enable cel-go's optional types
         let errs = optional_syntax(&expr, source);
@@ -1101,62 +1102,78 @@ fn wrap_indexes(
     SpannedExpr { id, node, span }
 }
 
-/// `authorizer.requestResource` is its own variable, but cel-core resolves `authorizer` first
-/// and then rejects the field: turn the selection into the qualified identifier.
-fn rewrite_request_resource(e: &mut SpannedExpr) {
+/// The tree as cel-go builds it, where cel-core builds it otherwise (before checking; the tree is no deeper than
+/// [`MAX_AST_DEPTH`]):
+/// - cel-go expands `all` and `exists` to loop steps that read the accumulator first (`__result__ && cond`,
+///   `__result__ || cond`); cel-core writes the predicate first. Swapped, so that the accumulator is charged on every
+///   iteration, its error (the first failing element's) is the one kept when both fail, and a predicate that is not a
+///   bool is reported as cel-go reports it (`'_&&_' applied to '(bool, int)'`).
+/// - with `request_resource`, `authorizer.requestResource`, its own variable: cel-core resolves `authorizer` first and
+///   then rejects the field, so the selection becomes the qualified identifier.
+fn rewrite_as_cel_go(e: &mut SpannedExpr, request_resource: bool) {
     if let Expr::Member {
         expr,
         field,
         optional: false,
     } = &e.node
+        && request_resource
         && field == "requestResource"
         && matches!(&expr.node, Expr::Ident(n) if n == "authorizer")
     {
         e.node = Expr::Ident("authorizer.requestResource".to_string());
         return;
     }
+    if let Expr::Comprehension(c) = &mut e.node
+        && let Expr::Binary {
+            op: cel_core::BinaryOp::And | cel_core::BinaryOp::Or,
+            left,
+            right,
+        } = &mut c.loop_step.node
+        && matches!(&right.node, Expr::Ident(n) if *n == c.accu_var)
+    {
+        std::mem::swap(left, right);
+    }
+    let rewrite = |e: &mut SpannedExpr| rewrite_as_cel_go(e, request_resource);
     match &mut e.node {
-        Expr::List(items) => items
-            .iter_mut()
-            .for_each(|i| rewrite_request_resource(&mut i.expr)),
+        Expr::List(items) => items.iter_mut().for_each(|i| rewrite(&mut i.expr)),
         Expr::Map(entries) => entries.iter_mut().for_each(|m| {
-            rewrite_request_resource(&mut m.key);
-            rewrite_request_resource(&mut m.value);
+            rewrite(&mut m.key);
+            rewrite(&mut m.value);
         }),
         Expr::Unary { expr, .. }
         | Expr::Member { expr, .. }
-        | Expr::MemberTestOnly { expr, .. } => rewrite_request_resource(expr),
+        | Expr::MemberTestOnly { expr, .. } => rewrite(expr),
         Expr::Binary { left, right, .. } => {
-            rewrite_request_resource(left);
-            rewrite_request_resource(right);
+            rewrite(left);
+            rewrite(right);
         }
         Expr::Ternary {
             cond,
             then_expr,
             else_expr,
         } => {
-            rewrite_request_resource(cond);
-            rewrite_request_resource(then_expr);
-            rewrite_request_resource(else_expr);
+            rewrite(cond);
+            rewrite(then_expr);
+            rewrite(else_expr);
         }
         Expr::Index { expr, index, .. } => {
-            rewrite_request_resource(expr);
-            rewrite_request_resource(index);
+            rewrite(expr);
+            rewrite(index);
         }
         Expr::Call { expr, args } => {
-            rewrite_request_resource(expr);
-            args.iter_mut().for_each(rewrite_request_resource);
+            rewrite(expr);
+            args.iter_mut().for_each(rewrite);
         }
         Expr::Comprehension(c) => {
-            rewrite_request_resource(&mut c.iter_range);
-            rewrite_request_resource(&mut c.accu_init);
-            rewrite_request_resource(&mut c.loop_condition);
-            rewrite_request_resource(&mut c.loop_step);
-            rewrite_request_resource(&mut c.result);
+            rewrite(&mut c.iter_range);
+            rewrite(&mut c.accu_init);
+            rewrite(&mut c.loop_condition);
+            rewrite(&mut c.loop_step);
+            rewrite(&mut c.result);
         }
         Expr::Bind { init, body, .. } => {
-            rewrite_request_resource(init);
-            rewrite_request_resource(body);
+            rewrite(init);
+            rewrite(body);
         }
         _ => {}
     }
@@ -1325,12 +1342,127 @@ fn message_ranges(root: &SpannedExpr, types: &HashMap<i64, CelType>, source: &st
         .collect()
 }
 
+/// The macros of kube-apiserver's environment: cel-core's standard set (cel-go's, `cel.bind` and the two-variable
+/// comprehensions among them) and the lists extension's `sortBy` (`ext.Lists` version 3, since Kubernetes 1.34).
+/// Built once, borrowed by every parse.
+fn kubernetes_macros() -> &'static cel_core::parser::MacroRegistry {
+    use cel_core::parser::{ArgCount, Macro, MacroRegistry, MacroStyle};
+    static MACROS: std::sync::OnceLock<MacroRegistry> = std::sync::OnceLock::new();
+    MACROS.get_or_init(|| {
+        let mut registry = MacroRegistry::standard();
+        registry.register(Macro::new(
+            "sortBy",
+            MacroStyle::Receiver,
+            ArgCount::Exact(2),
+            expand_sort_by,
+        ));
+        registry
+    })
+}
+
+/// The name `sortBy` binds its receiver to: no user can write it (`@` is not an identifier character).
+const SORT_BY_INPUT: &str = "@__sortBy_input__";
+
+/// cel-go's `sortByMacro`: `list.sortBy(e, key)` is
+/// `cel.bind(@__sortBy_input__, list, @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(e, key)))`,
+/// so the list is evaluated once and each key once.
+fn expand_sort_by(
+    ctx: &mut cel_core::parser::MacroContext,
+    span: cel_core::Span,
+    receiver: Option<SpannedExpr>,
+    args: Vec<SpannedExpr>,
+) -> cel_core::parser::MacroExpansion {
+    use cel_core::parser::{ArgCount, MacroExpansion, MacroStyle, macros::STANDARD_MACROS};
+    let node = |ctx: &mut cel_core::parser::MacroContext, node| macro_node(ctx, node, &span);
+    let input = || Expr::Ident(owned(SORT_BY_INPUT));
+    let map = STANDARD_MACROS.iter().find(|m| {
+        (m.name, m.style, m.arg_count) == ("map", MacroStyle::Receiver, ArgCount::Exact(2))
+    });
+    let (Some(target), Some(map)) = (receiver, map) else {
+        return MacroExpansion::Error(owned("sortBy() requires a receiver"));
+    };
+    if !matches!(
+        target.node,
+        Expr::List(_)
+            | Expr::Ident(_)
+            | Expr::Member { .. }
+            | Expr::MemberTestOnly { .. }
+            | Expr::Index { .. }
+            | Expr::Call { .. }
+            | Expr::Unary { .. }
+            | Expr::Binary { .. }
+            | Expr::Ternary { .. }
+            | Expr::Comprehension(_)
+            | Expr::Bind { .. }
+    ) {
+        // a literal, a map or a message; reported where the receiver is, as cel-go reports it
+        ctx.add_error(
+            owned(
+                "sortBy can only be applied to a list, identifier, comprehension, call or select expression",
+            ),
+            target.span.clone(),
+        );
+        return MacroExpansion::Expanded(node(ctx, Expr::Error));
+    }
+    let map_input = node(ctx, input());
+    let keys = match (map.expander)(ctx, span.clone(), Some(map_input), args) {
+        MacroExpansion::Expanded(keys) => keys,
+        error @ MacroExpansion::Error(_) => return error,
+    };
+    let receiver = node(ctx, input());
+    let method = Expr::Member {
+        expr: Box::new(receiver),
+        field: owned("@sortByAssociatedKeys"),
+        optional: false,
+    };
+    let method = node(ctx, method);
+    let call = Expr::Call {
+        expr: Box::new(method),
+        args: vec![keys],
+    };
+    let call = node(ctx, call);
+    MacroExpansion::Expanded(node(
+        ctx,
+        Expr::Bind {
+            var_name: owned(SORT_BY_INPUT),
+            init: Box::new(target),
+            body: Box::new(call),
+        },
+    ))
+}
+
+/// `s.to_owned()`, one copy of the code for every string a macro writes.
+#[inline(never)]
+fn owned(s: &str) -> String {
+    s.to_owned()
+}
+
+/// A node a macro writes, with a new id and the macro call's span (one copy of the code for every node).
+#[inline(never)]
+fn macro_node(
+    ctx: &mut cel_core::parser::MacroContext,
+    node: Expr,
+    span: &cel_core::Span,
+) -> SpannedExpr {
+    SpannedExpr {
+        id: ctx.next_id(),
+        node,
+        span: span.clone(),
+    }
+}
+
 /// cel-go's `parser.AllMacros`, the only macros approver-policy's environment has: `has`,
 /// `all`, `exists`, `exists_one`, `existsOne`, `map` (2 and 3 arguments) and `filter`, all in
 /// their one-variable form. cel-core's default set also expands `cel.bind`, two-variable
 /// comprehensions, `transformList`/`transformMap`, `optMap`/`optFlatMap` and `cel.block`, which
 /// cel-go leaves as (undeclared) calls without the matching extensions.
-fn cel_go_default_macros() -> cel_core::parser::ParseOptions {
+fn cel_go_default_macros() -> &'static cel_core::parser::MacroRegistry {
+    use cel_core::parser::MacroRegistry;
+    static MACROS: std::sync::OnceLock<MacroRegistry> = std::sync::OnceLock::new();
+    MACROS.get_or_init(cel_go_default_registry)
+}
+
+fn cel_go_default_registry() -> cel_core::parser::MacroRegistry {
     use cel_core::parser::{ArgCount, MacroRegistry, MacroStyle};
     let mut registry = MacroRegistry::new();
     for m in MacroRegistry::standard().iter() {
@@ -1352,5 +1484,5 @@ fn cel_go_default_macros() -> cel_core::parser::ParseOptions {
             registry.register(m.clone());
         }
     }
-    cel_core::parser::ParseOptions::with_macros(registry)
+    registry
 }

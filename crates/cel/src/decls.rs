@@ -50,6 +50,15 @@ const EXTRA: &str = rows![
     ("distinct", "list_distinct", true, "list(T)", "list(T)", &["T"]),
     ("reverse", "list_reverse", true, "list(T)", "list(T)", &["T"]),
     ("sort", "list_sort", true, "list(T)", "list(T)", &["T"]),
+    // `sortBy(e, key)` expands to this (compile.rs `expand_sort_by`); the keys of cel-go's comparable types
+    ("@sortByAssociatedKeys", "list_int_sortByAssociatedKeys", true, "list(T), list(int)", "list(T)", &["T"]),
+    ("@sortByAssociatedKeys", "list_uint_sortByAssociatedKeys", true, "list(T), list(uint)", "list(T)", &["T"]),
+    ("@sortByAssociatedKeys", "list_double_sortByAssociatedKeys", true, "list(T), list(double)", "list(T)", &["T"]),
+    ("@sortByAssociatedKeys", "list_bool_sortByAssociatedKeys", true, "list(T), list(bool)", "list(T)", &["T"]),
+    ("@sortByAssociatedKeys", "list_google.protobuf.Duration_sortByAssociatedKeys", true, "list(T), list(google.protobuf.Duration)", "list(T)", &["T"]),
+    ("@sortByAssociatedKeys", "list_google.protobuf.Timestamp_sortByAssociatedKeys", true, "list(T), list(google.protobuf.Timestamp)", "list(T)", &["T"]),
+    ("@sortByAssociatedKeys", "list_string_sortByAssociatedKeys", true, "list(T), list(string)", "list(T)", &["T"]),
+    ("@sortByAssociatedKeys", "list_bytes_sortByAssociatedKeys", true, "list(T), list(bytes)", "list(T)", &["T"]),
     ("first", "list_first", true, "list(T)", "optional_type(T)", &["T"]),
     ("last", "list_last", true, "list(T)", "optional_type(T)", &["T"]),
     // k8s.io/apiserver/pkg/cel/library/lists.go

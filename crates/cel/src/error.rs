@@ -11,6 +11,8 @@ pub enum EvalErrorKind {
     OutOfBudget,
     /// Nesting of values or expressions went past the depth bound.
     DepthExceeded,
+    /// Comprehensions ran more iterations than one expression may (cel-go's interruption).
+    Interrupted,
     /// Any other runtime error; the message is the whole text.
     Other,
 }
@@ -66,6 +68,12 @@ impl EvalError {
         EvalError {
             kind: EvalErrorKind::DepthExceeded,
             message: "max recursion depth exceeded".into(),
+        }
+    }
+    pub(crate) fn interrupted() -> Self {
+        EvalError {
+            kind: EvalErrorKind::Interrupted,
+            message: "operation interrupted".into(),
         }
     }
     pub(crate) fn no_such_overload() -> Self {

@@ -69,7 +69,19 @@ pub(crate) struct Ctx<'p, 'a, 'c, S: ?Sized> {
     depth: u32,
     /// Sizes of long strings and large objects, counted once per evaluation ([`Sizes`]).
     sizes: Sizes<'a>,
+    /// Comprehension iterations so far ([`MAX_ITERATIONS`]).
+    iterations: u64,
+    /// The next identifier (or qualified name) evaluated is the root of a conditional's branch that cel-go resolves
+    /// as an attribute, and costs nothing ([`Ctx::branch`]).
+    free_root: bool,
 }
+
+/// Comprehension iterations one expression may run. cel-go charges some iterations nothing (`filter` and
+/// `exists_one` dropping an element for a constant condition), so the cost limit alone would not stop loops nested
+/// in such loops; kube-apiserver stops them when the request's time runs out, with cel-go's `operation interrupted`.
+/// The bound is Kubernetes' per-expression cost limit: an expression whose iterations all cost something exceeds that
+/// limit first, so only loops cel-go charges nothing for ever meet it.
+pub(crate) const MAX_ITERATIONS: u64 = 1_000_000;
 
 pub(crate) fn run<'a, S: Scope<'a> + ?Sized>(
     prog: &'a Compiled,
@@ -84,6 +96,8 @@ pub(crate) fn run<'a, S: Scope<'a> + ?Sized>(
         locals: Vec::new(),
         depth,
         sizes: Sizes::default(),
+        iterations: 0,
+        free_root: false,
     };
     ctx.eval(&prog.expr)
 }
@@ -239,8 +253,8 @@ impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
                 then_expr,
                 else_expr,
             } => match self.eval(cond)? {
-                Value::Bool(true) => self.eval(then_expr),
-                Value::Bool(false) => self.eval(else_expr),
+                Value::Bool(true) => self.branch(then_expr),
+                Value::Bool(false) => self.branch(else_expr),
                 _ => Err(EvalError::no_such_overload()),
             },
             Expr::Member {
@@ -297,9 +311,38 @@ impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
     // evaluation pays, and each arm keeps only the temporaries it needs (pod-baseline's deepest request: 3,591 →
     // 3,448 bytes of stack; the same speed).
 
+    /// A conditional's branch. cel-go plans a conditional as an attribute whose branches, when they are attributes
+    /// themselves (a variable, or selections and indexes from one), are resolved without being observed as steps: such
+    /// a branch costs its selections and indexes, not its variable (`TestRuntimeCost` "ternary eval").
+    fn branch(&mut self, e: &'p SpannedExpr) -> Result<Value<'a>, EvalError> {
+        let mut root = e;
+        let attribute = loop {
+            match &root.node {
+                Expr::Member { expr, .. } | Expr::Index { expr, .. } => root = expr,
+                Expr::Ident(_) => break true,
+                _ => break false,
+            }
+        };
+        // the chain's root is the first node it evaluates, and takes the flag
+        self.free_root = attribute;
+        let r = self.eval(e);
+        self.free_root = false;
+        r
+    }
+
+    /// The charge of an attribute's root: 1, or nothing for the root of a conditional's branch ([`Ctx::branch`]).
+    #[inline(always)]
+    fn charge_root(&mut self) -> Result<(), EvalError> {
+        if self.free_root {
+            self.free_root = false;
+            return Ok(());
+        }
+        self.budget.charge(1)
+    }
+
     #[inline(never)]
     fn ident(&mut self, e: &'p SpannedExpr, name: &'p str) -> Result<Value<'a>, EvalError> {
-        self.budget.charge(1)?;
+        self.charge_root()?;
         if let Some(v) = self.local(name) {
             return v.clone();
         }
@@ -324,7 +367,7 @@ impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
             && r.overload_ids.is_empty()
             && r.value.is_none()
         {
-            self.budget.charge(1)?;
+            self.charge_root()?;
             return self.global(&r.name);
         }
         if self.prog.refs.is_empty()
@@ -333,7 +376,7 @@ impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
             && self.leftmost_unbound(e)
             && let Some(v) = self.act.lookup_qualified(&q)
         {
-            self.budget.charge(1)?;
+            self.charge_root()?;
             return v;
         }
         let target = self.eval(expr)?;
@@ -590,8 +633,15 @@ impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
         accu_idx: usize,
         shape: Shape<'p>,
     ) -> Result<bool, EvalError> {
-        // every iteration costs at least one, so runaway loops always reach the limit
-        self.budget.charge(1)?;
+        self.iterations += 1;
+        if self.iterations > MAX_ITERATIONS {
+            return Err(EvalError::interrupted());
+        }
+        // cel-go's loop condition of `all` and `exists` is `@not_strictly_false(…)`, a call (1) around what cel-core
+        // writes; `map`, `filter` and the others loop while the constant `true`, which costs nothing
+        if !matches!(c.loop_condition.node, Expr::Bool(true)) {
+            self.budget.charge(1)?;
+        }
         let next = match shape {
             Shape::All(cond) | Shape::Exists(cond) => {
                 let short = matches!(shape, Shape::Exists(_));
@@ -635,8 +685,9 @@ impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
         })
     }
 
-    /// The loop step of `all` (`cond && __result__`) or `exists` (`cond || __result__`): the accumulator moved out of
-    /// its slot instead of copied, at the depths and with the charges of evaluating the step.
+    /// The loop step of `all` (`__result__ && cond`) or `exists` (`__result__ || cond`): the accumulator moved out of
+    /// its slot instead of copied, at the depths and with the charges of evaluating the step. The accumulator is read
+    /// first, as cel-go reads it: charged on every iteration, and its error is the one kept when both fail.
     fn accu_step(
         &mut self,
         cond: &'p SpannedExpr,
@@ -645,11 +696,13 @@ impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
     ) -> Result<Value<'a>, EvalError> {
         // the `&&`/`||` node's own level
         self.depth += 1;
-        let l = self.eval(cond);
-        let next = logical(short, l, || {
-            self.budget.charge(1)?;
-            self.take_accu(accu_idx)
-        });
+        let next = match self.budget.charge(1) {
+            Ok(()) => {
+                let accu = self.take_accu(accu_idx);
+                logical(short, accu, || self.eval(cond))
+            }
+            Err(e) => Err(e),
+        };
         self.depth -= 1;
         next
     }
@@ -671,10 +724,8 @@ impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
             } if matches!(&else_expr.node, Expr::Ident(n) if is_accu(n)) => {
                 match self.eval(cond)? {
                     Value::Bool(true) => self.step(then_expr, accu_idx),
-                    Value::Bool(false) => {
-                        self.budget.charge(1)?;
-                        self.take_accu(accu_idx)
-                    }
+                    // the accumulator is the conditional's branch: free ([`Ctx::branch`])
+                    Value::Bool(false) => self.take_accu(accu_idx),
                     _ => Err(EvalError::no_such_overload()),
                 }
             }
@@ -773,8 +824,9 @@ enum Shape<'p> {
 }
 
 impl<'p> Shape<'p> {
-    /// `all`: condition `__result__`, step `cond && __result__`; `exists`: condition `!__result__`, step
-    /// `cond || __result__` (cel-core's expansions, the accumulator named by the comprehension).
+    /// `all`: condition `__result__`, step `__result__ && cond`; `exists`: condition `!__result__`, step
+    /// `__result__ || cond` (cel-core's expansions, the accumulator named by the comprehension, with the step's
+    /// operands in cel-go's order: compile.rs `accumulator_first`).
     fn of(c: &'p ComprehensionData) -> Shape<'p> {
         let accu = |e: &SpannedExpr| matches!(&e.node, Expr::Ident(n) if *n == c.accu_var);
         let Expr::Binary { op, left, right } = &c.loop_step.node else {
@@ -782,18 +834,18 @@ impl<'p> Shape<'p> {
         };
         // an iteration variable named like the accumulator would hide it from the step's reference (the checker
         // refuses the name today: `undeclared reference to '__result__'`)
-        if !accu(right) || c.iter_var == c.accu_var || c.iter_var2 == c.accu_var {
+        if !accu(left) || c.iter_var == c.accu_var || c.iter_var2 == c.accu_var {
             return Shape::Other;
         }
         match (op, &c.loop_condition.node) {
-            (BinaryOp::And, _) if accu(&c.loop_condition) => Shape::All(left),
+            (BinaryOp::And, _) if accu(&c.loop_condition) => Shape::All(right),
             (
                 BinaryOp::Or,
                 Expr::Unary {
                     op: UnaryOp::Not,
                     expr,
                 },
-            ) if accu(expr) => Shape::Exists(left),
+            ) if accu(expr) => Shape::Exists(right),
             _ => Shape::Other,
         }
     }

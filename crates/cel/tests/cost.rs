@@ -487,12 +487,14 @@ fn only_simple_expressions_have_a_cost_bound() {
 /// cel-go ext/lists_test.go `TestListsCosts`, the actual costs: kube-apiserver enables the lists extension at version
 /// 3 since 1.34 (`ext.Lists(ext.ListsVersion(3))` in k8s.io/apiserver/pkg/cel/environment/base.go), whose trackers
 /// charge `slice`, `flatten`, `reverse` and `lists.range` by the size of what they build and `sort` and `distinct` as
-/// n² comparisons, each call 1 and its new list 10. Upstream's figures less 10 for each constant list literal, which
-/// kube-apiserver folds.
+/// n² comparisons, each call 1 and its new list 10; `sortBy` as n² comparisons of its keys, besides the `map` that
+/// computes them. Upstream's figures less each constant literal, which kube-apiserver folds (a list 10, a map 30), and
+/// for `sortBy` the two empty lists its expansion starts from (the `cel.bind`'s range and the `map`'s accumulator).
 #[test]
 fn cel_go_lists_extension_cost_rows() {
     let ints = |v: &[i64]| Value::list(v.iter().map(|i| Value::Int(*i)).collect());
     let strs = |v: &[&str]| Value::list(v.iter().map(|s| Value::string((*s).to_owned())).collect());
+    let obj = |k: &str, v: Value<'static>| Value::map(vec![(Value::string(k.to_owned()), v)]);
     let env = Env::standard()
         .with_dyn_variable("x")
         .with_dyn_variable("y")
@@ -569,6 +571,31 @@ fn cel_go_lists_extension_cost_rows() {
             vec![("x", strs(&["b", "a", "b", "a", "c", "c"]))],
         ),
         ("x.sort() == []", 22 - 10, vec![("x", ints(&[]))]),
+        (
+            "x.sortBy(m, m['x']) == [{'x':3}, {'x':4}]",
+            142 - (10 + 2 * 30) - 10 - 10,
+            vec![(
+                "x",
+                Value::list(vec![obj("x", Value::Int(4)), obj("x", Value::Int(3))]),
+            )],
+        ),
+        (
+            "x.sortBy(m, m['x']) == [{'x': 'a'}, {'x': 'b'}, {'x': 'c'}]",
+            196 - (10 + 3 * 30) - 10 - 10,
+            vec![(
+                "x",
+                Value::list(vec![
+                    obj("x", Value::string("b".to_owned())),
+                    obj("x", Value::string("c".to_owned())),
+                    obj("x", Value::string("a".to_owned())),
+                ]),
+            )],
+        ),
+        (
+            "[{'x':4}, {'x':3}].sortBy(m, m['x']) == [{'x':3}, {'x':4}]",
+            211 - 2 * (10 + 2 * 30) - 10 - 10,
+            vec![],
+        ),
     ];
     for (src, want, vars) in rows {
         let p = env
@@ -583,6 +610,61 @@ fn cel_go_lists_extension_cost_rows() {
             .eval(&act, &mut b)
             .unwrap_or_else(|e| panic!("{src}: {e}"));
         assert!(matches!(got, Value::Bool(true)), "{src}");
+        assert_eq!(b.used(), want, "{src}");
+    }
+}
+
+/// cel-go interpreter/runtimecost_test.go `TestRuntimeCost`, the rows with conditionals and comprehensions: upstream's
+/// figures less the literals kube-apiserver folds (the list literals, and the `[]` each `map` and `filter` starts its
+/// accumulator from: 10 each).
+///
+/// What they pin down:
+/// - a conditional costs nothing itself, and a branch that is a variable, or a selection or index from one, costs
+///   its selections only: cel-go resolves it as an attribute of the conditional, which is not observed as a step;
+/// - `map` and `filter` iterations cost their step only (their loop condition is the constant `true`), and
+///   `filter`'s step costs nothing besides its condition when the element is dropped (the accumulator is the
+///   conditional's branch);
+/// - `all` and `exists` read the accumulator before the predicate, on every iteration;
+/// - `in` on a list that is not constant costs the list's size.
+#[test]
+fn cel_go_conditional_and_comprehension_cost_rows() {
+    let one_map = || Value::list(vec![Value::map(vec![])]);
+    let env = Env::standard()
+        .with_dyn_variable("x")
+        .with_dyn_variable("input1")
+        .with_dyn_variable("input2");
+    let rows: [(&str, u64); 13] = [
+        ("(x > 2 ? input1 : input2).all(y, true)", 6),
+        ("true ? false : 1 > 3", 0),
+        ("false ? false : 1 > 3", 1),
+        ("(1 > 2 ? 5 : 3) > 1", 2),
+        ("[1,2,3,4,5].filter(x, x % 2 == 0)", 62 - 20),
+        ("[1,2,3,4,5].map(x, x)", 86 - 20),
+        ("[1,2,3,4,5].map(x, x).filter(x, x % 2 == 0)", 138 - 30),
+        ("[1,2,3,4,5].map(x, x).exists(x, x == 5) == true", 118 - 20),
+        ("[1,2,3,4,5].map(x, x).map(x, x)", 162 - 30),
+        (
+            "[1,2,3,4,5].map(x, [x, x]).filter(z, z.size() == 2)",
+            232 - 30,
+        ),
+        (
+            "[1,2,3,4,5].map(x, [x, x]).all(y, y.all(y, y == 1))",
+            171 - 20,
+        ),
+        ("[1,2,3,4,5].map(x, x).map(x, x) + [1]", 173 - 40),
+        ("[1,2,3].all(i, i in [1,2,3].map(j, j + j))", 86 - 30),
+    ];
+    for (src, want) in rows {
+        let p = env
+            .compile(src, Expect::Any)
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
+        let act = Activation::new()
+            .bind("x", Value::Int(1))
+            .bind("input1", one_map())
+            .bind("input2", one_map());
+        let mut b = Budget::kubernetes();
+        p.eval(&act, &mut b)
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
         assert_eq!(b.used(), want, "{src}");
     }
 }

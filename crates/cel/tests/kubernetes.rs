@@ -732,6 +732,74 @@ fn cel_go_extensions() {
     ]);
 }
 
+// upstream: cel-go ext/lists_test.go `TestLists` (the `sortBy` rows; `ExampleType` messages as maps) and
+// `TestListsVersion` ("sortBy"); the errors of `sortListByAssociatedKeys` and `sortByMacro`
+#[test]
+fn lists_sort_by() {
+    use Want::*;
+    run(&[
+        ("[].sortBy(e, e) == []", Bool(true)),
+        ("['a'].sortBy(e, e) == ['a']", Bool(true)),
+        (
+            "[-3, 1, -5, -2, 4].sortBy(e, -(e * e)) == [-5, 4, -3, -2, 1]",
+            Bool(true),
+        ),
+        (
+            "[-3, 1, -5, -2, 4].map(e, e * 2).sortBy(e, -(e * e)) == [-10, 8, -6, -4, 2]",
+            Bool(true),
+        ),
+        ("lists.range(3).sortBy(e, -e) == [2, 1, 0]", Bool(true)),
+        (
+            "['a', 'c', 'b', 'first'].sortBy(e, e == 'first' ? '' : e) == ['first', 'a', 'b', 'c']",
+            Bool(true),
+        ),
+        (
+            "[{'name': 'foo'}, {'name': 'bar'}, {'name': 'baz'}].sortBy(e, e.name) == [{'name': 'bar'}, {'name': 'baz'}, {'name': 'foo'}]",
+            Bool(true),
+        ),
+        (
+            "[{'field': 'lo'}, {'field': 'hi'}].sortBy(m, m.field) == [{'field': 'hi'}, {'field': 'lo'}]",
+            Bool(true),
+        ),
+        // the list is evaluated once: the name it is bound to cannot be written
+        (
+            "[3, 1, 2].sortBy(e, e).sortBy(e, -e) == [3, 2, 1]",
+            Bool(true),
+        ),
+        (
+            "[1, 'a', 2].sortBy(e, e)",
+            Err("list elements must have the same type"),
+        ),
+        (
+            "dyn([[1], [2]]).sortBy(e, e)",
+            Err("list elements must be comparable"),
+        ),
+        // the first key is checked before anything is compared
+        (
+            "dyn([[1]]).sortBy(e, e)",
+            Err("list elements must be comparable"),
+        ),
+        // elements of any types, keys of one
+        ("[1, 'a'].sortBy(e, 0) == [1, 'a']", Bool(true)),
+        (
+            "[[1], [2]].sortBy(e, e)",
+            CompileErr("no matching overload"),
+        ),
+        (
+            "1.sortBy(e, e)",
+            CompileErr(
+                "<input>:1:1: Syntax error: sortBy can only be applied to a list, identifier, comprehension, call or select expression",
+            ),
+        ),
+        // 13 elements of equal keys after a greater one: Go's sort.Slice moves the sixth to the front (a stable sort
+        // would not)
+        (
+            "[9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12].sortBy(e, e == 9 ? 1 : 0) == [5, 0, 1, 2, 3, 4, 6, 7, 8, 10, 11, 12, 9]",
+            Bool(true),
+        ),
+    ]);
+}
+
 // upstream: Go src/regexp/syntax/doc.go (`\Q…\E` is literal text, a repeat count is at most
 // 1000), src/regexp/all_test.go badRe, k8s.io/apiserver/pkg/cel/library/regex.go (`Illegal
 // regex: ` at run time; a literal pattern fails when the program is built, reported as

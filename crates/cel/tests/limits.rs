@@ -1,5 +1,5 @@
-//! Hostile inputs: runaway comprehensions end with the cost error, deep nesting never
-//! overflows the stack.
+//! Hostile inputs: runaway comprehensions end with the cost error (or, where cel-go charges their iterations nothing,
+//! with `operation interrupted`), deep nesting never overflows the stack.
 
 #![allow(
     clippy::panic,
@@ -33,6 +33,29 @@ fn nested_range_comprehension_hits_per_call_limit() {
         "{}",
         b.last_call()
     );
+}
+
+#[test]
+fn loops_that_cost_nothing_are_interrupted() {
+    // cel-go charges nothing for a `filter` that drops an element for a constant condition: 9,000,000 such
+    // iterations cost about 15,000, far under the limit, and are stopped by the iteration bound instead
+    let src = "cel.bind(l, lists.range(3000), l.all(i, l.filter(j, false) == []))";
+    let mut b = Budget::kubernetes();
+    let err = eval_err(src, &mut b);
+    assert_eq!(err, "operation interrupted");
+    assert!(b.last_call() < 100_000, "{}", b.last_call());
+    // without the outer loop the same filter runs to its end: the range (3,000 + 11), `l` and the result (1 each),
+    // 3,000 free iterations, and `==` with an empty list (ceil(0 × 0.1))
+    let env = Env::admission();
+    let prog = env
+        .compile(
+            "cel.bind(l, lists.range(3000), l.filter(j, false) == [])",
+            Expect::Bool,
+        )
+        .unwrap();
+    let mut b = Budget::kubernetes();
+    assert!(prog.eval(&Activation::new(), &mut b).is_ok());
+    assert_eq!(b.last_call(), 3000 + 11 + 1 + 1);
 }
 
 #[test]

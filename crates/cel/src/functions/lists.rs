@@ -1,4 +1,4 @@
-//! List functions: cel-go's lists extension (`slice`, `flatten`, `distinct`, `reverse`, `sort`,
+//! List functions: cel-go's lists extension (`slice`, `flatten`, `distinct`, `reverse`, `sort`, `sortBy`,
 //! `first`, `last`, `lists.range`), the strings extension's `join`, and the Kubernetes lists
 //! library (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`;
 //! k8s.io/apiserver/pkg/cel/library/lists.go); with their cost.
@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-use palisade_cel_kubernetes::lists;
+use palisade_cel_kubernetes::{gosort, lists};
 
 use super::args::{
     STRING_TRAVERSAL_FACTOR, arg, ceil_cost, equality, int_arg, nso, or_err, ordering, str_arg,
@@ -55,14 +55,12 @@ pub(crate) fn member_cost(method: Method, l: &List<'_>, size: u64, args: &[Value
             };
             allocating(size as f64 * depth)
         }
-        // trackListSelfCompare: n² comparisons at 2 each, 2.1 when the first element is a string or bytes
-        Method::Sort | Method::Distinct => {
-            let factor = match l.get(0) {
-                Some(Value::String(_) | Value::Bytes(_)) => 2.0 + STRING_TRAVERSAL_FACTOR,
-                _ => 2.0,
-            };
-            allocating(size.saturating_mul(size) as f64 * factor)
-        }
+        Method::Sort | Method::Distinct => self_compare_cost(l, size),
+        // trackListSortBy: the keys' self-comparison
+        Method::SortByAssociatedKeys => match args.first() {
+            Some(Value::List(keys)) => self_compare_cost(keys, keys.len() as u64),
+            _ => 1,
+        },
         // library/cost.go: these O(n) functions cost one traversal of the list (the estimate replaces the call's 1)
         Method::IsSorted
         | Method::Sum
@@ -72,6 +70,15 @@ pub(crate) fn member_cost(method: Method, l: &List<'_>, size: u64, args: &[Value
         | Method::LastIndexOf => traversal_cost(&Value::List(l.clone())),
         _ => 1,
     }
+}
+
+/// cel-go's `trackListSelfCompare`: n² comparisons at 2 each, 2.1 when the first element is a string or bytes.
+fn self_compare_cost(l: &List<'_>, size: u64) -> u64 {
+    let factor = match l.get(0) {
+        Some(Value::String(_) | Value::Bytes(_)) => 2.0 + STRING_TRAVERSAL_FACTOR,
+        _ => 2.0,
+    };
+    allocating(size.saturating_mul(size) as f64 * factor)
 }
 
 /// library/cost.go `traversalCost`: a string or bytes 0.1 a byte (truncated), a list the sum of its elements', a map
@@ -235,6 +242,10 @@ fn list_member<'a>(
             }
             Ok(Value::list(v))
         }
+        (Method::SortByAssociatedKeys, 1) => match args.first() {
+            Some(Value::List(keys)) => sort_by_keys(l, keys),
+            _ => nso(),
+        },
         (Method::First, 0) => Ok(Value::Optional(l.get(0).map(Rc::new))),
         (Method::Last, 0) => Ok(Value::Optional(
             l.len().checked_sub(1).and_then(|i| l.get(i)).map(Rc::new),
@@ -274,6 +285,58 @@ fn list_member<'a>(
         }
         _ => nso(),
     }
+}
+
+/// cel-go's `@sortByAssociatedKeys` (ext/lists.go `sortListByAssociatedKeys`), what `sortBy` expands to: the
+/// elements of `l` in the order Go's `sort.Slice` puts their `keys` in, equal keys included ([`gosort`]).
+///
+/// The keys are the list's own, mapped (no expression can name `@sortByAssociatedKeys`): as many as its elements, so
+/// cel-go's error for lists of different sizes cannot arise.
+fn sort_by_keys<'a>(l: &List<'a>, keys: &List<'a>) -> Result<Value<'a>, EvalError> {
+    let n = l.len();
+    let keys = keys.to_vec();
+    let Some(first) = keys.first() else {
+        return Ok(Value::List(l.clone()));
+    };
+    // the types that implement cel-go's `traits.Comparer`
+    if !matches!(
+        first,
+        Value::Bool(_)
+            | Value::Int(_)
+            | Value::Uint(_)
+            | Value::Double(_)
+            | Value::String(_)
+            | Value::Bytes(_)
+            | Value::Duration(_)
+            | Value::Timestamp(_)
+    ) {
+        return Err(EvalError::new("list elements must be comparable"));
+    }
+    // one variant of `Value` for each of these types
+    let kind = std::mem::discriminant(first);
+    let mut mixed = false;
+    let order = gosort::slice_order(n, &mut |a, b| match (keys.get(a), keys.get(b)) {
+        (Some(x), Some(y))
+            if std::mem::discriminant(x) == kind && std::mem::discriminant(y) == kind =>
+        {
+            // a NaN compares as an error in cel-go, so not less
+            matches!(x.compare(y), Ok(Some(Ordering::Less)))
+        }
+        _ => {
+            mixed = true;
+            false
+        }
+    });
+    if mixed {
+        return Err(EvalError::new("list elements must have the same type"));
+    }
+    let items = l.to_vec();
+    Ok(Value::list(
+        order
+            .into_iter()
+            .filter_map(|i| items.get(i).cloned())
+            .collect(),
+    ))
 }
 
 fn check_sortable(v: &[Value<'_>]) -> Result<(), EvalError> {

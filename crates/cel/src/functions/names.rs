@@ -222,6 +222,8 @@ pub(crate) enum Method {
     Flatten,
     Distinct,
     Sort,
+    /// `@sortByAssociatedKeys`, what `sortBy` expands to
+    SortByAssociatedKeys,
     First,
     Last,
     IsSorted,
@@ -315,6 +317,7 @@ impl Method {
             "flatten" => M::Flatten,
             "distinct" => M::Distinct,
             "sort" => M::Sort,
+            "@sortByAssociatedKeys" => M::SortByAssociatedKeys,
             "first" => M::First,
             "last" => M::Last,
             "isSorted" => M::IsSorted,

@@ -123,6 +123,18 @@ pub fn parse(input: &str) -> ParseResult {
 /// Use `ParseOptions::without_macros()` to disable macro expansion,
 /// or `ParseOptions::with_macros(registry)` for custom macros.
 pub fn parse_with_options(input: &str, options: ParseOptions) -> ParseResult {
+    match options.macros {
+        Some(macros) => parse_with(input, std::borrow::Cow::Owned(macros)),
+        None => parse_with(input, std::borrow::Cow::Owned(MacroRegistry::standard())),
+    }
+}
+
+/// Parse a CEL expression with a macro registry the caller keeps (built once, borrowed by every parse).
+pub fn parse_with_registry(input: &str, macros: &MacroRegistry) -> ParseResult {
+    parse_with(input, std::borrow::Cow::Borrowed(macros))
+}
+
+fn parse_with(input: &str, macros: std::borrow::Cow<'_, MacroRegistry>) -> ParseResult {
     // First, lex the input
     let tokens = match lexer::lex(input) {
         Ok(tokens) => tokens,
@@ -138,11 +150,8 @@ pub fn parse_with_options(input: &str, options: ParseOptions) -> ParseResult {
         }
     };
 
-    // Get macro registry
-    let macros = options.macros.unwrap_or_else(MacroRegistry::standard);
-
     // Parse the tokens (with inline macro expansion)
-    let (ast, parse_errors, macro_calls) = parse::parse_tokens_with_macros(&tokens, macros);
+    let (ast, parse_errors, macro_calls) = parse::parse_tokens_with_registry(&tokens, macros);
 
     let errors: Vec<ParseError> = parse_errors
         .into_iter()

@@ -30,8 +30,8 @@ pub struct Parser<'a> {
     macro_calls: MacroCalls,
     /// Accumulated macro expansion errors (non-fatal).
     macro_errors: Vec<ParseError>,
-    /// Registry of macros for expansion.
-    macros: MacroRegistry,
+    /// Registry of macros for expansion (borrowed when the caller keeps one).
+    macros: std::borrow::Cow<'a, MacroRegistry>,
 }
 
 impl<'a> Parser<'a> {
@@ -42,6 +42,14 @@ impl<'a> Parser<'a> {
 
     /// Create a new parser with a custom macro registry.
     pub fn with_macros(tokens: &'a [SpannedToken], macros: MacroRegistry) -> Self {
+        Self::with_registry(tokens, std::borrow::Cow::Owned(macros))
+    }
+
+    /// Create a new parser with a macro registry that is owned or borrowed.
+    pub fn with_registry(
+        tokens: &'a [SpannedToken],
+        macros: std::borrow::Cow<'a, MacroRegistry>,
+    ) -> Self {
         Self {
             tokens,
             pos: 0,
@@ -905,13 +913,13 @@ pub fn parse_tokens(tokens: &[SpannedToken]) -> (Option<SpannedExpr>, Vec<ParseE
     }
 }
 
-/// Parse tokens into an AST with inline macro expansion using a custom macro registry.
+/// Parse tokens into an AST with inline macro expansion using a macro registry that is owned or borrowed.
 /// Returns the AST, any parse errors encountered, and a map of macro call IDs to original expressions.
 /// Macro expansion errors (wrong arity, invalid arguments) are included in the errors list
 /// and produce `Expr::Error` nodes in the AST to prevent misleading checker errors.
-pub fn parse_tokens_with_macros(
-    tokens: &[SpannedToken],
-    macros: MacroRegistry,
+pub fn parse_tokens_with_registry<'a>(
+    tokens: &'a [SpannedToken],
+    macros: std::borrow::Cow<'a, MacroRegistry>,
 ) -> (Option<SpannedExpr>, Vec<ParseError>, MacroCalls) {
     if tokens.is_empty() {
         return (
@@ -924,7 +932,7 @@ pub fn parse_tokens_with_macros(
         );
     }
 
-    let mut parser = Parser::with_macros(tokens, macros);
+    let mut parser = Parser::with_registry(tokens, macros);
     match parser.parse_expr() {
         Ok(ast) => {
             let macro_calls = parser.take_macro_calls();
