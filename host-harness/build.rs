@@ -430,12 +430,19 @@ fn keep_only_c_abi_exports(path: &Path) -> Result<(), String> {
     fs::write(path, rewritten).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// Rewrites the export section of a module, keeping the exports named in `keep`; every other section is copied byte
-/// for byte, in order. The functions of [`TOOL_EXPORTS`] it leaves out are listed in [`TOOL_EXPORTS_SECTION`].
+/// Rewrites the export section of a module, keeping the exports named in `keep`, and drops the `producers` and
+/// `target_features` custom sections; every other section is copied byte for byte, in order. The functions of [`TOOL_EXPORTS`] it leaves out are listed in [`TOOL_EXPORTS_SECTION`].
 fn filter_exports(bytes: &[u8], keep: &[&str]) -> Result<Vec<u8>, String> {
     use wasm_encoder::Section as _;
     let mut tools = String::new();
     let mut out = layout_hook::rewrite(bytes, |payload, out| {
+        // the toolchain's records, which no host reads: dropped (~150 B gzip of palisade.wasm; wasm-opt's own
+        // `--strip-producers` re-encodes the module, 1.5 KB larger)
+        if let wasmparser::Payload::CustomSection(custom) = &payload
+            && matches!(custom.name(), "producers" | "target_features")
+        {
+            return Ok(true);
+        }
         let wasmparser::Payload::ExportSection(exports) = payload else {
             return Ok(false);
         };

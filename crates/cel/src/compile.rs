@@ -58,7 +58,10 @@ pub(crate) fn compile(
     } else {
         kubernetes_macros()
     };
-    let parsed = cel_core::parser::parse_with_registry(source, macros);
+    let parsed = cel_core::parser::parse_with_options(
+        source,
+        cel_core::parser::ParseOptions::with_macros(macros),
+    );
     let mut parsed = parsed;
     // A tree deeper than the checker takes is taken apart here, node by node: dropping it the
     // ordinary way recurses once per level and would overflow the (1 MiB) wasm stack.
@@ -74,11 +77,13 @@ pub(crate) fn compile(
             .errors
             .iter()
             .map(|e| {
-                format_issue(
-                    source,
-                    e.span.start,
-                    &format!("Syntax error: {}", e.message),
-                )
+                // cel-go reports a macro's errors as they are, its parser's with a prefix
+                let message = if e.macro_error {
+                    e.message.clone()
+                } else {
+                    format!("Syntax error: {}", e.message)
+                };
+                format_issue(source, e.span.start, &message)
             })
             .collect();
         return Err(CompileError::Invalid(msgs.join("\n")));
@@ -1344,20 +1349,16 @@ fn message_ranges(root: &SpannedExpr, types: &HashMap<i64, CelType>, source: &st
 
 /// The macros of kube-apiserver's environment: cel-core's standard set (cel-go's, `cel.bind` and the two-variable
 /// comprehensions among them) and the lists extension's `sortBy` (`ext.Lists` version 3, since Kubernetes 1.34).
-/// Built once, borrowed by every parse.
-fn kubernetes_macros() -> &'static cel_core::parser::MacroRegistry {
+fn kubernetes_macros() -> cel_core::parser::MacroRegistry {
     use cel_core::parser::{ArgCount, Macro, MacroRegistry, MacroStyle};
-    static MACROS: std::sync::OnceLock<MacroRegistry> = std::sync::OnceLock::new();
-    MACROS.get_or_init(|| {
-        let mut registry = MacroRegistry::standard();
-        registry.register(Macro::new(
-            "sortBy",
-            MacroStyle::Receiver,
-            ArgCount::Exact(2),
-            expand_sort_by,
-        ));
-        registry
-    })
+    let mut registry = MacroRegistry::standard();
+    registry.register(Macro::new(
+        "sortBy",
+        MacroStyle::Receiver,
+        ArgCount::Exact(2),
+        expand_sort_by,
+    ));
+    registry
 }
 
 /// The name `sortBy` binds its receiver to: no user can write it (`@` is not an identifier character).
@@ -1372,12 +1373,11 @@ fn expand_sort_by(
     receiver: Option<SpannedExpr>,
     args: Vec<SpannedExpr>,
 ) -> cel_core::parser::MacroExpansion {
-    use cel_core::parser::{ArgCount, MacroExpansion, MacroStyle, macros::STANDARD_MACROS};
+    use cel_core::parser::MacroExpansion;
     let node = |ctx: &mut cel_core::parser::MacroContext, node| macro_node(ctx, node, &span);
     let input = || Expr::Ident(owned(SORT_BY_INPUT));
-    let map = STANDARD_MACROS.iter().find(|m| {
-        (m.name, m.style, m.arg_count) == ("map", MacroStyle::Receiver, ArgCount::Exact(2))
-    });
+    let standard = cel_core::parser::MacroRegistry::standard();
+    let map = standard.lookup("map", 2, true);
     let (Some(target), Some(map)) = (receiver, map) else {
         return MacroExpansion::Error(owned("sortBy() requires a receiver"));
     };
@@ -1456,13 +1456,7 @@ fn macro_node(
 /// their one-variable form. cel-core's default set also expands `cel.bind`, two-variable
 /// comprehensions, `transformList`/`transformMap`, `optMap`/`optFlatMap` and `cel.block`, which
 /// cel-go leaves as (undeclared) calls without the matching extensions.
-fn cel_go_default_macros() -> &'static cel_core::parser::MacroRegistry {
-    use cel_core::parser::MacroRegistry;
-    static MACROS: std::sync::OnceLock<MacroRegistry> = std::sync::OnceLock::new();
-    MACROS.get_or_init(cel_go_default_registry)
-}
-
-fn cel_go_default_registry() -> cel_core::parser::MacroRegistry {
+fn cel_go_default_macros() -> cel_core::parser::MacroRegistry {
     use cel_core::parser::{ArgCount, MacroRegistry, MacroStyle};
     let mut registry = MacroRegistry::new();
     for m in MacroRegistry::standard().iter() {

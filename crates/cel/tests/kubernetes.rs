@@ -788,7 +788,7 @@ fn lists_sort_by() {
         (
             "1.sortBy(e, e)",
             CompileErr(
-                "<input>:1:1: Syntax error: sortBy can only be applied to a list, identifier, comprehension, call or select expression",
+                "<input>:1:1: sortBy can only be applied to a list, identifier, comprehension, call or select expression",
             ),
         ),
         // 13 elements of equal keys after a greater one: Go's sort.Slice moves the sixth to the front (a stable sort

@@ -581,19 +581,23 @@ fn synthetic(ctx: &mut MacroContext, node: Expr, span: Span) -> SpannedExpr {
 }
 
 /// Extract iteration variable name from an expression.
-/// Returns None and adds error if not a simple identifier.
-fn extract_iter_var(ctx: &mut MacroContext, expr: &SpannedExpr) -> Option<String> {
+/// Returns None and adds `message` (cel-go's words for the macro) at the expression if not a simple identifier; the
+/// caller then returns an empty `MacroExpansion::Error`, which the parser does not report again.
+fn extract_iter_var(ctx: &mut MacroContext, expr: &SpannedExpr, message: &str) -> Option<String> {
     match &expr.node {
         Expr::Ident(name) => Some(name.clone()),
         _ => {
-            ctx.add_error(
-                "iteration variable must be an identifier".to_string(),
-                expr.span.clone(),
-            );
+            ctx.add_error(message.to_string(), expr.span.clone());
             None
         }
     }
 }
+
+/// cel-go's words for an iteration variable that is not a simple name (`all`, `exists`, `exists_one` and the
+/// two-variable comprehensions).
+const NOT_A_SIMPLE_NAME: &str = "argument must be a simple name";
+/// cel-go's words for `map` and `filter`.
+const NOT_AN_IDENTIFIER: &str = "argument is not an identifier";
 
 // === has() Macro ===
 
@@ -615,9 +619,11 @@ fn expand_has(
             let result = Spanned::new(ctx.next_id(), Expr::MemberTestOnly { expr, field }, span);
             MacroExpansion::Expanded(result)
         }
-        _ => MacroExpansion::Error(
-            "has() argument must be a field selection (e.g., has(m.x))".to_string(),
-        ),
+        _ => {
+            // cel-go's words, where the argument is
+            ctx.add_error("invalid argument to has() macro".to_string(), arg.span);
+            MacroExpansion::Error(String::new())
+        }
     }
 }
 
@@ -650,15 +656,15 @@ fn expand_quantifier(
         None => return MacroExpansion::Error(no_receiver.to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
+    let iter_var = match extract_iter_var(ctx, &args[0], NOT_A_SIMPLE_NAME) {
         Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
+        None => return MacroExpansion::Error(String::new()),
     };
     let (iter_var2, cond) = if let [_, second, cond] = args {
-        match extract_iter_var(ctx, second) {
+        match extract_iter_var(ctx, second, NOT_A_SIMPLE_NAME) {
             Some(v) => (v, cond.clone()),
             None => {
-                return MacroExpansion::Error("second argument must be an identifier".to_string())
+                return MacroExpansion::Error(String::new())
             }
         }
     } else {
@@ -947,9 +953,9 @@ fn expand_map_2arg(
         None => return MacroExpansion::Error("map() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
+    let iter_var = match extract_iter_var(ctx, &args[0], NOT_AN_IDENTIFIER) {
         Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
+        None => return MacroExpansion::Error(String::new()),
     };
     let transform = args[1].clone();
 
@@ -967,9 +973,9 @@ fn expand_map_3arg(
         None => return MacroExpansion::Error("map() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
+    let iter_var = match extract_iter_var(ctx, &args[0], NOT_AN_IDENTIFIER) {
         Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
+        None => return MacroExpansion::Error(String::new()),
     };
     let filter = args[1].clone();
     let transform = args[2].clone();
@@ -1066,9 +1072,9 @@ fn expand_filter(
         None => return MacroExpansion::Error("filter() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
+    let iter_var = match extract_iter_var(ctx, &args[0], NOT_AN_IDENTIFIER) {
         Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
+        None => return MacroExpansion::Error(String::new()),
     };
     let cond = args[1].clone();
 
@@ -1149,13 +1155,13 @@ fn expand_transform_list_3arg(
         None => return MacroExpansion::Error("transformList() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
+    let iter_var = match extract_iter_var(ctx, &args[0], NOT_A_SIMPLE_NAME) {
         Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
+        None => return MacroExpansion::Error(String::new()),
     };
-    let iter_var2 = match extract_iter_var(ctx, &args[1]) {
+    let iter_var2 = match extract_iter_var(ctx, &args[1], NOT_A_SIMPLE_NAME) {
         Some(v) => v,
-        None => return MacroExpansion::Error("second argument must be an identifier".to_string()),
+        None => return MacroExpansion::Error(String::new()),
     };
     let transform = args[2].clone();
 
@@ -1184,13 +1190,13 @@ fn expand_transform_list_4arg(
         None => return MacroExpansion::Error("transformList() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
+    let iter_var = match extract_iter_var(ctx, &args[0], NOT_A_SIMPLE_NAME) {
         Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
+        None => return MacroExpansion::Error(String::new()),
     };
-    let iter_var2 = match extract_iter_var(ctx, &args[1]) {
+    let iter_var2 = match extract_iter_var(ctx, &args[1], NOT_A_SIMPLE_NAME) {
         Some(v) => v,
-        None => return MacroExpansion::Error("second argument must be an identifier".to_string()),
+        None => return MacroExpansion::Error(String::new()),
     };
     let filter = args[2].clone();
     let transform = args[3].clone();
@@ -1288,13 +1294,13 @@ fn expand_transform_map_3arg(
         None => return MacroExpansion::Error("transformMap() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
+    let iter_var = match extract_iter_var(ctx, &args[0], NOT_A_SIMPLE_NAME) {
         Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
+        None => return MacroExpansion::Error(String::new()),
     };
-    let iter_var2 = match extract_iter_var(ctx, &args[1]) {
+    let iter_var2 = match extract_iter_var(ctx, &args[1], NOT_A_SIMPLE_NAME) {
         Some(v) => v,
-        None => return MacroExpansion::Error("second argument must be an identifier".to_string()),
+        None => return MacroExpansion::Error(String::new()),
     };
     let transform = args[2].clone();
 
@@ -1323,13 +1329,13 @@ fn expand_transform_map_4arg(
         None => return MacroExpansion::Error("transformMap() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
+    let iter_var = match extract_iter_var(ctx, &args[0], NOT_A_SIMPLE_NAME) {
         Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
+        None => return MacroExpansion::Error(String::new()),
     };
-    let iter_var2 = match extract_iter_var(ctx, &args[1]) {
+    let iter_var2 = match extract_iter_var(ctx, &args[1], NOT_A_SIMPLE_NAME) {
         Some(v) => v,
-        None => return MacroExpansion::Error("second argument must be an identifier".to_string()),
+        None => return MacroExpansion::Error(String::new()),
     };
     let filter = args[2].clone();
     let transform = args[3].clone();
@@ -1442,9 +1448,12 @@ fn expand_bind(
     let var_name = match &args[0].node {
         Expr::Ident(name) => name.clone(),
         _ => {
-            return MacroExpansion::Error(
-                "cel.bind() first argument must be an identifier".to_string(),
-            )
+            // cel-go's words, where the argument is
+            ctx.add_error(
+                "cel.bind() variable names must be simple identifiers".to_string(),
+                args[0].span.clone(),
+            );
+            return MacroExpansion::Error(String::new());
         }
     };
 
@@ -1563,9 +1572,9 @@ fn expand_opt_map(
         None => return MacroExpansion::Error("optMap() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
+    let iter_var = match extract_iter_var(ctx, &args[0], "optMap() variable name must be a simple identifier") {
         Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
+        None => return MacroExpansion::Error(String::new()),
     };
     let transform = args[1].clone();
 
@@ -1629,9 +1638,9 @@ fn expand_opt_flat_map(
         None => return MacroExpansion::Error("optFlatMap() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0]) {
+    let iter_var = match extract_iter_var(ctx, &args[0], "optFlatMap() variable name must be a simple identifier") {
         Some(v) => v,
-        None => return MacroExpansion::Error("first argument must be an identifier".to_string()),
+        None => return MacroExpansion::Error(String::new()),
     };
     let transform = args[1].clone();
 

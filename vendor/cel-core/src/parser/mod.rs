@@ -16,6 +16,8 @@ pub use parse::MacroCalls;
 pub struct ParseError {
     pub message: String,
     pub span: Span,
+    /// Reported by a macro's expansion (cel-go words these without its `Syntax error:` prefix).
+    pub macro_error: bool,
 }
 
 impl std::fmt::Display for ParseError {
@@ -123,18 +125,6 @@ pub fn parse(input: &str) -> ParseResult {
 /// Use `ParseOptions::without_macros()` to disable macro expansion,
 /// or `ParseOptions::with_macros(registry)` for custom macros.
 pub fn parse_with_options(input: &str, options: ParseOptions) -> ParseResult {
-    match options.macros {
-        Some(macros) => parse_with(input, std::borrow::Cow::Owned(macros)),
-        None => parse_with(input, std::borrow::Cow::Owned(MacroRegistry::standard())),
-    }
-}
-
-/// Parse a CEL expression with a macro registry the caller keeps (built once, borrowed by every parse).
-pub fn parse_with_registry(input: &str, macros: &MacroRegistry) -> ParseResult {
-    parse_with(input, std::borrow::Cow::Borrowed(macros))
-}
-
-fn parse_with(input: &str, macros: std::borrow::Cow<'_, MacroRegistry>) -> ParseResult {
     // First, lex the input
     let tokens = match lexer::lex(input) {
         Ok(tokens) => tokens,
@@ -145,19 +135,24 @@ fn parse_with(input: &str, macros: std::borrow::Cow<'_, MacroRegistry>) -> Parse
                 errors: vec![ParseError {
                     message: e.message,
                     span: e.span,
+                    macro_error: false,
                 }],
             };
         }
     };
 
+    // Get macro registry
+    let macros = options.macros.unwrap_or_else(MacroRegistry::standard);
+
     // Parse the tokens (with inline macro expansion)
-    let (ast, parse_errors, macro_calls) = parse::parse_tokens_with_registry(&tokens, macros);
+    let (ast, parse_errors, macro_calls) = parse::parse_tokens_with_macros(&tokens, macros);
 
     let errors: Vec<ParseError> = parse_errors
         .into_iter()
         .map(|e| ParseError {
             message: e.message,
             span: e.span,
+            macro_error: e.macro_error,
         })
         .collect();
 
