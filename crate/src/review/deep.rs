@@ -40,10 +40,23 @@ enum Frame {
 }
 
 /// Parse one JSON document of any depth up to [`MAX_DEPTH`] + [`ENVELOPE_DEPTH`]. Errors read as serde_json's
-/// (`… at line L column C`).
+/// (`… at line L column C`). What a refused document had read so far is released without recursion too: a document
+/// 3,000 lists deep refused at its end would otherwise be dropped level by level and exhaust a wasm host's stack.
 pub fn parse(text: &str) -> Result<Value, String> {
-    let mut r = Cursor::new(text.as_bytes());
     let mut stack: Vec<Frame> = Vec::new();
+    let parsed = parse_into(text, &mut stack);
+    for frame in stack {
+        release(match frame {
+            Frame::Array(items) => Value::Array(items),
+            Frame::Object(map, _) => Value::Object(map),
+        });
+    }
+    parsed
+}
+
+/// [`parse`], with the containers being built in `stack`, which a refusal leaves as it was.
+fn parse_into(text: &str, stack: &mut Vec<Frame>) -> Result<Value, String> {
+    let mut r = Cursor::new(text.as_bytes());
     'value: loop {
         // read one value: a scalar, or open a container and go on with its first element
         let mut value = match r.peek() {
@@ -80,7 +93,10 @@ pub fn parse(text: &str) -> Result<Value, String> {
             let Some(frame) = stack.last_mut() else {
                 return match r.peek() {
                     None => Ok(value),
-                    Some(_) => Err(r.error("trailing characters")),
+                    Some(_) => {
+                        release(value);
+                        Err(r.error("trailing characters"))
+                    }
                 };
             };
             match frame {

@@ -1138,47 +1138,49 @@ fn rewrite_as_cel_go(e: &mut SpannedExpr, request_resource: bool) {
     {
         std::mem::swap(left, right);
     }
-    let rewrite = |e: &mut SpannedExpr| rewrite_as_cel_go(e, request_resource);
     match &mut e.node {
-        Expr::List(items) => items.iter_mut().for_each(|i| rewrite(&mut i.expr)),
+        Expr::List(items) => items
+            .iter_mut()
+            .for_each(|i| rewrite_as_cel_go(&mut i.expr, request_resource)),
         Expr::Map(entries) => entries.iter_mut().for_each(|m| {
-            rewrite(&mut m.key);
-            rewrite(&mut m.value);
+            rewrite_as_cel_go(&mut m.key, request_resource);
+            rewrite_as_cel_go(&mut m.value, request_resource);
         }),
         Expr::Unary { expr, .. }
         | Expr::Member { expr, .. }
-        | Expr::MemberTestOnly { expr, .. } => rewrite(expr),
+        | Expr::MemberTestOnly { expr, .. } => rewrite_as_cel_go(expr, request_resource),
         Expr::Binary { left, right, .. } => {
-            rewrite(left);
-            rewrite(right);
+            rewrite_as_cel_go(left, request_resource);
+            rewrite_as_cel_go(right, request_resource);
         }
         Expr::Ternary {
             cond,
             then_expr,
             else_expr,
         } => {
-            rewrite(cond);
-            rewrite(then_expr);
-            rewrite(else_expr);
+            rewrite_as_cel_go(cond, request_resource);
+            rewrite_as_cel_go(then_expr, request_resource);
+            rewrite_as_cel_go(else_expr, request_resource);
         }
         Expr::Index { expr, index, .. } => {
-            rewrite(expr);
-            rewrite(index);
+            rewrite_as_cel_go(expr, request_resource);
+            rewrite_as_cel_go(index, request_resource);
         }
         Expr::Call { expr, args } => {
-            rewrite(expr);
-            args.iter_mut().for_each(rewrite);
+            rewrite_as_cel_go(expr, request_resource);
+            args.iter_mut()
+                .for_each(|a| rewrite_as_cel_go(a, request_resource));
         }
         Expr::Comprehension(c) => {
-            rewrite(&mut c.iter_range);
-            rewrite(&mut c.accu_init);
-            rewrite(&mut c.loop_condition);
-            rewrite(&mut c.loop_step);
-            rewrite(&mut c.result);
+            rewrite_as_cel_go(&mut c.iter_range, request_resource);
+            rewrite_as_cel_go(&mut c.accu_init, request_resource);
+            rewrite_as_cel_go(&mut c.loop_condition, request_resource);
+            rewrite_as_cel_go(&mut c.loop_step, request_resource);
+            rewrite_as_cel_go(&mut c.result, request_resource);
         }
         Expr::Bind { init, body, .. } => {
-            rewrite(init);
-            rewrite(body);
+            rewrite_as_cel_go(init, request_resource);
+            rewrite_as_cel_go(body, request_resource);
         }
         _ => {}
     }
@@ -1379,7 +1381,8 @@ fn expand_sort_by(
     let standard = cel_core::parser::MacroRegistry::standard();
     let map = standard.lookup("map", 2, true);
     let (Some(target), Some(map)) = (receiver, map) else {
-        return MacroExpansion::Error(owned("sortBy() requires a receiver"));
+        // a receiver macro always has one, and `map` is a standard macro: unreachable
+        return MacroExpansion::Error(String::new());
     };
     if !matches!(
         target.node,
