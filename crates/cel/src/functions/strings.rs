@@ -359,12 +359,13 @@ pub(crate) fn format_double_g(d: f64) -> String {
             "0".into()
         };
     }
-    let e = format!("{d:e}"); // e.g. -1.2345e-7
-    let (mant, exp) = e.split_once('e').unwrap_or((e.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let neg = mant.starts_with('-');
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let sign = if neg { "-" } else { "" };
+    // The shortest digits that read back as `d`, from `Display` (which serde's messages link in anyway: `{:e}` would
+    // link a second formatter).
+    let (mut digits, exp) = decimal_digits(&d.abs().to_string());
+    while digits.len() > 1 && digits.ends_with('0') {
+        digits.pop();
+    }
+    let sign = if d.is_sign_negative() { "-" } else { "" };
     if !(-4..21).contains(&exp) {
         let (first, rest) = digits.split_at(1.min(digits.len()));
         let frac = if rest.is_empty() {
@@ -391,6 +392,23 @@ pub(crate) fn format_double_g(d: f64) -> String {
     }
 }
 
+/// The digits of a non-negative decimal as `Display` writes it (`0.00125`, `1250`), from the first that is not zero,
+/// and the power of ten of that first digit: `("125", -3)`, `("1250", 3)`. Zero is `("", 0)`.
+fn decimal_digits(s: &str) -> (String, i32) {
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    let int = int.trim_start_matches('0');
+    if !int.is_empty() {
+        let exp = i32::try_from(int.len()).unwrap_or(i32::MAX) - 1;
+        return (format!("{int}{frac}"), exp);
+    }
+    let digits = frac.trim_start_matches('0');
+    if digits.is_empty() {
+        return (String::new(), 0);
+    }
+    let zeros = i32::try_from(frac.len() - digits.len()).unwrap_or(i32::MAX);
+    (digits.to_owned(), -zeros - 1)
+}
+
 /// How `format` writes a double that is not finite (`%f`, `%e`, `%s`): `NaN`, `Infinity`, `-Infinity`.
 fn non_finite(d: f64) -> Option<&'static str> {
     if d.is_nan() {
@@ -413,11 +431,55 @@ fn sci(d: f64, prec: usize) -> String {
     if let Some(s) = non_finite(d) {
         return s.into();
     }
-    let e = format!("{d:.prec$e}");
-    let (m, x) = e.split_once('e').unwrap_or((e.as_str(), "0"));
-    let x: i32 = x.parse().unwrap_or(0);
-    let sign = if x < 0 { '-' } else { '+' };
-    format!("{m}e{sign}{:02}", x.abs())
+    // Every double is a decimal of at most 1,074 places: written out whole, it is rounded here to `prec + 1` digits,
+    // a tie to the even digit, as Go's `strconv` rounds.
+    let (digits, mut exp) = decimal_digits(&format!("{:.1074}", d.abs()));
+    let mut kept = digits
+        .as_bytes()
+        .get(..=prec)
+        .unwrap_or(digits.as_bytes())
+        .to_vec();
+    kept.resize(prec + 1, b'0');
+    let rest = digits.as_bytes().get(prec + 1..).unwrap_or_default();
+    let round_up = match rest.split_first() {
+        Some((&first, tail))
+            if first > b'5' || (first == b'5' && tail.iter().any(|&c| c != b'0')) =>
+        {
+            true
+        }
+        Some((b'5', _)) => kept.last().is_some_and(|&c| (c - b'0') % 2 == 1),
+        _ => false,
+    };
+    if round_up {
+        let mut carry = true;
+        for c in kept.iter_mut().rev() {
+            if *c == b'9' {
+                *c = b'0';
+            } else {
+                *c += 1;
+                carry = false;
+                break;
+            }
+        }
+        if carry {
+            kept.insert(0, b'1');
+            kept.pop();
+            exp += 1;
+        }
+    }
+    let mut out = String::with_capacity(prec + 8);
+    if d.is_sign_negative() {
+        out.push('-');
+    }
+    let (first, frac) = kept.split_at(1);
+    out.push_str(&String::from_utf8_lossy(first));
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(&String::from_utf8_lossy(frac));
+    }
+    let sign = if exp < 0 { '-' } else { '+' };
+    out.push_str(&format!("e{sign}{:02}", exp.abs()));
+    out
 }
 
 /// `%s` rendering of any value.
@@ -628,4 +690,107 @@ pub(crate) fn to_string(v: Value<'_>) -> Result<Value<'_>, EvalError> {
         },
         _ => return nso(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{format_double_g, sci};
+
+    /// Rust's `{:e}` writes the same digits as Go's `%e` and `'g'`; only the exponent is spelled differently.
+    fn go_exponent(rust: &str) -> (String, i32) {
+        let (mant, exp) = rust.split_once('e').unwrap();
+        (mant.to_owned(), exp.parse().unwrap())
+    }
+
+    fn doubles() -> impl Iterator<Item = f64> {
+        let special = [
+            0.5,
+            1.5,
+            2.5,
+            0.125,
+            9.5,
+            99.5,
+            0.95,
+            9.999_999_5,
+            1e21,
+            1e20,
+            123_456_789.0,
+            1e-4,
+            1e-5,
+            5e-324,
+            2.225_073_858_507_201e-308,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            0.1,
+            0.3,
+            1.0 / 3.0,
+            2.0_f64.powi(60),
+            -0.0,
+            0.0,
+        ];
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let random = (0..20_000).map(move |_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            f64::from_bits(x)
+        });
+        special
+            .into_iter()
+            .chain(special.into_iter().map(|d| -d))
+            .chain(random)
+            .filter(|d| d.is_finite())
+    }
+
+    #[test]
+    fn scientific_notation_is_rounded_as_rust_rounds_the_exact_value() {
+        for d in doubles() {
+            for prec in [0, 1, 2, 3, 6, 16, 17, 25] {
+                let (mant, exp) = go_exponent(&format!("{d:.prec$e}"));
+                let sign = if exp < 0 { '-' } else { '+' };
+                assert_eq!(
+                    sci(d, prec),
+                    format!("{mant}e{sign}{:02}", exp.abs()),
+                    "{d:e} with {prec} digits"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn shortest_form_has_the_digits_of_rust_shortest_exponent_form() {
+        for d in doubles().filter(|d| *d != 0.0) {
+            let (mant, exp) = go_exponent(&format!("{d:e}"));
+            let ours = format_double_g(d);
+            let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
+            let ours_digits: String = ours
+                .split('e')
+                .next()
+                .unwrap()
+                .chars()
+                .filter(char::is_ascii_digit)
+                .collect();
+            assert_eq!(
+                ours_digits.trim_start_matches('0').trim_end_matches('0'),
+                digits.trim_end_matches('0'),
+                "{d:e}"
+            );
+            assert_eq!(ours.starts_with('-'), d < 0.0, "{d:e}");
+            if (-4..21).contains(&exp) {
+                assert!(!ours.contains('e'), "{ours} for {d:e}");
+                assert_eq!(ours.parse::<f64>().unwrap(), d);
+            } else {
+                let sign = if exp < 0 { '-' } else { '+' };
+                assert!(
+                    ours.ends_with(&format!("e{sign}{:02}", exp.abs())),
+                    "{ours} for {d:e}"
+                );
+            }
+        }
+        assert_eq!(format_double_g(1e21), "1e+21");
+        assert_eq!(format_double_g(1e20), "100000000000000000000");
+        assert_eq!(format_double_g(1.5e-5), "1.5e-05");
+        assert_eq!(format_double_g(-0.0001), "-0.0001");
+        assert_eq!(format_double_g(123.456), "123.456");
+    }
 }
