@@ -56,7 +56,7 @@ pub(crate) fn compile(
     let macros = if flavor == Flavor::CertificateRequest {
         cel_go_default_macros()
     } else {
-        kubernetes_macros()
+        kubernetes_macros(flavor)
     };
     let parsed = cel_core::parser::parse_with_options(
         source,
@@ -155,17 +155,39 @@ pub(crate) fn compile(
         }
         let equality = mismatched_equality(&expr, &checked, source);
         if !checked.errors.is_empty() || !equality.is_empty() {
+            // kube-apiserver declares `variables` as an object whose fields are the policy's variables, so
+            // `variables.nope` is only `undefined field 'nope'`; each variable here is a dotted name, and the checker
+            // also finds `variables` undeclared there
+            let variables_selected: IdSet = checked
+                .errors
+                .iter()
+                .filter(|e| matches!(e.kind, CheckErrorKind::UndefinedField { .. }))
+                .filter_map(|e| match &find_node(&expr, e.expr_id)?.node {
+                    Expr::Member { expr: operand, .. }
+                        if matches!(&operand.node, Expr::Ident(n) if n == "variables") =>
+                    {
+                        Some(operand.id)
+                    }
+                    _ => None,
+                })
+                .collect();
+            // cel-go selects from a value it could not type as from `dyn`: `objekt.spec` is only `objekt` undeclared
+            let from_error = |e: &&CheckError| {
+                matches!(e.kind, CheckErrorKind::UndefinedField { .. })
+                    && matches!(
+                        find_node(&expr, e.expr_id).map(|n| &n.node),
+                        Some(Expr::Member { expr: operand, .. })
+                            if checked.type_map.get(&operand.id) == Some(&CelType::Error)
+                                && !variables_selected.contains(&operand.id)
+                    )
+            };
             let mut issues: Vec<(usize, String)> = checked
                 .errors
                 .iter()
+                .filter(|e| !variables_selected.contains(&e.expr_id) && !from_error(e))
                 .map(|e| {
-                    // approver-policy's environment words and places issues exactly as cel-go;
-                    // the admission environment keeps cel-core's positions and type names
-                    let node = if flavor == Flavor::CertificateRequest {
-                        find_node(&expr, e.expr_id)
-                    } else {
-                        None
-                    };
+                    // worded and placed as cel-go's checker words and places them
+                    let node = find_node(&expr, e.expr_id);
                     (
                         node.map_or(e.span.start, |n| issue_offset(n, e, source)),
                         check_message(e, node, &checked.type_map),
@@ -177,10 +199,8 @@ pub(crate) fn compile(
             for (_, message) in &mut issues {
                 *message = type_vars.rename(message);
             }
-            if flavor == Flavor::CertificateRequest || issues.len() > checked.errors.len() {
-                // cel-go prints its issues ordered by location
-                palisade_json::sort::sort_by_key(&mut issues, |(offset, _)| *offset);
-            }
+            // cel-go prints its issues ordered by location
+            palisade_json::sort::sort_by_key(&mut issues, |(offset, _)| *offset);
             let msgs: Vec<String> = issues
                 .iter()
                 .map(|(offset, m)| format_issue(source, *offset, m))
@@ -192,7 +212,7 @@ pub(crate) fn compile(
             .get(&expr.id)
             .cloned()
             .unwrap_or(CelType::Dyn);
-        let errs = message_ranges(&expr, &checked.type_map, source);
+        let errs = unrangeable(&expr, &checked.type_map, source);
         if !errs.is_empty() {
             return Err(CompileError::Invalid(errs.join("\n")));
         }
@@ -552,7 +572,7 @@ fn check_message(
         && let CheckErrorKind::UndefinedField { .. } = &e.kind
         && let Expr::Member { expr, .. } | Expr::MemberTestOnly { expr, .. } = &node.node
         && let Some(t) = types.get(&expr.id)
-        && !matches!(t, CelType::Message(_))
+        && !matches!(t, CelType::Message(_) | CelType::Error)
         && !is_dynish(t)
     {
         return format!(
@@ -1323,14 +1343,16 @@ fn go_location(node: &SpannedExpr, source: &str) -> Option<usize> {
     })
 }
 
-/// cel-go's checker only ranges over lists, maps and `dyn`; cel-core also accepts a message
-/// (approver-policy's `cr`), which our evaluator would then iterate as the map it is bound to.
-fn message_ranges(root: &SpannedExpr, types: &HashMap<i64, CelType>, source: &str) -> Vec<String> {
+/// cel-go's checker only ranges over lists, maps and `dyn`; cel-core also accepts any other type (`1.all(x, true)`,
+/// approver-policy's `cr` message, which our evaluator would then iterate as the map it is bound to).
+fn unrangeable(root: &SpannedExpr, types: &HashMap<i64, CelType>, source: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(e) = stack.pop() {
         if let Expr::Comprehension(c) = &e.node
-            && let Some(t @ CelType::Message(_)) = types.get(&c.iter_range.id)
+            && let Some(t) = types.get(&c.iter_range.id)
+            && !matches!(t, CelType::List(_) | CelType::Map(_, _))
+            && !is_dynish(t)
         {
             let at = go_location(&c.iter_range, source).unwrap_or(c.iter_range.span.start);
             out.push((
@@ -1349,11 +1371,43 @@ fn message_ranges(root: &SpannedExpr, types: &HashMap<i64, CelType>, source: &st
         .collect()
 }
 
-/// The macros of kube-apiserver's environment: cel-core's standard set (cel-go's, `cel.bind` and the two-variable
-/// comprehensions among them) and the lists extension's `sortBy` (`ext.Lists` version 3, since Kubernetes 1.34).
-fn kubernetes_macros() -> cel_core::parser::MacroRegistry {
+/// The macros of kube-apiserver's environment (`environment/base.go`): cel-go's standard macros, the optional
+/// library's `optMap`/`optFlatMap`, the two-variable comprehensions (`ext.TwoVarComprehensions`, since Kubernetes
+/// 1.32: `all`, `exists`, `existsOne`, `exists_one`, `transformList`, `transformMap`, `transformMapEntry`) and the
+/// lists extension's `sortBy` (`ext.Lists` version 3, since Kubernetes 1.34). Not `cel.bind` (`ext.Bindings`),
+/// `cel.block` nor `proto.getExt`/`proto.hasExt` (`ext.Protos`): kube-apiserver enables neither library, so there
+/// they are calls of undeclared functions. The conformance suite's environment ([`Flavor::Custom`]) has them too.
+fn kubernetes_macros(flavor: Flavor) -> cel_core::parser::MacroRegistry {
     use cel_core::parser::{ArgCount, Macro, MacroRegistry, MacroStyle};
-    let mut registry = MacroRegistry::standard();
+    let mut registry = MacroRegistry::new();
+    for m in MacroRegistry::standard().iter() {
+        let enabled = match m.name {
+            // cel-go's expansion, below
+            "transformMap" => false,
+            "cel.bind" | "cel.block" | "cel.index" | "cel.iterVar" | "cel.accuVar"
+            | "proto.hasExt" | "proto.getExt" => flavor == Flavor::Custom,
+            _ => true,
+        };
+        if enabled {
+            registry.register(m.clone());
+        }
+    }
+    for (name, expander) in [
+        (
+            "transformMap",
+            expand_transform_map as cel_core::parser::MacroExpander,
+        ),
+        ("transformMapEntry", expand_transform_map_entry),
+    ] {
+        for n in [3, 4] {
+            registry.register(Macro::new(
+                name,
+                MacroStyle::Receiver,
+                ArgCount::Exact(n),
+                expander,
+            ));
+        }
+    }
     registry.register(Macro::new(
         "sortBy",
         MacroStyle::Receiver,
@@ -1362,6 +1416,94 @@ fn kubernetes_macros() -> cel_core::parser::MacroRegistry {
     ));
     registry
 }
+
+/// The function cel-go's `transformMap` and `transformMapEntry` insert with: `cel.@mapInsert(map, key, value)` and
+/// `cel.@mapInsert(map, entries)`, an error when a key is already there (no user can name it: `@` is not an
+/// identifier character).
+pub(crate) const MAP_INSERT: &str = "cel.@mapInsert";
+
+/// cel-go's `transformMap(k, v, [filter,] value)`: a two-variable comprehension from `{}` whose step is
+/// `cel.@mapInsert(accu, k, value)`, behind the filter when there is one.
+fn expand_transform_map(
+    ctx: &mut cel_core::parser::MacroContext,
+    span: cel_core::Span,
+    receiver: Option<SpannedExpr>,
+    args: Vec<SpannedExpr>,
+) -> cel_core::parser::MacroExpansion {
+    transform_map(ctx, span, receiver, args, false)
+}
+
+/// cel-go's `transformMapEntry(k, v, [filter,] entries)`: as `transformMap`, the step `cel.@mapInsert(accu, entries)`.
+fn expand_transform_map_entry(
+    ctx: &mut cel_core::parser::MacroContext,
+    span: cel_core::Span,
+    receiver: Option<SpannedExpr>,
+    args: Vec<SpannedExpr>,
+) -> cel_core::parser::MacroExpansion {
+    transform_map(ctx, span, receiver, args, true)
+}
+
+fn transform_map(
+    ctx: &mut cel_core::parser::MacroContext,
+    span: cel_core::Span,
+    receiver: Option<SpannedExpr>,
+    mut args: Vec<SpannedExpr>,
+    entries: bool,
+) -> cel_core::parser::MacroExpansion {
+    use cel_core::parser::MacroExpansion;
+    let node = |ctx: &mut cel_core::parser::MacroContext, node| macro_node(ctx, node, &span);
+    let accu = || Expr::Ident(owned(ACCU_VAR));
+    let (Some(range), [first, second, ..]) = (receiver, args.as_slice()) else {
+        // a receiver macro of three or four arguments always has these: unreachable
+        return MacroExpansion::Error(String::new());
+    };
+    let Some((iter_var, iter_var2)) = cel_core::parser::extract_iter_vars(ctx, first, second)
+    else {
+        return MacroExpansion::Error(String::new());
+    };
+    let (Some(value), filter) = (args.pop(), (args.len() == 3).then(|| args.pop()).flatten())
+    else {
+        return MacroExpansion::Error(String::new());
+    };
+    let mut insert_args = vec![node(ctx, accu())];
+    if !entries {
+        insert_args.push(node(ctx, Expr::Ident(iter_var.clone())));
+    }
+    insert_args.push(value);
+    let callee = node(ctx, Expr::Ident(owned(MAP_INSERT)));
+    let mut step = node(
+        ctx,
+        Expr::Call {
+            expr: Box::new(callee),
+            args: insert_args,
+        },
+    );
+    if let Some(filter) = filter {
+        let unchanged = node(ctx, accu());
+        step = node(
+            ctx,
+            Expr::Ternary {
+                cond: Box::new(filter),
+                then_expr: Box::new(step),
+                else_expr: Box::new(unchanged),
+            },
+        );
+    }
+    let comprehension = cel_core::ComprehensionData {
+        iter_var,
+        iter_var2,
+        iter_range: Box::new(range),
+        accu_var: owned(ACCU_VAR),
+        accu_init: Box::new(node(ctx, Expr::Map(Vec::new()))),
+        loop_condition: Box::new(node(ctx, Expr::Bool(true))),
+        loop_step: Box::new(step),
+        result: Box::new(node(ctx, accu())),
+    };
+    MacroExpansion::Expanded(node(ctx, Expr::Comprehension(comprehension)))
+}
+
+/// The accumulator cel-core's macros name (cel-go's legacy `__result__`).
+const ACCU_VAR: &str = "__result__";
 
 /// The name `sortBy` binds its receiver to: no user can write it (`@` is not an identifier character).
 const SORT_BY_INPUT: &str = "@__sortBy_input__";

@@ -172,6 +172,19 @@ const ROWS: &str = lib_rows![
     ("strings", ("join", "list_string_join", true, "list(string)", "string", &[])),
     ("strings", ("join", "list_string_join_string", true, "list(string), string", "string", &[])),
     ("strings", ("strings.quote", "strings_quote_string", false, "string", "string", &[])),
+    // optionals
+    ("optionals", ("optional.of", "optional_of", false, "T", "optional_type(T)", &["T"])),
+    ("optionals", ("optional.none", "optional_none", false, "", "optional_type(dyn)", &[])),
+    ("optionals", ("optional.ofNonZeroValue", "optional_of_non_zero_value", false, "T", "optional_type(T)", &["T"])),
+    ("optionals", ("hasValue", "optional_has_value", true, "optional_type(T)", "bool", &["T"])),
+    ("optionals", ("value", "optional_value", true, "optional_type(T)", "T", &["T"])),
+    ("optionals", ("or", "optional_or_optional", true, "optional_type(T), optional_type(T)", "optional_type(T)", &["T"])),
+    ("optionals", ("orValue", "optional_or_value", true, "optional_type(T), T", "T", &["T"])),
+];
+/// cel-go's math and encoders extensions: the conformance suite's environment only (kube-apiserver enables neither).
+#[cfg(feature = "extensions")]
+#[rustfmt::skip]
+const EXTENSION_ROWS: &str = lib_rows![
     // math
     ("math", ("math.greatest", "math_greatest_int", false, "int", "int", &[])),
     ("math", ("math.greatest", "math_greatest_uint", false, "uint", "uint", &[])),
@@ -265,14 +278,6 @@ const ROWS: &str = lib_rows![
     // encoders
     ("encoders", ("base64.encode", "base64_encode_bytes", false, "bytes", "string", &[])),
     ("encoders", ("base64.decode", "base64_decode_string", false, "string", "bytes", &[])),
-    // optionals
-    ("optionals", ("optional.of", "optional_of", false, "T", "optional_type(T)", &["T"])),
-    ("optionals", ("optional.none", "optional_none", false, "", "optional_type(dyn)", &[])),
-    ("optionals", ("optional.ofNonZeroValue", "optional_of_non_zero_value", false, "T", "optional_type(T)", &["T"])),
-    ("optionals", ("hasValue", "optional_has_value", true, "optional_type(T)", "bool", &["T"])),
-    ("optionals", ("value", "optional_value", true, "optional_type(T)", "T", &["T"])),
-    ("optionals", ("or", "optional_or_optional", true, "optional_type(T), optional_type(T)", "optional_type(T)", &["T"])),
-    ("optionals", ("orValue", "optional_or_value", true, "optional_type(T), T", "T", &["T"])),
 ];
 // end of the generated rows
 
@@ -291,24 +296,30 @@ const TYPE_CONSTANTS: &[(&str, &str)] = &[
     ("dyn", "dyn"),
 ];
 
-/// The standard environment: what `Env::with_standard_library()` declares, from the rows.
-pub(crate) fn standard() -> Env {
+/// The standard environment: what `Env::with_standard_library()` declares, from the rows, but the overloads named in
+/// `except`.
+pub(crate) fn standard(except: &[&str]) -> Env {
     let mut env = Env::new();
     for (name, t) in TYPE_CONSTANTS {
         env.add_variable(*name, CelType::type_of(signature::parse(t)));
     }
-    env.with_extension(extensions(&["standard"]))
+    env.with_extension(extensions(&["standard"], except))
 }
 
-/// Declarations of the named libraries (`standard`, `strings`, `math`, `encoders`, `optionals`).
-pub(crate) fn extensions(libs: &[&str]) -> Vec<FunctionDecl> {
-    ROWS.lines()
-        .filter_map(|line| {
-            let (lib, row) = line.split_once(';')?;
-            libs.contains(&lib).then_some(row)
-        })
-        .map(signature::row)
-        .collect()
+/// Declarations of the named libraries (`standard`, `strings`, `math`, `encoders`, `optionals`), but the overloads
+/// named in `except`.
+pub(crate) fn extensions(libs: &[&str], except: &[&str]) -> Vec<FunctionDecl> {
+    #[cfg(feature = "extensions")]
+    let rows = ROWS.lines().chain(EXTENSION_ROWS.lines());
+    #[cfg(not(feature = "extensions"))]
+    let rows = ROWS.lines();
+    rows.filter_map(|line| {
+        let (lib, row) = line.split_once(';')?;
+        let overload = row.split(';').nth(1)?;
+        (libs.contains(&lib) && !except.contains(&overload)).then_some(row)
+    })
+    .map(signature::row)
+    .collect()
 }
 
 #[cfg(test)]
@@ -326,18 +337,24 @@ mod tests {
 
     const START: &str = "#[rustfmt::skip]\nconst ROWS: &str = lib_rows![\n";
     const END: &str = "];\n// end of the generated rows\n";
+    /// Between the rows every environment reads and the extensions only `Env::standard` reads.
+    const EXTENSIONS: &str = "];\n/// cel-go's math and encoders extensions: the conformance suite's environment only \
+        (kube-apiserver enables neither).\n#[cfg(feature = \"extensions\")]\n#[rustfmt::skip]\nconst EXTENSION_ROWS: &str = lib_rows![\n";
 
     /// The rows, one line each, from cel-core's own extension declarations.
     fn generated() -> String {
         let libs = [
             ("standard", standard_library()),
             ("strings", cel_core::ext::string_extension()),
+            ("optionals", cel_core::ext::optionals_extension()),
             ("math", cel_core::ext::math_extension()),
             ("encoders", cel_core::ext::encoders_extension()),
-            ("optionals", cel_core::ext::optionals_extension()),
         ];
         let mut out = String::from(START);
         for (lib, decls) in libs {
+            if lib == "math" {
+                out.push_str(EXTENSIONS);
+            }
             out.push_str(&format!("    // {lib}\n"));
             for f in decls {
                 for o in &f.overloads {
@@ -402,7 +419,7 @@ mod tests {
                     )
                 })
                 .collect();
-            let ours: Vec<_> = super::extensions(&[lib])
+            let ours: Vec<_> = super::extensions(&[lib], &[])
                 .into_iter()
                 .flat_map(|f| f.overloads.into_iter().map(move |o| (f.name.clone(), o)))
                 .map(|(n, o)| (n, o.id, o.is_member, o.params, o.result, o.type_params))
@@ -413,7 +430,7 @@ mod tests {
 
     #[test]
     fn the_standard_environment_is_cel_cores() {
-        let (ours, theirs) = (super::standard(), Env::with_standard_library());
+        let (ours, theirs) = (super::standard(&[]), Env::with_standard_library());
         assert_eq!(ours.variables(), theirs.variables());
         let mut names: Vec<&String> = ours.functions().keys().collect();
         names.sort();
@@ -425,7 +442,7 @@ mod tests {
     #[test]
     fn every_library_is_declared() {
         for lib in ["standard", "strings", "math", "encoders", "optionals"] {
-            assert!(!super::extensions(&[lib]).is_empty(), "{lib}");
+            assert!(!super::extensions(&[lib], &[]).is_empty(), "{lib}");
         }
     }
 }

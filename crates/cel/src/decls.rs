@@ -42,6 +42,9 @@ const EXTRA: &str = rows![
     ("sets.contains", "list_sets_contains_list", false, "list(T), list(T)", "bool", &["T"]),
     ("sets.equivalent", "list_sets_equivalent_list", false, "list(T), list(T)", "bool", &["T"]),
     ("sets.intersects", "list_sets_intersects_list", false, "list(T), list(T)", "bool", &["T"]),
+    // cel-go ext.TwoVarComprehensions: what `transformMap` and `transformMapEntry` expand to (compile.rs)
+    ("cel.@mapInsert", "@mapInsert_map_key_value", false, "map(K, V), K, V", "map(K, V)", &["K", "V"]),
+    ("cel.@mapInsert", "@mapInsert_map_map", false, "map(K, V), map(K, V)", "map(K, V)", &["K", "V"]),
     // cel-go ext.Lists
     ("lists.range", "lists_range", false, "int", "list(int)", &[]),
     ("slice", "list_slice", true, "list(T), int, int", "list(T)", &["T"]),
@@ -95,19 +98,30 @@ const AUTHZ: &str = rows![
     ("error", "decision_error", true, "kubernetes.authorization.Decision", "string", &[]),
 ];
 
-/// Standard library, cel-core's extensions (strings, math, encoders, optionals) and the
-/// Kubernetes additions above.
+/// Standard library (but cel-core's map `+`, which cel-go has not), cel-core's extensions (strings, math, encoders,
+/// optionals) and the Kubernetes additions above.
 pub(crate) fn library() -> Env {
-    stripped_library()
+    with_kubernetes_additions(
+        crate::core_decls::standard(&["add_map_map"]),
+        &["strings", "math", "encoders", "optionals"],
+        &[],
+    )
 }
 
-fn stripped_library() -> Env {
-    let mut env = crate::core_decls::standard().with_extension(crate::core_decls::extensions(&[
-        "strings",
-        "math",
-        "encoders",
-        "optionals",
-    ]));
+/// kube-apiserver's base environment (`environment/base.go`): the standard library but cel-core's map `+` (cel-go has
+/// none: cel-core declares it for its own `transformMap`, which Palisade replaces with cel-go's), the strings extension at version 2 (`reverse` is version
+/// 3), the optional types and the Kubernetes additions above; not the math or encoders extensions, which
+/// kube-apiserver does not enable.
+fn kubernetes_library() -> Env {
+    with_kubernetes_additions(
+        crate::core_decls::standard(&["add_map_map"]),
+        &["strings", "optionals"],
+        &["string_reverse"],
+    )
+}
+
+fn with_kubernetes_additions(standard: Env, extensions: &[&str], except: &[&str]) -> Env {
+    let mut env = standard.with_extension(crate::core_decls::extensions(extensions, except));
     env.add_variable(
         "optional_type",
         CelType::type_of(CelType::optional(CelType::Dyn)),
@@ -129,7 +143,7 @@ fn stripped_library() -> Env {
 fn admission_library() -> &'static Env {
     static LIBRARY: std::sync::OnceLock<Env> = std::sync::OnceLock::new();
     LIBRARY.get_or_init(|| {
-        let mut env = stripped_library()
+        let mut env = kubernetes_library()
             .with_extension(signature::declare(AUTHZ))
             .with_extension(crate::kube::decls())
             .with_proto_registry(std::sync::Arc::new(crate::admission_types::KubeTypes));
@@ -173,8 +187,8 @@ pub(crate) fn admission(vars: crate::AdmissionVars) -> Env {
 /// approver-policy v0.27 `validator.compile`: `cel.Types(&CertificateRequest{})`, `self`
 /// (string), `cr` (the `CertificateRequest` message), `ext.Strings()`, `ServiceAccountLib()`.
 pub(crate) fn certificate_request() -> Env {
-    let mut env = crate::core_decls::standard()
-        .with_extension(crate::core_decls::extensions(&["strings"]))
+    let mut env = crate::core_decls::standard(&["add_map_map"])
+        .with_extension(crate::core_decls::extensions(&["strings"], &[]))
         .with_extension(crate::approver::decls())
         .with_proto_registry(std::sync::Arc::new(crate::approver::Messages));
     env.add_variable("self", CelType::String);

@@ -717,6 +717,12 @@ impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
             } if matches!(&left.node, Expr::Ident(n) if is_accu(n)) => {
                 self.append_step(right, accu_idx)
             }
+            Expr::Call { expr, args }
+                if matches!(&expr.node, Expr::Ident(f) if f == crate::compile::MAP_INSERT)
+                    && matches!(args.first().map(|a| &a.node), Some(Expr::Ident(n)) if is_accu(n)) =>
+            {
+                self.insert_step(args.get(1..).unwrap_or_default(), accu_idx)
+            }
             Expr::Ternary {
                 cond,
                 then_expr,
@@ -750,41 +756,44 @@ impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
     ) -> Result<Value<'a>, EvalError> {
         let r = self.eval(right)?;
         self.budget.charge(2)?;
-        let acc = match self.take_accu(accu_idx)? {
-            // a folded `[]` / `{}` initial accumulator is shared: copied once (it is empty),
-            // then appended to in place
-            Value::List(l @ (List::Const(_) | List::Json(_) | List::Doc(_) | List::Concat(_))) => {
-                Value::list(l.to_vec())
-            }
-            Value::Map(m @ (Map::Const(_) | Map::Json(_) | Map::Doc(_))) => {
-                let mut own = OwnedMap::default();
-                for (k, v) in m.entries() {
-                    let _ = own.insert(k, v);
-                }
-                Value::Map(Map::Owned(Rc::new(own)))
-            }
-            other => other,
-        };
-        match (acc, r) {
+        match (self.owned_accu(accu_idx)?, r) {
             (Value::List(List::Owned(mut v)), Value::List(add)) => {
                 let vec = Rc::make_mut(&mut v);
                 vec.extend(add.iter());
                 Ok(Value::List(List::Owned(v)))
             }
-            (Value::Map(Map::Owned(mut m)), Value::Map(add)) => {
-                let mm: &mut OwnedMap<'a> = Rc::make_mut(&mut m);
-                for (k, v) in add.entries() {
-                    if let Err(k) = mm.insert(k, v) {
-                        return Err(EvalError::new(format!(
-                            "insert failed: key {} already exists",
-                            key_display(&k)
-                        )));
-                    }
-                }
-                Ok(Value::Map(Map::Owned(m)))
-            }
             (l, r) => functions::binary(BinaryOp::Add, l, r),
         }
+    }
+
+    /// `cel.@mapInsert(accu, key, value)` or `cel.@mapInsert(accu, entries)` as a loop step (`transformMap`,
+    /// `transformMapEntry`): the arguments after the accumulator, then the call and the accumulator charged, as
+    /// cel-go charges them, and the entries inserted in place.
+    #[inline(never)]
+    fn insert_step(
+        &mut self,
+        rest: &'p [SpannedExpr],
+        accu_idx: usize,
+    ) -> Result<Value<'a>, EvalError> {
+        let mut args = Vec::with_capacity(rest.len() + 1);
+        for a in rest {
+            args.push(self.eval(a)?);
+        }
+        self.budget.charge(2)?;
+        // taken out of its slot, the accumulator is the only reference to its map, which is changed in place
+        args.insert(0, self.take_accu(accu_idx)?);
+        functions::map_insert(args)
+    }
+
+    /// The accumulator, taken out of its slot: a folded `[]` initial accumulator is shared, so it is copied once (it
+    /// is empty), then appended to in place.
+    fn owned_accu(&mut self, accu_idx: usize) -> Result<Value<'a>, EvalError> {
+        Ok(match self.take_accu(accu_idx)? {
+            Value::List(l @ (List::Const(_) | List::Json(_) | List::Doc(_) | List::Concat(_))) => {
+                Value::list(l.to_vec())
+            }
+            other => other,
+        })
     }
 }
 
@@ -867,15 +876,6 @@ fn bad_list_index(idx: &Value<'_>) -> EvalError {
         "unsupported index type '{}' in list",
         idx.type_of()
     ))
-}
-
-/// A key, as cel-go's `no such key: %v` prints it (a double as Go's `%g`).
-fn key_text(k: &Value<'_>) -> String {
-    match k {
-        Value::Double(d) => functions::format_double_g(*d),
-        Value::Uint(u) => u.to_string(),
-        other => key_display(other),
-    }
 }
 
 /// A field select or presence test on a value that is neither a map nor a list (`null`, a
@@ -971,13 +971,13 @@ pub(crate) fn index_value<'a>(
         Value::Map(m) => {
             check_index_key(idx)?;
             m.get(idx)
-                .ok_or_else(|| EvalError::no_such_key(key_text(idx)))
+                .ok_or_else(|| EvalError::no_such_key(key_display(idx)))
         }
         // cel-go qualifies any other value with a constant-kind key as a missing key
         // (`null['a']` is `no such key: a`)
         _ => {
             check_index_key(idx)?;
-            Err(EvalError::no_such_key(key_text(idx)))
+            Err(EvalError::no_such_key(key_display(idx)))
         }
     }
 }
@@ -1014,7 +1014,7 @@ fn index_optional<'a>(
         _ => {
             check_index_key(idx)?;
             if strict {
-                return Err(EvalError::no_such_key(key_text(idx)));
+                return Err(EvalError::no_such_key(key_display(idx)));
             }
             Ok(Value::Optional(None))
         }

@@ -1111,9 +1111,13 @@ pub(crate) fn check_key(k: &Value<'_>) -> Result<(), EvalError> {
     }
 }
 
+/// A key as cel-go prints one with `%v` (`no such key: k`, `insert failed: key k already exists`): a string without
+/// quotes, a uint without its `u`, a double as Go's `%g`.
 pub(crate) fn key_display(k: &Value<'_>) -> String {
     match k {
         Value::String(s) => s.as_str().to_string(),
+        Value::Uint(u) => u.to_string(),
+        Value::Double(d) => crate::functions::format_double_g(*d),
         other => other.to_string(),
     }
 }

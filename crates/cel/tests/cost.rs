@@ -743,3 +743,88 @@ fn kubernetes_lists_library_cost_rows() {
         }
     }
 }
+
+/// cel-go ext/comprehensions_test.go `TestTwoVarComprehensionsCost`, the actual costs: upstream's figures less the
+/// literals kube-apiserver folds (a constant list 10, a constant map 30, and the `[]` or `{}` each `transformList`,
+/// `transformMap` and `transformMapEntry` starts its accumulator from). A map written in a step (`{v: k}`) is not
+/// constant and is charged on every iteration. `transformMap` and `transformMapEntry` step through cel-go's
+/// `cel.@mapInsert`: the call, the accumulator and its arguments.
+#[test]
+fn cel_go_two_variable_comprehension_cost_rows() {
+    let env = Env::standard().with_dyn_variable("m");
+    let ints = Value::map(vec![
+        (Value::Int(1), Value::Int(1)),
+        (Value::Int(2), Value::Int(2)),
+    ]);
+    let greetings = Value::map(vec![
+        (Value::string("he"), Value::string("hello")),
+        (Value::string("go"), Value::string("goodbye")),
+    ]);
+    let legacy_lists = Value::map(vec![
+        (
+            Value::string("legacy-solo"),
+            Value::list(vec![Value::Int(1)]),
+        ),
+        (
+            Value::string("legacy-pair"),
+            Value::list(vec![Value::Int(3), Value::Int(2)]),
+        ),
+    ]);
+    let legacy_ints = Value::map(vec![
+        (Value::string("legacy-solo"), Value::Int(1)),
+        (Value::string("legacy-pair"), Value::Int(2)),
+    ]);
+    let none = Value::Null;
+    let rows: [(&str, u64, &Value<'static>); 15] = [
+        ("[1, 2, 3, 4].all(i, v, i < 5 && v > 0)", 39 - 10, &none),
+        (
+            "{1: 1, 2: 2, 3: 3}.all(i, v, i < 5 && v > 0)",
+            52 - 30,
+            &none,
+        ),
+        ("!{0: 0}.all(i, v, i < 5 && v > 0)", 39 - 30, &none),
+        ("m.all(i, v, i < 5 && v > 0)", 16, &ints),
+        ("m.all(k, v, k < v)", 14, &greetings),
+        ("[].transformList(i, v, v) == []", 31 - 30, &none),
+        ("[1].transformList(i, v, i) == [0]", 45 - 30, &none),
+        (
+            "[3, 2, 1].transformList(i, v, v > i, v) == [3, 2]",
+            67 - 30,
+            &none,
+        ),
+        ("[].transformMap(k, v, v + 1) == {}", 71 - 70, &none),
+        ("{}.transformMap(k, v, v + 1) == {}", 91 - 90, &none),
+        ("{1: 2}.transformMap(k, v, v + 1) == {1: 3}", 97 - 90, &none),
+        (
+            "{1: 2, 3: 4, 5: 6}.transformMap(k, v, k % 3 == 0, v + 1) == {3: 5}",
+            106 - 90,
+            &none,
+        ),
+        (
+            // the accumulator's `{}`, the right side (a map 30 and its list 10) and `[2]`, evaluated once
+            "m.transformMap(k, v, k.startsWith('legacy') && v.size() == 1, v + [2]) == {'legacy-solo': [1, 2]}",
+            100 - 30 - 40 - 10,
+            &legacy_lists,
+        ),
+        (
+            "{1: 2}.transformMapEntry(k, v, {v: k}) == {2: 1}",
+            126 - 90,
+            &none,
+        ),
+        (
+            "m.transformMapEntry(k, v, {v: k}) == m.transformMapEntry(k, v, {v: k})",
+            201 - 60,
+            &legacy_ints,
+        ),
+    ];
+    for (src, want, m) in rows {
+        let p = env
+            .compile(src, Expect::Any)
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
+        let act = Activation::new().bind("m", m.clone());
+        let mut b = Budget::kubernetes();
+        p.eval(&act, &mut b)
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
+        assert_eq!(b.used(), want, "{src}");
+    }
+}

@@ -114,8 +114,8 @@ fn field_access_and_macros_over_json() {
         ("object.spec.?replicas.orValue(0)", json!(3)),
         ("object.metadata.?labels['app'].orValue('x')", json!("web")),
         (
-            "cel.bind(c, object.spec.containers[1], c.resources.limits.cpu)",
-            json!("100m"),
+            "object.metadata.labels.transformMapEntry(k, v, {v: k})",
+            json!({"web": "app"}),
         ),
         (
             "object.spec.containers.map(c, c.image.split('/')).map(p, p.size())",

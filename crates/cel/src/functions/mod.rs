@@ -12,9 +12,11 @@
 mod args;
 mod authz;
 mod conversions;
+#[cfg(feature = "extensions")]
 mod encoders;
 mod kube;
 mod lists;
+#[cfg(feature = "extensions")]
 mod math;
 mod names;
 mod operators;
@@ -33,7 +35,7 @@ use args::{STRING_TRAVERSAL_FACTOR, ceil_cost, nso};
 
 pub(crate) use conversions::convert_const;
 pub(crate) use names::{Function, Method, is_namespaced};
-pub(crate) use operators::{binary, binary_cost, negate};
+pub(crate) use operators::{binary, binary_cost, map_insert, negate};
 pub(crate) use optional::is_zero;
 pub(crate) use strings::format_double_g;
 
@@ -80,9 +82,9 @@ pub(crate) fn global<'a>(
         }
         (Function::Range, Some(Value::Int(n))) => lists::range_cost(*n),
         (Function::Sets(_), _) => sets::cost(&args),
-        (Function::Base64(_) | Function::Quote, Some(v)) => {
-            ceil_cost(ctx.size(v), STRING_TRAVERSAL_FACTOR).max(1)
-        }
+        #[cfg(feature = "extensions")]
+        (Function::Base64(_), Some(v)) => ceil_cost(ctx.size(v), STRING_TRAVERSAL_FACTOR).max(1),
+        (Function::Quote, Some(v)) => ceil_cost(ctx.size(v), STRING_TRAVERSAL_FACTOR).max(1),
         _ => 1,
     };
     ctx.budget.charge(cost)?;
@@ -99,7 +101,9 @@ pub(crate) fn global<'a>(
         },
         Function::Convert(c) if args.len() == 1 => conversions::convert(c, args.swap_remove(0)),
         Function::Optional(o) => optional::call(o, args),
+        #[cfg(feature = "extensions")]
         Function::Math(m) => math::call(m, args),
+        #[cfg(feature = "extensions")]
         Function::Base64(b) => encoders::call(b, &args),
         Function::Quote => match args.as_slice() {
             [Value::String(s)] => Ok(Value::string(strings::quote(s.as_str()))),
@@ -107,6 +111,7 @@ pub(crate) fn global<'a>(
         },
         Function::Sets(s) => sets::call(s, &args),
         Function::Range => lists::range(&args),
+        Function::MapInsert => map_insert(args),
         Function::ServiceAccount => kube::service_account(&args),
         Function::IsServiceAccount => kube::is_service_account(&args),
         Function::Kube(k) => kube::global(k, &args),

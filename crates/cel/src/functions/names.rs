@@ -18,13 +18,17 @@ pub(crate) enum Function {
     Type,
     Convert(Conversion),
     Optional(OptionalFn),
+    #[cfg(feature = "extensions")]
     Math(MathFn),
+    #[cfg(feature = "extensions")]
     Base64(Base64Fn),
     /// `strings.quote`
     Quote,
     Sets(SetsFn),
     /// `lists.range`
     Range,
+    /// `cel.@mapInsert`, what `transformMap` and `transformMapEntry` expand to
+    MapInsert,
     /// approver-policy's `serviceAccount(string)`
     ServiceAccount,
     /// approver-policy's `isServiceAccount(string)`
@@ -56,6 +60,7 @@ pub(crate) enum OptionalFn {
 }
 
 /// cel-go's math extension.
+#[cfg(feature = "extensions")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MathFn {
     Greatest,
@@ -80,6 +85,7 @@ pub(crate) enum MathFn {
 }
 
 /// cel-go's encoders extension.
+#[cfg(feature = "extensions")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Base64Fn {
     Encode,
@@ -134,13 +140,16 @@ impl Function {
             "optional.of" => F::Optional(OptionalFn::Of),
             "optional.none" => F::Optional(OptionalFn::None),
             "optional.ofNonZeroValue" => F::Optional(OptionalFn::OfNonZeroValue),
+            #[cfg(feature = "extensions")]
             "base64.encode" => F::Base64(Base64Fn::Encode),
+            #[cfg(feature = "extensions")]
             "base64.decode" => F::Base64(Base64Fn::Decode),
             "strings.quote" => F::Quote,
             "sets.contains" => F::Sets(SetsFn::Contains),
             "sets.equivalent" => F::Sets(SetsFn::Equivalent),
             "sets.intersects" => F::Sets(SetsFn::Intersects),
             "lists.range" => F::Range,
+            crate::compile::MAP_INSERT => F::MapInsert,
             "serviceAccount" => F::ServiceAccount,
             "isServiceAccount" => F::IsServiceAccount,
             "quantity" => F::Kube(KubeFn::Quantity),
@@ -155,19 +164,19 @@ impl Function {
             "url" => F::Kube(KubeFn::Url),
             "isURL" => F::Kube(KubeFn::IsUrl),
             "format.named" => F::Kube(KubeFn::FormatNamed),
-            _ => {
-                if let Some(m) = name.strip_prefix("math.") {
-                    F::Math(MathFn::from_name(m))
-                } else if let Some(f) = name.strip_prefix("format.") {
-                    F::Kube(KubeFn::Format(Format::named(f)))
-                } else {
-                    F::Unknown
-                }
+            #[cfg(feature = "extensions")]
+            _ if name.starts_with("math.") => {
+                F::Math(MathFn::from_name(name.get(5..).unwrap_or("")))
             }
+            _ => match name.strip_prefix("format.") {
+                Some(f) => F::Kube(KubeFn::Format(Format::named(f))),
+                None => F::Unknown,
+            },
         }
     }
 }
 
+#[cfg(feature = "extensions")]
 impl MathFn {
     fn from_name(name: &str) -> MathFn {
         use MathFn as M;

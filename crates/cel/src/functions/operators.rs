@@ -10,7 +10,7 @@ use super::args::{STRING_TRAVERSAL_FACTOR, ceil_cost, nso};
 use super::strings;
 use crate::error::EvalError;
 use crate::value::key_display;
-use crate::value::{List, Value};
+use crate::value::{List, Map, OwnedMap, Value};
 
 pub(crate) fn negate(v: Value<'_>) -> Result<Value<'_>, EvalError> {
     match v {
@@ -56,7 +56,6 @@ pub(crate) fn binary_cost<'a>(
                 1 + (a.len() + b.len()) as u64
             }
             (Value::List(_), Value::List(_)) => 1,
-            (Value::Map(a), Value::Map(b)) => 1 + (a.len() + b.len()) as u64,
             _ => 1,
         },
         // `InList`: O(n) (a constant list of primitives is a set: eval.rs, not charged)
@@ -154,18 +153,6 @@ pub(crate) fn add<'a>(l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError
             Ok(Value::Bytes(Rc::from(v)))
         }
         (Value::List(a), Value::List(b)) => Ok(Value::List(List::concat(a, b))),
-        (Value::Map(a), Value::Map(b)) => {
-            let mut m = crate::value::OwnedMap::default();
-            for (k, v) in a.entries().into_iter().chain(b.entries()) {
-                if let Err(k) = m.insert(k, v) {
-                    return Err(EvalError::new(format!(
-                        "insert failed: key {} already exists",
-                        key_display(&k)
-                    )));
-                }
-            }
-            Ok(Value::Map(crate::value::Map::Owned(Rc::new(m))))
-        }
         (Value::Timestamp(t), Value::Duration(d)) | (Value::Duration(d), Value::Timestamp(t)) => {
             t.add(&d).map(Value::Timestamp)
         }
@@ -213,4 +200,46 @@ pub(crate) fn contains_elem(container: &Value<'_>, elem: &Value<'_>) -> Result<b
         },
         _ => nso(),
     }
+}
+
+/// cel-go's `cel.@mapInsert` (`transformMap`, `transformMapEntry`): `(map, key, value)` or `(map, entries)`, the map with
+/// them added. The map is changed in place when it is the only reference to it (a loop's accumulator).
+pub(crate) fn map_insert(args: Vec<Value<'_>>) -> Result<Value<'_>, EvalError> {
+    let mut args = args.into_iter();
+    let (Some(Value::Map(m)), Some(first), second, None) =
+        (args.next(), args.next(), args.next(), args.next())
+    else {
+        return nso();
+    };
+    let mut m = match m {
+        Map::Owned(m) => m,
+        other => {
+            let mut own = OwnedMap::default();
+            for (k, v) in other.entries() {
+                let _ = own.insert(k, v);
+            }
+            Rc::new(own)
+        }
+    };
+    let own = Rc::make_mut(&mut m);
+    match (first, second) {
+        (Value::Map(entries), None) => {
+            for (k, v) in entries.entries() {
+                insert_entry(own, k, v)?;
+            }
+        }
+        (key, Some(value)) => insert_entry(own, key, value)?,
+        _ => return nso(),
+    }
+    Ok(Value::Map(Map::Owned(m)))
+}
+
+/// cel-go's `InsertMapKeyValue`: `insert failed: key k already exists` when `k` is there.
+fn insert_entry<'a>(m: &mut OwnedMap<'a>, k: Value<'a>, v: Value<'a>) -> Result<(), EvalError> {
+    m.insert(k, v).map_err(|k| {
+        EvalError::new(format!(
+            "insert failed: key {} already exists",
+            key_display(&k)
+        ))
+    })
 }

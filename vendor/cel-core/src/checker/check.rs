@@ -411,18 +411,13 @@ impl<'a> Checker<'a> {
         let then_type = self.check_expr(then_expr);
         let else_type = self.check_expr(else_expr);
 
-        // Condition must be bool
-        if !matches!(cond_type, CelType::Bool | CelType::Dyn | CelType::Error) {
-            self.report_error(CheckError::type_mismatch(
-                CelType::Bool,
-                cond_type,
-                cond.span.clone(),
-                cond.id,
-            ));
-        }
-
-        // Use ternary operator for type resolution
-        self.resolve_function_call("_?_:_", None, &[CelType::Bool, then_type, else_type], expr)
+        // As cel-go: the conditional is the overload `_?_:_(bool, T, T)` resolved with the condition's own type, so a
+        // condition that is not a bool is `no matching overload` for `_?_:_`, at the conditional
+        let cond_type = match cond_type {
+            CelType::Error => CelType::Bool,
+            other => other,
+        };
+        self.resolve_function_call("_?_:_", None, &[cond_type, then_type, else_type], expr)
     }
 
     /// Check a member access expression.

@@ -594,6 +594,32 @@ fn extract_iter_var(ctx: &mut MacroContext, expr: &SpannedExpr, message: &str) -
     }
 }
 
+/// cel-go's `extractIterVars` for the two-variable comprehensions: both simple names (else `message`, as
+/// `extract_iter_var`), not the same name (`duplicate variable name: x`, at the second) and neither the accumulator
+/// (`iteration variable overwrites accumulator variable`, at that variable).
+pub fn extract_iter_vars(
+    ctx: &mut MacroContext,
+    first: &SpannedExpr,
+    second: &SpannedExpr,
+) -> Option<(String, String)> {
+    let iter_var = extract_iter_var(ctx, first, NOT_A_SIMPLE_NAME)?;
+    let iter_var2 = extract_iter_var(ctx, second, NOT_A_SIMPLE_NAME)?;
+    let problem = if iter_var == iter_var2 {
+        Some((format!("duplicate variable name: {iter_var}"), second))
+    } else if iter_var == ACCU_VAR {
+        Some(("iteration variable overwrites accumulator variable".to_string(), first))
+    } else if iter_var2 == ACCU_VAR {
+        Some(("iteration variable overwrites accumulator variable".to_string(), second))
+    } else {
+        None
+    };
+    if let Some((message, at)) = problem {
+        ctx.add_error(message, at.span.clone());
+        return None;
+    }
+    Some((iter_var, iter_var2))
+}
+
 /// cel-go's words for an iteration variable that is not a simple name (`all`, `exists`, `exists_one` and the
 /// two-variable comprehensions).
 const NOT_A_SIMPLE_NAME: &str = "argument must be a simple name";
@@ -657,19 +683,15 @@ fn expand_quantifier(
         None => return MacroExpansion::Error(no_receiver.to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0], NOT_A_SIMPLE_NAME) {
-        Some(v) => v,
-        None => return MacroExpansion::Error(String::new()),
-    };
-    let (iter_var2, cond) = if let [_, second, cond] = args {
-        match extract_iter_var(ctx, second, NOT_A_SIMPLE_NAME) {
-            Some(v) => (v, cond.clone()),
-            None => {
-                return MacroExpansion::Error(String::new())
-            }
+    let vars = match args {
+        [first, second, cond] => {
+            extract_iter_vars(ctx, first, second).map(|(v, v2)| (v, v2, cond.clone()))
         }
-    } else {
-        (String::new(), args[1].clone())
+        _ => extract_iter_var(ctx, &args[0], NOT_A_SIMPLE_NAME)
+            .map(|v| (v, String::new(), args[1].clone())),
+    };
+    let Some((iter_var, iter_var2, cond)) = vars else {
+        return MacroExpansion::Error(String::new());
     };
 
     expand(ctx, span, receiver, iter_var, iter_var2, cond, args)
@@ -1156,13 +1178,8 @@ fn expand_transform_list_3arg(
         None => return MacroExpansion::Error("transformList() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0], NOT_A_SIMPLE_NAME) {
-        Some(v) => v,
-        None => return MacroExpansion::Error(String::new()),
-    };
-    let iter_var2 = match extract_iter_var(ctx, &args[1], NOT_A_SIMPLE_NAME) {
-        Some(v) => v,
-        None => return MacroExpansion::Error(String::new()),
+    let Some((iter_var, iter_var2)) = extract_iter_vars(ctx, &args[0], &args[1]) else {
+        return MacroExpansion::Error(String::new());
     };
     let transform = args[2].clone();
 
@@ -1191,13 +1208,8 @@ fn expand_transform_list_4arg(
         None => return MacroExpansion::Error("transformList() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0], NOT_A_SIMPLE_NAME) {
-        Some(v) => v,
-        None => return MacroExpansion::Error(String::new()),
-    };
-    let iter_var2 = match extract_iter_var(ctx, &args[1], NOT_A_SIMPLE_NAME) {
-        Some(v) => v,
-        None => return MacroExpansion::Error(String::new()),
+    let Some((iter_var, iter_var2)) = extract_iter_vars(ctx, &args[0], &args[1]) else {
+        return MacroExpansion::Error(String::new());
     };
     let filter = args[2].clone();
     let transform = args[3].clone();
@@ -1295,13 +1307,8 @@ fn expand_transform_map_3arg(
         None => return MacroExpansion::Error("transformMap() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0], NOT_A_SIMPLE_NAME) {
-        Some(v) => v,
-        None => return MacroExpansion::Error(String::new()),
-    };
-    let iter_var2 = match extract_iter_var(ctx, &args[1], NOT_A_SIMPLE_NAME) {
-        Some(v) => v,
-        None => return MacroExpansion::Error(String::new()),
+    let Some((iter_var, iter_var2)) = extract_iter_vars(ctx, &args[0], &args[1]) else {
+        return MacroExpansion::Error(String::new());
     };
     let transform = args[2].clone();
 
@@ -1330,13 +1337,8 @@ fn expand_transform_map_4arg(
         None => return MacroExpansion::Error("transformMap() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0], NOT_A_SIMPLE_NAME) {
-        Some(v) => v,
-        None => return MacroExpansion::Error(String::new()),
-    };
-    let iter_var2 = match extract_iter_var(ctx, &args[1], NOT_A_SIMPLE_NAME) {
-        Some(v) => v,
-        None => return MacroExpansion::Error(String::new()),
+    let Some((iter_var, iter_var2)) = extract_iter_vars(ctx, &args[0], &args[1]) else {
+        return MacroExpansion::Error(String::new());
     };
     let filter = args[2].clone();
     let transform = args[3].clone();

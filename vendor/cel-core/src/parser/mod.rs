@@ -7,7 +7,8 @@ mod parse;
 use crate::types::{Span, SpannedExpr};
 
 pub use macros::{
-    ArgCount, Macro, MacroContext, MacroExpander, MacroExpansion, MacroRegistry, MacroStyle,
+    extract_iter_vars, ArgCount, Macro, MacroContext, MacroExpander, MacroExpansion, MacroRegistry,
+    MacroStyle,
 };
 pub use parse::MacroCalls;
 

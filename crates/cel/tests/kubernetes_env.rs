@@ -1,0 +1,227 @@
+//! What kube-apiserver's CEL environment has and has not (k8s.io/apiserver/pkg/cel/environment/base.go): the
+//! two-variable comprehensions with cel-go's `transformMapEntry` and `cel.@mapInsert`, and none of `cel.bind`,
+//! `cel.block`, `proto.getExt`, the math or encoders extensions, the strings extension past version 2, or a map `+`.
+
+#![allow(clippy::panic, reason = "test helpers outside #[test] functions")]
+
+use palisade_cel::{Activation, Budget, Env, Expect, Value};
+
+fn compile_err(src: &str) -> String {
+    match Env::admission().compile(src, Expect::Any) {
+        Ok(_) => panic!("{src}: compiled"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// `src` evaluated against an `object` of two maps: its boolean result, or its error.
+fn eval(src: &str) -> Result<bool, String> {
+    let p = Env::admission()
+        .compile(src, Expect::Any)
+        .unwrap_or_else(|e| panic!("{src}: {e}"));
+    let object = serde_json::json!({"a": {"x": 1}, "b": {"y": 2}});
+    let act = Activation::new().bind_json("object", Some(&object));
+    match p.eval(&act, &mut Budget::kubernetes()) {
+        Ok(Value::Bool(b)) => Ok(b),
+        Ok(other) => panic!("{src}: {other}"),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// cel-go ext/comprehensions_test.go `TestTwoVarComprehensionsStaticErrors`.
+#[test]
+fn two_variable_comprehension_static_errors() {
+    let rows = [
+        (
+            "[].all(i, i, i < i)",
+            "ERROR: <input>:1:11: duplicate variable name: i",
+        ),
+        (
+            "[].all(__result__, i, __result__ < i)",
+            "ERROR: <input>:1:8: iteration variable overwrites accumulator variable",
+        ),
+        (
+            "[].all(j, __result__, __result__ < j)",
+            "ERROR: <input>:1:11: iteration variable overwrites accumulator variable",
+        ),
+        ("[].all(i.j, k, i.j < k)", "argument must be a simple name"),
+        ("[].all(j, i.k, j < i.k)", "argument must be a simple name"),
+        ("1.all(j, k, j < k)", "cannot be range"),
+        (
+            "[].exists(i.j, k, i.j < k)",
+            "argument must be a simple name",
+        ),
+        (
+            "[].exists(j, i.k, j < i.k)",
+            "argument must be a simple name",
+        ),
+        ("''.exists(j, k, j < k)", "cannot be range"),
+        (
+            "[].exists_one(i.j, k, i.j < k)",
+            "argument must be a simple name",
+        ),
+        (
+            "[].existsOne(j, i.k, j < i.k)",
+            "argument must be a simple name",
+        ),
+        ("''.existsOne(j, k, j < k)", "cannot be range"),
+        (
+            "[].transformList(i.j, k, i.j + k)",
+            "argument must be a simple name",
+        ),
+        (
+            "[].transformList(j, i.k, j + i.k)",
+            "argument must be a simple name",
+        ),
+        (
+            "{}.transformMap(i.j, k, i.j + k)",
+            "argument must be a simple name",
+        ),
+        (
+            "{}.transformMap(j, i.k, j + i.k)",
+            "argument must be a simple name",
+        ),
+        ("{}.transformMap(e, e, e)", "duplicate variable name: e"),
+        (
+            "{}.transformMapEntry(j, i.k, {j: i.k})",
+            "argument must be a simple name",
+        ),
+        (
+            "{}.transformMapEntry(i.j, k, {k: i.j})",
+            "argument must be a simple name",
+        ),
+        (
+            "{}.transformMapEntry(j, k, 'bad filter', {k: j})",
+            "no matching overload",
+        ),
+        (
+            "[1, 2].transformList(i, v, v % 2 == 0 ? [v] : v)",
+            "no matching overload",
+        ),
+        (
+            "{'hello': 'world', 'greetings': 'tacocat'}.transformMapEntry(k, v, []) == {}",
+            "found no matching overload for 'cel.@mapInsert'",
+        ),
+    ];
+    for (src, want) in rows {
+        let e = compile_err(src);
+        assert!(e.contains(want), "{src}: {e}");
+    }
+}
+
+/// cel-go ext/comprehensions_test.go `TestTwoVarComprehensionsRuntimeErrors`, `TestTwoVarComprehensions` (the
+/// `transformMap` and `transformMapEntry` rows) and the library's documented examples.
+#[test]
+fn transform_map_and_transform_map_entry() {
+    for (src, want) in [
+        (
+            "[1, 1].transformMapEntry(i, v, {v: i}) == {}",
+            Err("insert failed: key 1 already exists"),
+        ),
+        (
+            "[0, 0u].transformMapEntry(i, v, {v: i}) == {}",
+            Err("insert failed: key 0 already exists"),
+        ),
+        (
+            "{'greeting': 'aloha', 'farewell': 'aloha'}.transformMapEntry(k, v, {v: k}) == {}",
+            Err("insert failed: key aloha already exists"),
+        ),
+        (
+            "{'greeting': 'hello'}.transformMapEntry(k, v, {v: k}) == {'hello': 'greeting'}",
+            Ok(true),
+        ),
+        (
+            "[1, 2, 3].transformMapEntry(i, v, {v: i}) == {1: 0, 2: 1, 3: 2}",
+            Ok(true),
+        ),
+        (
+            "{'a': 1, 'b': 2}.transformMapEntry(k, v, v > 1, {k + '!': v * 10}) == {'b!': 20}",
+            Ok(true),
+        ),
+        (
+            "{'hello': 'world', 'greetings': 'tacocat'}.transformMapEntry(k, v, {}) == {}",
+            Ok(true),
+        ),
+        (
+            "[1, 2, 3].transformMap(i, v, (i * v) + v) == {0: 1, 1: 4, 2: 9}",
+            Ok(true),
+        ),
+        (
+            "[1, 2, 3].transformMap(i, v, i % 2 == 0, (i * v) + v) == {0: 1, 2: 9}",
+            Ok(true),
+        ),
+        (
+            "{'greeting': 'hello'}.transformMap(k, v, v + '!') == {'greeting': 'hello!'}",
+            Ok(true),
+        ),
+        (
+            "object.a.transformMapEntry(k, v, object.b) == {'y': 2}",
+            Ok(true),
+        ),
+        // the entries of every element go in, in order: the second element's key collides with the first's
+        (
+            "[1, 2].transformMapEntry(i, v, {'k': v}) == {}",
+            Err("insert failed: key k already exists"),
+        ),
+    ] {
+        assert_eq!(eval(src), want.map_err(str::to_owned), "{src}");
+    }
+}
+
+/// kube-apiserver's base environment enables neither `ext.Bindings`, `ext.Protos`, `ext.Math` nor `ext.Encoders`, and
+/// the strings extension at version 2: these are undeclared there, as cel-go reports it (each name where it is, the
+/// call's name at its `(`, in the order of the source).
+#[test]
+fn libraries_kube_apiserver_does_not_enable() {
+    assert_eq!(
+        compile_err("math.greatest(1, 2) == 2"),
+        [
+            "ERROR: <input>:1:1: undeclared reference to 'math' (in container '')\n | math.greatest(1, 2) == 2\n | ^",
+            "ERROR: <input>:1:14: undeclared reference to 'greatest' (in container '')\n | math.greatest(1, 2) == 2\n | .............^",
+        ]
+        .join("\n")
+    );
+    for (src, want) in [
+        (
+            "base64.decode('YQ==') == b'a'",
+            "ERROR: <input>:1:1: undeclared reference to 'base64' (in container '')",
+        ),
+        (
+            "cel.bind(x, 1, x == 1)",
+            "ERROR: <input>:1:9: undeclared reference to 'bind' (in container '')",
+        ),
+        (
+            "cel.block([1], cel.index(0)) == 1",
+            "ERROR: <input>:1:10: undeclared reference to 'block' (in container '')",
+        ),
+        (
+            "proto.getExt(object, a.b) == 1",
+            "ERROR: <input>:1:1: undeclared reference to 'proto' (in container '')",
+        ),
+        (
+            "'abc'.reverse() == 'cba'",
+            "ERROR: <input>:1:14: found no matching overload for 'reverse' applied to 'string.()'",
+        ),
+        (
+            "{'a': 1} + {'b': 2} == {'a': 1, 'b': 2}",
+            "ERROR: <input>:1:10: found no matching overload for '_+_' applied to '(map(string, int), map(string, int))'",
+        ),
+    ] {
+        let e = compile_err(src);
+        assert!(e.contains(want), "{src}: {e}");
+    }
+    // maps of `dyn` type-check, and have no `+` when evaluated
+    assert_eq!(
+        eval("object.a + object.b == {}"),
+        Err("no such overload".to_owned())
+    );
+    // what they do have
+    for src in [
+        "[3, 1].reverse() == [1, 3]",
+        "'%d'.format([1]) == '1' && ['a', 'b'].join('-') == 'a-b' && strings.quote('a') == '\"a\"'",
+        "[1].all(i, v, i == 0) && {'a': 1}.exists(k, v, v == 1) && [1].existsOne(i, v, v == 1)",
+        "[2, 1].sortBy(e, e) == [1, 2] && lists.range(2) == [0, 1] && [1, 2].first() == optional.of(1)",
+        "optional.of(1).optMap(x, x + 1) == optional.of(2)",
+    ] {
+        assert_eq!(eval(src), Ok(true), "{src}");
+    }
+}
