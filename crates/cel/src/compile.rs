@@ -119,7 +119,7 @@ pub(crate) fn compile(
     // without the authorizer (messageExpression) cel-go reports `authorizer` undeclared
     let request_resource =
         flavor == Flavor::Admission && env.variables().contains_key("authorizer.requestResource");
-    rewrite_as_cel_go(&mut expr, request_resource);
+    rewrite_as_cel_go(&mut expr, request_resource, source);
     if flavor == Flavor::CertificateRequest {
         // approver-policy's environment does not enable cel-go's optional types
         let errs = optional_syntax(&expr, source);
@@ -1135,7 +1135,10 @@ fn wrap_indexes(
 ///   bool is reported as cel-go reports it (`'_&&_' applied to '(bool, int)'`).
 /// - with `request_resource`, `authorizer.requestResource`, its own variable: cel-core resolves `authorizer` first and
 ///   then rejects the field, so the selection becomes the qualified identifier.
-fn rewrite_as_cel_go(e: &mut SpannedExpr, request_resource: bool) {
+/// - cel-go's grammar reads a `-` written right before a number (`-1`, `- 2.5`) as the number's sign: a negative
+///   literal, which costs nothing and folds into a constant list (`[-1, 1]`); cel-core negates the positive literal.
+///   `-(1)` stays a negation, as in cel-go.
+fn rewrite_as_cel_go(e: &mut SpannedExpr, request_resource: bool, source: &str) {
     if let Expr::Member {
         expr,
         field,
@@ -1147,6 +1150,24 @@ fn rewrite_as_cel_go(e: &mut SpannedExpr, request_resource: bool) {
     {
         e.node = Expr::Ident("authorizer.requestResource".to_string());
         return;
+    }
+    if let Expr::Unary {
+        op: cel_core::UnaryOp::Neg,
+        expr,
+    } = &e.node
+        && source
+            .get(e.span.start + 1..expr.span.start)
+            .is_some_and(|between| between.trim().is_empty())
+    {
+        let literal = match expr.node {
+            Expr::Int(i) => i.checked_neg().map(Expr::Int),
+            Expr::Float(f) => Some(Expr::Float(-f)),
+            _ => None,
+        };
+        if let Some(literal) = literal {
+            e.node = literal;
+            return;
+        }
     }
     if let Expr::Comprehension(c) = &mut e.node
         && let Expr::Binary {
@@ -1161,46 +1182,46 @@ fn rewrite_as_cel_go(e: &mut SpannedExpr, request_resource: bool) {
     match &mut e.node {
         Expr::List(items) => items
             .iter_mut()
-            .for_each(|i| rewrite_as_cel_go(&mut i.expr, request_resource)),
+            .for_each(|i| rewrite_as_cel_go(&mut i.expr, request_resource, source)),
         Expr::Map(entries) => entries.iter_mut().for_each(|m| {
-            rewrite_as_cel_go(&mut m.key, request_resource);
-            rewrite_as_cel_go(&mut m.value, request_resource);
+            rewrite_as_cel_go(&mut m.key, request_resource, source);
+            rewrite_as_cel_go(&mut m.value, request_resource, source);
         }),
         Expr::Unary { expr, .. }
         | Expr::Member { expr, .. }
-        | Expr::MemberTestOnly { expr, .. } => rewrite_as_cel_go(expr, request_resource),
+        | Expr::MemberTestOnly { expr, .. } => rewrite_as_cel_go(expr, request_resource, source),
         Expr::Binary { left, right, .. } => {
-            rewrite_as_cel_go(left, request_resource);
-            rewrite_as_cel_go(right, request_resource);
+            rewrite_as_cel_go(left, request_resource, source);
+            rewrite_as_cel_go(right, request_resource, source);
         }
         Expr::Ternary {
             cond,
             then_expr,
             else_expr,
         } => {
-            rewrite_as_cel_go(cond, request_resource);
-            rewrite_as_cel_go(then_expr, request_resource);
-            rewrite_as_cel_go(else_expr, request_resource);
+            rewrite_as_cel_go(cond, request_resource, source);
+            rewrite_as_cel_go(then_expr, request_resource, source);
+            rewrite_as_cel_go(else_expr, request_resource, source);
         }
         Expr::Index { expr, index, .. } => {
-            rewrite_as_cel_go(expr, request_resource);
-            rewrite_as_cel_go(index, request_resource);
+            rewrite_as_cel_go(expr, request_resource, source);
+            rewrite_as_cel_go(index, request_resource, source);
         }
         Expr::Call { expr, args } => {
-            rewrite_as_cel_go(expr, request_resource);
+            rewrite_as_cel_go(expr, request_resource, source);
             args.iter_mut()
-                .for_each(|a| rewrite_as_cel_go(a, request_resource));
+                .for_each(|a| rewrite_as_cel_go(a, request_resource, source));
         }
         Expr::Comprehension(c) => {
-            rewrite_as_cel_go(&mut c.iter_range, request_resource);
-            rewrite_as_cel_go(&mut c.accu_init, request_resource);
-            rewrite_as_cel_go(&mut c.loop_condition, request_resource);
-            rewrite_as_cel_go(&mut c.loop_step, request_resource);
-            rewrite_as_cel_go(&mut c.result, request_resource);
+            rewrite_as_cel_go(&mut c.iter_range, request_resource, source);
+            rewrite_as_cel_go(&mut c.accu_init, request_resource, source);
+            rewrite_as_cel_go(&mut c.loop_condition, request_resource, source);
+            rewrite_as_cel_go(&mut c.loop_step, request_resource, source);
+            rewrite_as_cel_go(&mut c.result, request_resource, source);
         }
         Expr::Bind { init, body, .. } => {
-            rewrite_as_cel_go(init, request_resource);
-            rewrite_as_cel_go(body, request_resource);
+            rewrite_as_cel_go(init, request_resource, source);
+            rewrite_as_cel_go(body, request_resource, source);
         }
         _ => {}
     }

@@ -828,3 +828,21 @@ fn cel_go_two_variable_comprehension_cost_rows() {
         assert_eq!(b.used(), want, "{src}");
     }
 }
+
+/// cel-go's grammar reads a `-` written right before a number as the number's sign (cel-go parser_test.go: `-1` is
+/// the constant -1, `4--4` subtracts the constant -4): a negative literal costs nothing, and a list of them is a
+/// constant. A negation of anything else, `-(1)` included, is a call that costs 1.
+#[test]
+fn negative_number_literals_cost_nothing() {
+    for (src, want) in [
+        ("-1", 0),
+        ("- 2.5", 0),
+        ("[-1, -2.0, 3].size()", 1),
+        ("4--4", 1),
+        ("-(1)", 1),
+        ("-(-1)", 1),
+        ("-9223372036854775808", 0),
+    ] {
+        assert_eq!(cost(src), want, "{src}");
+    }
+}

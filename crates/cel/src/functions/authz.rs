@@ -3,11 +3,33 @@
 
 use std::rc::Rc;
 
-use super::args::{nso, str_arg};
+use super::args::{STRING_TRAVERSAL_FACTOR, ceil_cost, nso, str_arg};
 use super::names::Method;
 use crate::authz::{self, AuthzValue};
+use crate::cost::Meter;
 use crate::error::EvalError;
 use crate::value::Value;
+
+/// library/cost.go `CallCost` for the authorizer library: `check` a fixed 350,000 (so that an
+/// expression holds at most two checks), `fieldSelector` and `labelSelector` the parse of the
+/// selector into its requirements, and every other builder and accessor 1.
+pub(crate) fn cost<'a>(ctx: &mut Meter<'_, 'a>, method: Method, args: &[Value<'a>]) -> u64 {
+    match (method, args.first()) {
+        (Method::Check, _) => 350_000,
+        (Method::FieldSelector | Method::LabelSelector, Some(v)) => selector_cost(ctx.size(v)),
+        _ => 1,
+    }
+}
+
+/// `selectorCostEstimate` over a selector of `len` characters: the list of requirements (10), a
+/// traversal of the string, and a requirement for every two characters (the shortest one that
+/// allocates, `k,`), each a struct and a list (40 + 10).
+fn selector_cost(len: u64) -> u64 {
+    let requirements = ceil_cost(len, 0.5);
+    10_u64
+        .saturating_add(ceil_cost(len, STRING_TRAVERSAL_FACTOR))
+        .saturating_add(ceil_cost(requirements, 50.0))
+}
 
 pub(crate) fn member<'a>(
     method: Method,

@@ -13,8 +13,9 @@ use palisade_cel_kubernetes::quantity::{self, Quantity};
 use palisade_cel_kubernetes::semver::{self, Semver};
 use palisade_cel_kubernetes::url::{self, Url};
 
-use super::args::{nso, str_arg};
+use super::args::{REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR, ceil_cost, nso, str_arg};
 use super::names::{KubeFn, Method};
+use crate::cost::Meter;
 use crate::error::EvalError;
 use crate::kube::KubeValue;
 use crate::value::Value;
@@ -41,6 +42,58 @@ fn optional_list<'a>(problems: Vec<String>) -> Value<'a> {
         Value::Optional(Some(Rc::new(Value::list(
             problems.into_iter().map(Value::string).collect(),
         ))))
+    }
+}
+
+/// library/cost.go `CallCost` for a global function, its first argument of `size`: the parsers
+/// (`quantity`, `isQuantity`, `semver`, `isSemver`, `ip`, `isIP`, `cidr`, `isCIDR`, `url`) one
+/// traversal of the string, `ip.isCanonical` two (it parses, then compares with the original);
+/// `format.named` is a lookup, and the others (`isURL`, `format.<name>()`) are left at 1.
+pub(crate) fn global_cost(f: KubeFn, size: u64) -> u64 {
+    match f {
+        KubeFn::Quantity
+        | KubeFn::IsQuantity
+        | KubeFn::Semver
+        | KubeFn::IsSemver
+        | KubeFn::Ip
+        | KubeFn::IsIp
+        | KubeFn::Cidr
+        | KubeFn::IsCidr
+        | KubeFn::Url => ceil_cost(size, STRING_TRAVERSAL_FACTOR),
+        KubeFn::IpIsCanonical => ceil_cost(size, 2.0 * STRING_TRAVERSAL_FACTOR),
+        KubeFn::IsUrl | KubeFn::FormatNamed | KubeFn::Format(_) => 1,
+    }
+}
+
+/// library/cost.go `CallCost` for a method of a Kubernetes value. `containsIP` and
+/// `containsCIDR` compare up to the prefix's bytes (the CIDR's size: its prefix length in
+/// bytes, rounded up) twice, `containsCIDR` masks and traverses them once more, plus 1, and a
+/// string argument is parsed (one traversal). `validate` is a regex match of the string
+/// against a pattern of the format's `MaxRegexSize`. The accessors are 1.
+pub(crate) fn member_cost<'a>(
+    ctx: &mut Meter<'_, 'a>,
+    method: Method,
+    recv: &KubeValue,
+    args: &[Value<'a>],
+) -> u64 {
+    match (recv, method, args.first()) {
+        (KubeValue::Cidr(c), Method::ContainsIp | Method::ContainsCidr, Some(arg)) => {
+            let bytes = u64::try_from(c.prefix_length()).unwrap_or(0).div_ceil(8);
+            let mut cost = ceil_cost(bytes.saturating_mul(2), STRING_TRAVERSAL_FACTOR);
+            if method == Method::ContainsCidr {
+                cost = cost.saturating_add(ceil_cost(bytes, STRING_TRAVERSAL_FACTOR) + 1);
+            }
+            if let Value::String(_) = arg {
+                cost = cost.saturating_add(ceil_cost(ctx.size(arg), STRING_TRAVERSAL_FACTOR));
+            }
+            cost
+        }
+        (KubeValue::Format(f), Method::Validate, Some(arg)) => {
+            let s = ctx.size(arg);
+            ceil_cost(s.saturating_add(1), STRING_TRAVERSAL_FACTOR)
+                .saturating_mul(ceil_cost(f.max_regex_size(), REGEX_LENGTH_FACTOR))
+        }
+        _ => 1,
     }
 }
 

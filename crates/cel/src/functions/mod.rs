@@ -81,10 +81,11 @@ pub(crate) fn global<'a>(
                 * ceil_cost(pat, args::REGEX_LENGTH_FACTOR)
         }
         (Function::Range, Some(Value::Int(n))) => lists::range_cost(*n),
-        (Function::Sets(_), _) => sets::cost(&args),
+        (Function::Sets(s), _) => sets::cost(s, &args),
         #[cfg(feature = "extensions")]
         (Function::Base64(_), Some(v)) => ceil_cost(ctx.size(v), STRING_TRAVERSAL_FACTOR).max(1),
         (Function::Quote, Some(v)) => ceil_cost(ctx.size(v), STRING_TRAVERSAL_FACTOR).max(1),
+        (Function::Kube(k), Some(v)) => kube::global_cost(k, ctx.size(v)),
         _ => 1,
     };
     ctx.budget.charge(cost)?;
@@ -131,6 +132,8 @@ pub(crate) fn member<'a>(
     let cost = match &recv {
         Value::String(s) => strings::member_cost(ctx, method, s.as_str(), size, &args),
         Value::List(l) => lists::member_cost(method, l, size, &args),
+        Value::Authz(_) => authz::cost(ctx, method, &args),
+        Value::Kube(k) => kube::member_cost(ctx, method, k, &args),
         _ => 1,
     };
     ctx.budget.charge(cost)?;

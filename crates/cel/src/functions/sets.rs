@@ -8,12 +8,17 @@ use super::names::SetsFn;
 use crate::error::EvalError;
 use crate::value::Value;
 
-/// O(m * n) in the sizes of the two lists.
-pub(crate) fn cost(args: &[Value<'_>]) -> u64 {
+/// cel-go ext/sets.go `trackSetsCost`: 1 for the call plus the product of the two lists' sizes,
+/// twice that for `sets.equivalent` (a containment each way).
+pub(crate) fn cost(f: SetsFn, args: &[Value<'_>]) -> u64 {
     match args.first() {
         Some(Value::List(a)) => {
             let b = args.get(1).map(|v| v.cost_size()).unwrap_or(1);
-            (a.len() as u64).saturating_mul(b).max(1)
+            let factor = if f == SetsFn::Equivalent { 2 } else { 1 };
+            (a.len() as u64)
+                .saturating_mul(b)
+                .saturating_mul(factor)
+                .saturating_add(1)
         }
         _ => 1,
     }
