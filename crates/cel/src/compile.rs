@@ -109,6 +109,18 @@ pub(crate) fn compile(
             "max recursion depth exceeded",
         )));
     }
+    if flavor != Flavor::Custom {
+        // cel-go reads `` a.`b-c` `` only with `EnableIdentEscapeSyntax`, which neither kube-apiserver nor
+        // approver-policy turns on
+        let escaped = escaped_identifiers(&expr, source);
+        if !escaped.is_empty() {
+            let msgs: Vec<String> = escaped
+                .iter()
+                .map(|offset| format_issue(source, *offset, "unsupported syntax: '`'"))
+                .collect();
+            return Err(CompileError::Invalid(msgs.join("\n")));
+        }
+    }
     if let Some(offset) = user_written_accumulator(&expr, source) {
         return Err(CompileError::Invalid(format_issue(
             source,
@@ -643,13 +655,24 @@ pub(crate) fn format_issue(source: &str, offset: usize, message: &str) -> String
         .split('\n')
         .next()
         .unwrap_or("");
+    // cel-go prints a tab as a space, and from the first character of more than one byte on, marks the columns with
+    // full-width dots and caret (`．`, `＾`)
+    let mut marks = String::new();
+    let mut wide = false;
+    let mut chars = line_text.chars();
+    for c in chars.by_ref().take(col) {
+        wide |= c.len_utf8() > 1;
+        marks.push(if wide { '．' } else { '.' });
+    }
+    wide |= chars.next().is_some_and(|c| c.len_utf8() > 1);
+    marks.push(if wide { '＾' } else { '^' });
     format!(
-        "ERROR: <input>:{}:{}: {}\n | {}\n | {}^",
+        "ERROR: <input>:{}:{}: {}\n | {}\n | {}",
         line_no,
         col + 1,
         message,
-        line_text,
-        ".".repeat(col)
+        line_text.replace('\t', " "),
+        marks
     )
 }
 
@@ -1225,6 +1248,28 @@ fn rewrite_as_cel_go(e: &mut SpannedExpr, request_resource: bool, source: &str) 
         }
         _ => {}
     }
+}
+
+/// The offsets of the opening backticks of the identifiers and fields written escaped (`` `b-c` ``), in order.
+fn escaped_identifiers(root: &SpannedExpr, source: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        let text = source.get(e.span.clone()).unwrap_or("").trim_end();
+        let at = match &e.node {
+            Expr::Ident(_) if text.starts_with('`') => Some(e.span.start),
+            // the field's backticks close the selection; the opening one is the last before the closing one
+            Expr::Member { .. } | Expr::MemberTestOnly { .. } if text.ends_with('`') => text
+                .get(..text.len() - 1)
+                .and_then(|t| t.rfind('`'))
+                .map(|i| e.span.start + i),
+            _ => None,
+        };
+        out.extend(at);
+        stack.extend(children(e));
+    }
+    palisade_json::sort::sort_by_key(&mut out, |offset| *offset);
+    out
 }
 
 /// cel-core names the macro accumulator `__result__`, which a user could also type and use to

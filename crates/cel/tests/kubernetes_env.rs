@@ -201,6 +201,24 @@ fn libraries_kube_apiserver_does_not_enable() {
             "'abc'.reverse() == 'cba'",
             "ERROR: <input>:1:14: found no matching overload for 'reverse' applied to 'string.()'",
         ),
+        // cel-go's parser reads escaped identifiers only with `EnableIdentEscapeSyntax`, which kube-apiserver does not set
+        (
+            "object.a.`x-y` == 1",
+            "ERROR: <input>:1:10: unsupported syntax: '`'",
+        ),
+        (
+            "[1].map(__result__, 1)",
+            "ERROR: <input>:1:9: iteration variable overwrites accumulator variable",
+        ),
+        (
+            "[1].filter(a.b, true)",
+            "ERROR: <input>:1:13: argument is not an identifier",
+        ),
+        ("as", "ERROR: <input>:1:1: reserved identifier: as"),
+        (
+            "'é'  == 1",
+            "ERROR: <input>:1:6: found no matching overload for '_==_' applied to '(string, int)'\n | 'é'  == 1\n | .．．．．＾",
+        ),
         (
             "{'a': 1} + {'b': 2} == {'a': 1, 'b': 2}",
             "ERROR: <input>:1:10: found no matching overload for '_+_' applied to '(map(string, int), map(string, int))'",

@@ -588,10 +588,34 @@ fn extract_iter_var(ctx: &mut MacroContext, expr: &SpannedExpr, message: &str) -
     match &expr.node {
         Expr::Ident(name) => Some(name.clone()),
         _ => {
-            ctx.add_error(message.to_string(), expr.span.clone());
+            ctx.add_error(message.to_string(), go_location(expr));
             None
         }
     }
+}
+
+/// Where cel-go places an error about an expression: a selection at its `.` (the character after the operand),
+/// anything else at its start.
+fn go_location(expr: &SpannedExpr) -> Span {
+    match &expr.node {
+        Expr::Member { expr: operand, .. } => operand.span.end..operand.span.end + 1,
+        _ => expr.span.clone(),
+    }
+}
+
+/// The iteration variable of a one-variable macro (`all`, `exists`, `exists_one`, `map`, `filter`): a simple name
+/// (else `message`), and not the accumulator (`iteration variable overwrites accumulator variable`), as cel-go's
+/// parser checks it.
+fn extract_one_iter_var(ctx: &mut MacroContext, expr: &SpannedExpr, message: &str) -> Option<String> {
+    let name = extract_iter_var(ctx, expr, message)?;
+    if name == ACCU_VAR {
+        ctx.add_error(
+            "iteration variable overwrites accumulator variable".to_string(),
+            expr.span.clone(),
+        );
+        return None;
+    }
+    Some(name)
 }
 
 /// cel-go's `extractIterVars` for the two-variable comprehensions: both simple names (else `message`, as
@@ -687,7 +711,7 @@ fn expand_quantifier(
         [first, second, cond] => {
             extract_iter_vars(ctx, first, second).map(|(v, v2)| (v, v2, cond.clone()))
         }
-        _ => extract_iter_var(ctx, &args[0], NOT_A_SIMPLE_NAME)
+        _ => extract_one_iter_var(ctx, &args[0], NOT_A_SIMPLE_NAME)
             .map(|v| (v, String::new(), args[1].clone())),
     };
     let Some((iter_var, iter_var2, cond)) = vars else {
@@ -976,7 +1000,7 @@ fn expand_map_2arg(
         None => return MacroExpansion::Error("map() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0], NOT_AN_IDENTIFIER) {
+    let iter_var = match extract_one_iter_var(ctx, &args[0], NOT_AN_IDENTIFIER) {
         Some(v) => v,
         None => return MacroExpansion::Error(String::new()),
     };
@@ -996,7 +1020,7 @@ fn expand_map_3arg(
         None => return MacroExpansion::Error("map() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0], NOT_AN_IDENTIFIER) {
+    let iter_var = match extract_one_iter_var(ctx, &args[0], NOT_AN_IDENTIFIER) {
         Some(v) => v,
         None => return MacroExpansion::Error(String::new()),
     };
@@ -1095,7 +1119,7 @@ fn expand_filter(
         None => return MacroExpansion::Error("filter() requires a receiver".to_string()),
     };
 
-    let iter_var = match extract_iter_var(ctx, &args[0], NOT_AN_IDENTIFIER) {
+    let iter_var = match extract_one_iter_var(ctx, &args[0], NOT_AN_IDENTIFIER) {
         Some(v) => v,
         None => return MacroExpansion::Error(String::new()),
     };

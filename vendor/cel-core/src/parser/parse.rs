@@ -739,13 +739,11 @@ impl<'a> Parser<'a> {
             }
 
             // Reserved word - error
+            // cel-go's words, without its `Syntax error:` prefix
             Some(Token::Reserved(word)) => Err(ParseError {
-                message: format!(
-                    "'{}' is a reserved word and cannot be used as an identifier",
-                    word
-                ),
+                message: format!("reserved identifier: {}", word),
                 span,
-                macro_error: false,
+                macro_error: true,
             }),
 
             // Integer overflow - error (unless preceded by -, which is handled in parse_unary)
