@@ -166,7 +166,8 @@ pub(crate) fn compile(
             checked = second;
         }
         let equality = mismatched_equality(&expr, &checked, source);
-        if !checked.errors.is_empty() || !equality.is_empty() {
+        let ranges = unrangeable(&expr, &checked.type_map, source);
+        if !checked.errors.is_empty() || !equality.is_empty() || !ranges.is_empty() {
             // kube-apiserver declares `variables` as an object whose fields are the policy's variables, so
             // `variables.nope` is only `undefined field 'nope'`; each variable here is a dotted name, and the checker
             // also finds `variables` undeclared there
@@ -207,6 +208,7 @@ pub(crate) fn compile(
                 })
                 .collect();
             issues.extend(equality);
+            issues.extend(ranges);
             let mut type_vars = TypeVarNames::default();
             for (_, message) in &mut issues {
                 *message = type_vars.rename(message);
@@ -224,10 +226,6 @@ pub(crate) fn compile(
             .get(&expr.id)
             .cloned()
             .unwrap_or(CelType::Dyn);
-        let errs = unrangeable(&expr, &checked.type_map, source);
-        if !errs.is_empty() {
-            return Err(CompileError::Invalid(errs.join("\n")));
-        }
         if flavor == Flavor::CertificateRequest {
             presence = proto3_presence_tests(&expr, &checked.type_map);
         }
@@ -1410,14 +1408,19 @@ fn go_location(node: &SpannedExpr, source: &str) -> Option<usize> {
 }
 
 /// cel-go's checker only ranges over lists, maps and `dyn`; cel-core also accepts any other type (`1.all(x, true)`,
-/// approver-policy's `cr` message, which our evaluator would then iterate as the map it is bound to).
-fn unrangeable(root: &SpannedExpr, types: &HashMap<i64, CelType>, source: &str) -> Vec<String> {
+/// approver-policy's `cr` message, which our evaluator would then iterate as the map it is bound to). Reported with
+/// the checker's other issues, as cel-go reports it.
+fn unrangeable(
+    root: &SpannedExpr,
+    types: &HashMap<i64, CelType>,
+    source: &str,
+) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(e) = stack.pop() {
         if let Expr::Comprehension(c) = &e.node
             && let Some(t) = types.get(&c.iter_range.id)
-            && !matches!(t, CelType::List(_) | CelType::Map(_, _))
+            && !matches!(t, CelType::List(_) | CelType::Map(_, _) | CelType::Error)
             && !is_dynish(t)
         {
             let at = go_location(&c.iter_range, source).unwrap_or(c.iter_range.span.start);
@@ -1431,10 +1434,7 @@ fn unrangeable(root: &SpannedExpr, types: &HashMap<i64, CelType>, source: &str) 
         }
         stack.extend(children(e));
     }
-    palisade_json::sort::sort_by_key(&mut out, |(at, _)| *at);
-    out.into_iter()
-        .map(|(at, m)| format_issue(source, at, &m))
-        .collect()
+    out
 }
 
 /// The macros of kube-apiserver's environment (`environment/base.go`): cel-go's standard macros, the optional
