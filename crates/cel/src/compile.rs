@@ -78,7 +78,7 @@ pub(crate) fn compile(
             .iter()
             .map(|e| {
                 // cel-go reports a macro's errors as they are, its parser's with a prefix
-                let message = if e.macro_error {
+                let message = if e.plain {
                     e.message.clone()
                 } else {
                     format!("Syntax error: {}", e.message)
@@ -131,7 +131,7 @@ pub(crate) fn compile(
     // without the authorizer (messageExpression) cel-go reports `authorizer` undeclared
     let request_resource =
         flavor == Flavor::Admission && env.variables().contains_key("authorizer.requestResource");
-    rewrite_as_cel_go(&mut expr, request_resource, source);
+    rewrite_as_cel_go(&mut expr, request_resource);
     if flavor == Flavor::CertificateRequest {
         // approver-policy's environment does not enable cel-go's optional types
         let errs = optional_syntax(&expr, source);
@@ -1156,10 +1156,7 @@ fn wrap_indexes(
 ///   bool is reported as cel-go reports it (`'_&&_' applied to '(bool, int)'`).
 /// - with `request_resource`, `authorizer.requestResource`, its own variable: cel-core resolves `authorizer` first and
 ///   then rejects the field, so the selection becomes the qualified identifier.
-/// - cel-go's grammar reads a `-` written right before a number (`-1`, `- 2.5`) as the number's sign: a negative
-///   literal, which costs nothing and folds into a constant list (`[-1, 1]`); cel-core negates the positive literal.
-///   `-(1)` stays a negation, as in cel-go.
-fn rewrite_as_cel_go(e: &mut SpannedExpr, request_resource: bool, source: &str) {
+fn rewrite_as_cel_go(e: &mut SpannedExpr, request_resource: bool) {
     if let Expr::Member {
         expr,
         field,
@@ -1171,24 +1168,6 @@ fn rewrite_as_cel_go(e: &mut SpannedExpr, request_resource: bool, source: &str) 
     {
         e.node = Expr::Ident("authorizer.requestResource".to_string());
         return;
-    }
-    if let Expr::Unary {
-        op: cel_core::UnaryOp::Neg,
-        expr,
-    } = &e.node
-        && source
-            .get(e.span.start + 1..expr.span.start)
-            .is_some_and(|between| between.trim().is_empty())
-    {
-        let literal = match expr.node {
-            Expr::Int(i) => i.checked_neg().map(Expr::Int),
-            Expr::Float(f) => Some(Expr::Float(-f)),
-            _ => None,
-        };
-        if let Some(literal) = literal {
-            e.node = literal;
-            return;
-        }
     }
     if let Expr::Comprehension(c) = &mut e.node
         && let Expr::Binary {
@@ -1203,46 +1182,46 @@ fn rewrite_as_cel_go(e: &mut SpannedExpr, request_resource: bool, source: &str) 
     match &mut e.node {
         Expr::List(items) => items
             .iter_mut()
-            .for_each(|i| rewrite_as_cel_go(&mut i.expr, request_resource, source)),
+            .for_each(|i| rewrite_as_cel_go(&mut i.expr, request_resource)),
         Expr::Map(entries) => entries.iter_mut().for_each(|m| {
-            rewrite_as_cel_go(&mut m.key, request_resource, source);
-            rewrite_as_cel_go(&mut m.value, request_resource, source);
+            rewrite_as_cel_go(&mut m.key, request_resource);
+            rewrite_as_cel_go(&mut m.value, request_resource);
         }),
         Expr::Unary { expr, .. }
         | Expr::Member { expr, .. }
-        | Expr::MemberTestOnly { expr, .. } => rewrite_as_cel_go(expr, request_resource, source),
+        | Expr::MemberTestOnly { expr, .. } => rewrite_as_cel_go(expr, request_resource),
         Expr::Binary { left, right, .. } => {
-            rewrite_as_cel_go(left, request_resource, source);
-            rewrite_as_cel_go(right, request_resource, source);
+            rewrite_as_cel_go(left, request_resource);
+            rewrite_as_cel_go(right, request_resource);
         }
         Expr::Ternary {
             cond,
             then_expr,
             else_expr,
         } => {
-            rewrite_as_cel_go(cond, request_resource, source);
-            rewrite_as_cel_go(then_expr, request_resource, source);
-            rewrite_as_cel_go(else_expr, request_resource, source);
+            rewrite_as_cel_go(cond, request_resource);
+            rewrite_as_cel_go(then_expr, request_resource);
+            rewrite_as_cel_go(else_expr, request_resource);
         }
         Expr::Index { expr, index, .. } => {
-            rewrite_as_cel_go(expr, request_resource, source);
-            rewrite_as_cel_go(index, request_resource, source);
+            rewrite_as_cel_go(expr, request_resource);
+            rewrite_as_cel_go(index, request_resource);
         }
         Expr::Call { expr, args } => {
-            rewrite_as_cel_go(expr, request_resource, source);
+            rewrite_as_cel_go(expr, request_resource);
             args.iter_mut()
-                .for_each(|a| rewrite_as_cel_go(a, request_resource, source));
+                .for_each(|a| rewrite_as_cel_go(a, request_resource));
         }
         Expr::Comprehension(c) => {
-            rewrite_as_cel_go(&mut c.iter_range, request_resource, source);
-            rewrite_as_cel_go(&mut c.accu_init, request_resource, source);
-            rewrite_as_cel_go(&mut c.loop_condition, request_resource, source);
-            rewrite_as_cel_go(&mut c.loop_step, request_resource, source);
-            rewrite_as_cel_go(&mut c.result, request_resource, source);
+            rewrite_as_cel_go(&mut c.iter_range, request_resource);
+            rewrite_as_cel_go(&mut c.accu_init, request_resource);
+            rewrite_as_cel_go(&mut c.loop_condition, request_resource);
+            rewrite_as_cel_go(&mut c.loop_step, request_resource);
+            rewrite_as_cel_go(&mut c.result, request_resource);
         }
         Expr::Bind { init, body, .. } => {
-            rewrite_as_cel_go(init, request_resource, source);
-            rewrite_as_cel_go(body, request_resource, source);
+            rewrite_as_cel_go(init, request_resource);
+            rewrite_as_cel_go(body, request_resource);
         }
         _ => {}
     }
@@ -1375,8 +1354,7 @@ fn find_node(root: &SpannedExpr, id: i64) -> Option<&SpannedExpr> {
 
 /// Where cel-go locates a checker issue. cel-core's spans start at the expression; cel-go's
 /// parser gives a selection the position of its `.`, an index its `[`, a call (and the `has`
-/// macro) its `(`, a binary operator the operator and a conditional its `?`. Applied to approver-policy's environment
-/// only (the admission environment keeps cel-core's positions).
+/// macro) its `(`, a binary operator the operator, a conditional its `?` and a message its `{`.
 fn issue_offset(node: &SpannedExpr, e: &CheckError, source: &str) -> usize {
     go_location(node, source).unwrap_or(e.span.start)
 }
@@ -1398,6 +1376,8 @@ fn go_location(node: &SpannedExpr, source: &str) -> Option<usize> {
         Expr::Call { expr, .. } => operator_after(expr.span.end),
         Expr::Binary { left, .. } => operator_after(left.span.end),
         Expr::Ternary { cond, .. } => operator_after(cond.span.end),
+        // a message's `{`
+        Expr::Struct { type_name, .. } => operator_after(type_name.span.end),
         // the `has(` macro call
         Expr::MemberTestOnly { .. } => source
             .get(start..)

@@ -842,6 +842,12 @@ fn negative_number_literals_cost_nothing() {
         ("-(1)", 1),
         ("-(-1)", 1),
         ("-9223372036854775808", 0),
+        // an even run of `-` or `!` is dropped (cel-go's VisitNegate, VisitLogicalNot); an odd one is one operator
+        ("--1", 0),
+        ("---1", 1),
+        ("!!true", 0),
+        ("!!!true", 1),
+        ("!!!!true", 0),
     ] {
         assert_eq!(cost(src), want, "{src}");
     }

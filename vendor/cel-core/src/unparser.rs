@@ -524,7 +524,10 @@ mod tests {
     fn test_unary() {
         assert_eq!(roundtrip("-x"), "-x");
         assert_eq!(roundtrip("!x"), "!x");
-        assert_eq!(roundtrip("--x"), "--x");
+        // as cel-go's grammar, an even run of `-` or `!` is dropped and an odd one is one operator
+        assert_eq!(roundtrip("--x"), "x");
+        assert_eq!(roundtrip("!!!x"), "!x");
+        assert_eq!(roundtrip("-(-x)"), "--x");
     }
 
     #[test]

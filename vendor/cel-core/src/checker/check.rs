@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::errors::CheckError;
+use super::errors::{CheckError, CheckErrorKind};
 use super::overload::{
     finalize_type, format_expected_args, resolve_overload, substitute_type, OverloadMismatch,
 };
@@ -875,6 +875,49 @@ impl<'a> Checker<'a> {
         // Get the type name
         let name = self.get_type_name(type_name);
 
+        // Without a type registry that knows the name, a message is built only of a protobuf well-known type; other
+        // names are refused as cel-go's checker refuses them
+        let known = |registry: Option<&dyn ProtoTypeResolver>, name: &str| {
+            registry.is_some_and(|r| r.resolve_message_name(name, self.container).is_some())
+        };
+        let unknown = name.as_ref().filter(|name| {
+            let expanded = self.expand_abbreviation(name);
+            !known(self.type_resolver, name)
+                && !known(self.type_resolver, expanded.as_ref().unwrap_or(name))
+                && !WELL_KNOWN_MESSAGES.contains(&name.as_str())
+        });
+        if let Some(name) = unknown {
+            let problem = match self.scopes.resolve(name).map(|d| &d.cel_type) {
+                // cel-go does not check the fields of a type it does not know
+                None => {
+                    self.report_error(CheckError::undeclared_reference_in(
+                        self.container,
+                        name,
+                        expr.span.clone(),
+                        expr.id,
+                    ));
+                    return CelType::Error;
+                }
+                Some(CelType::Type(inner)) if builds_well_known_message(inner) => None,
+                Some(CelType::Type(inner)) => Some(format!(
+                    "'{}' is not a message type",
+                    declared_type_name(inner)
+                )),
+                Some(other) => Some(format!("'{}' is not a type", declared_type_name(other))),
+            };
+            if let Some(problem) = problem {
+                self.report_error(CheckError::new(
+                    CheckErrorKind::Other(problem),
+                    expr.span.clone(),
+                    expr.id,
+                ));
+                for field in fields {
+                    self.check_expr(&field.value);
+                }
+                return CelType::Error;
+            }
+        }
+
         // Check field values
         for field in fields {
             self.check_expr(&field.value);
@@ -1189,6 +1232,55 @@ fn binary_op_to_function(op: BinaryOp) -> &'static str {
         BinaryOp::And => "_&&_",
         BinaryOp::Or => "_||_",
         BinaryOp::In => "@in",
+    }
+}
+
+/// The protobuf well-known types cel-go builds by name without a registry (its checker's `wellKnownTypes`).
+const WELL_KNOWN_MESSAGES: &[&str] = &[
+    "google.protobuf.Any",
+    "google.protobuf.BoolValue",
+    "google.protobuf.BytesValue",
+    "google.protobuf.DoubleValue",
+    "google.protobuf.Duration",
+    "google.protobuf.FloatValue",
+    "google.protobuf.Int32Value",
+    "google.protobuf.Int64Value",
+    "google.protobuf.ListValue",
+    "google.protobuf.NullValue",
+    "google.protobuf.StringValue",
+    "google.protobuf.Struct",
+    "google.protobuf.Timestamp",
+    "google.protobuf.UInt32Value",
+    "google.protobuf.UInt64Value",
+    "google.protobuf.Value",
+];
+
+/// Whether cel-go builds a message of the type `t` names (its checker's `isWellKnownType`: `dyn` is a
+/// `google.protobuf.Value`, `null_type` a `NullValue`).
+fn builds_well_known_message(t: &CelType) -> bool {
+    match t {
+        CelType::Message(_)
+        | CelType::Dyn
+        | CelType::Null
+        | CelType::Timestamp
+        | CelType::Duration
+        | CelType::Wrapper(_) => true,
+        CelType::List(e) => **e == CelType::Dyn,
+        CelType::Map(k, v) => **k == CelType::String && **v == CelType::Dyn,
+        _ => false,
+    }
+}
+
+/// A type's name as cel-go's `DeclaredTypeName` gives it (`int`, `list`, `google.protobuf.Timestamp`).
+fn declared_type_name(t: &CelType) -> String {
+    match t {
+        CelType::List(_) => "list".to_string(),
+        CelType::Map(_, _) => "map".to_string(),
+        CelType::Timestamp => "google.protobuf.Timestamp".to_string(),
+        CelType::Duration => "google.protobuf.Duration".to_string(),
+        CelType::Null => "null_type".to_string(),
+        CelType::Type(_) => "type".to_string(),
+        other => other.display_name(),
     }
 }
 

@@ -242,6 +242,12 @@ fn is_assignable(
                 // Null widens to any nullable type, TypeVar/Dyn widen to concrete types.
                 if should_widen_binding(&bound, arg) {
                     substitutions.insert(name.clone(), arg.clone());
+                } else {
+                    // as cel-go, the binding becomes the more general of the two (`dyn` over `int`)
+                    let general = most_general(arg, &bound);
+                    if general != bound {
+                        substitutions.insert(name.clone(), general);
+                    }
                 }
                 return true;
             }
@@ -250,12 +256,8 @@ fn is_assignable(
             return true;
         } else {
             // Bind the type parameter
-            // If arg contains TypeVars, bind to Dyn instead (concrete types will widen later)
-            if contains_type_var(arg) {
-                substitutions.insert(name.clone(), CelType::Dyn);
-            } else {
-                substitutions.insert(name.clone(), arg.clone());
-            }
+            // an arg with type variables (`[]`'s element) is widened by a later, more specific one
+            substitutions.insert(name.clone(), arg.clone());
             return true;
         }
     }
@@ -352,8 +354,7 @@ fn contains_type_var(ty: &CelType) -> bool {
 
 /// Check if a binding should be widened from `bound` to `arg`.
 ///
-/// This implements the cel-go behavior where less specific types
-/// (Null, Dyn, types with TypeVars) are replaced by more specific types.
+/// Null and types with TypeVars are replaced by more specific types; `dyn` is not (see [`most_general`]).
 fn should_widen_binding(bound: &CelType, arg: &CelType) -> bool {
     if bound == arg {
         return false;
@@ -362,10 +363,8 @@ fn should_widen_binding(bound: &CelType, arg: &CelType) -> bool {
     if matches!(bound, CelType::Null) && !matches!(arg, CelType::Null) {
         return true;
     }
-    // TypeVar/Dyn should be widened to concrete types
-    if (matches!(bound, CelType::TypeVar(_)) || matches!(bound, CelType::Dyn))
-        && !matches!(arg, CelType::TypeVar(_) | CelType::Dyn)
-    {
+    // TypeVar should be widened to concrete types
+    if matches!(bound, CelType::TypeVar(_)) && !matches!(arg, CelType::TypeVar(_) | CelType::Dyn) {
         return true;
     }
     // Types with TypeVars should be widened to types without
@@ -373,6 +372,40 @@ fn should_widen_binding(bound: &CelType, arg: &CelType) -> bool {
         return true;
     }
     false
+}
+
+/// cel-go's `isEqualOrLessSpecific`: `dyn` and type parameters are less specific than any type, and lists, maps and
+/// abstract types compare by their parameters. A type variable (the element of `[]`, a macro's accumulator) stands for
+/// the type cel-go's mapping would have substituted for it, so the other type is kept.
+fn less_specific(t1: &CelType, t2: &CelType) -> bool {
+    let open = |t: &CelType| matches!(t, CelType::Dyn | CelType::TypeParam(_));
+    if open(t1) {
+        return true;
+    }
+    if open(t2) {
+        return false;
+    }
+    match (t1, t2) {
+        (_, CelType::TypeVar(_)) => true,
+        (CelType::TypeVar(_), _) => false,
+        (CelType::List(a), CelType::List(b)) => less_specific(a, b),
+        (CelType::Map(k1, v1), CelType::Map(k2, v2)) => less_specific(k1, k2) && less_specific(v1, v2),
+        (CelType::Type(_), CelType::Type(_)) => true,
+        (
+            CelType::Abstract { name: n1, params: p1 },
+            CelType::Abstract { name: n2, params: p2 },
+        ) => n1 == n2 && p1.len() == p2.len() && p1.iter().zip(p2.iter()).all(|(a, b)| less_specific(a, b)),
+        _ => t1 == t2,
+    }
+}
+
+/// cel-go's `mostGeneral`: `t1` when it is as or less specific than `t2`, else `t2`.
+fn most_general(t1: &CelType, t2: &CelType) -> CelType {
+    if less_specific(t1, t2) {
+        t1.clone()
+    } else {
+        t2.clone()
+    }
 }
 
 /// Check if two types are compatible (for checking bound type parameters).

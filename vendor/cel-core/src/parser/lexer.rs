@@ -11,24 +11,45 @@ pub type SpannedToken = (Token, Span);
 pub struct LexError {
     pub message: String,
     pub span: Span,
+    /// cel-go reports this error as it is, not as a syntax error (`invalid unicode code point`).
+    pub plain: bool,
+}
+
+/// Why a token could not be read. cel-go's lexer refuses text no token matches (a token recognition error); a literal
+/// its lexer reads but whose value does not fit, or whose escape names no character, its parser refuses with a message
+/// of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum LexFault {
+    /// No token starts here (cel-go shows the first character, or two for `|`, `&`, `=`)
+    #[default]
+    Unrecognized,
+    /// A literal that breaks off: cel-go shows its text up to this offset (the first character that does not fit
+    /// included; in [`escaped`], counted from the literal's opening quote's end)
+    UnrecognizedThrough(usize),
+    InvalidInt,
+    InvalidUint,
+    InvalidDouble,
+    /// `\uD800` in a string, or `\u`/`\U` in bytes: the words are cel-go's
+    Unescape(&'static str),
 }
 
 /// CEL tokens.
 #[derive(Logos, Debug, Clone, PartialEq)]
+#[logos(error = LexFault)]
 #[logos(skip r"[ \t\n\r\f]+")]
 #[logos(skip r"//[^\n]*")]
 pub enum Token {
     // === Numeric Literals ===
     // Order matters: more specific patterns first
 
-    // Hex unsigned: 0x1Fu, 0X1FU
-    #[regex(r"0[xX][0-9a-fA-F]+[uU]", lex_hex_uint)]
+    // Hex unsigned: 0x1Fu, 0x1FU (cel-go's prefix is `0x` only)
+    #[regex(r"0x[0-9a-fA-F]+[uU]", lex_hex_uint)]
     // Decimal unsigned: 123u, 123U
     #[regex(r"[0-9]+[uU]", lex_decimal_uint, priority = 4)]
     UInt(u64),
 
-    // Hex int: 0x1F, 0X1F
-    #[regex(r"0[xX][0-9a-fA-F]+", lex_hex_int, priority = 3)]
+    // Hex int: 0x1F
+    #[regex(r"0x[0-9a-fA-F]+", lex_hex_int, priority = 3)]
     // Decimal int: 123 (lowest priority for numbers)
     #[regex(r"[0-9]+", lex_decimal_int, priority = 1)]
     Int(i64),
@@ -38,6 +59,10 @@ pub enum Token {
     // This allows "-9223372036854775808" to parse correctly
     #[token("9223372036854775808", |_| "9223372036854775808".to_string(), priority = 2)]
     IntOverflow(String),
+
+    /// A number the lexer reads but whose value does not fit (cel-go's parser refuses it with this message, at the
+    /// literal, its sign included); never matched by the lexer itself, made by [`lex`] from a [`LexFault`].
+    InvalidNumber(&'static str),
 
     // Float with decimal point and optional exponent: 1.5, 1.5e10
     #[regex(r"[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?", lex_float, priority = 5)]
@@ -175,6 +200,7 @@ impl std::fmt::Display for Token {
         match self {
             Token::Int(n) => write!(f, "{}", n),
             Token::IntOverflow(s) => write!(f, "{}", s),
+            Token::InvalidNumber(message) => write!(f, "{}", message),
             Token::UInt(n) => write!(f, "{}u", n),
             Token::Float(n) => write!(f, "{}", n),
             Token::String(s) => write!(f, "\"{}\"", s),
@@ -215,27 +241,31 @@ impl std::fmt::Display for Token {
 
 // === Lexer Callbacks for Numbers ===
 
-fn lex_decimal_int(lex: &mut logos::Lexer<Token>) -> Option<i64> {
-    lex.slice().parse().ok()
+fn lex_decimal_int(lex: &mut logos::Lexer<Token>) -> Result<i64, LexFault> {
+    lex.slice().parse().map_err(|_| LexFault::InvalidInt)
 }
 
-fn lex_decimal_uint(lex: &mut logos::Lexer<Token>) -> Option<u64> {
+fn lex_decimal_uint(lex: &mut logos::Lexer<Token>) -> Result<u64, LexFault> {
     let s = lex.slice();
-    s[..s.len() - 1].parse().ok() // Remove trailing u/U
+    s[..s.len() - 1].parse().map_err(|_| LexFault::InvalidUint) // Remove trailing u/U
 }
 
-fn lex_hex_int(lex: &mut logos::Lexer<Token>) -> Option<i64> {
+fn lex_hex_int(lex: &mut logos::Lexer<Token>) -> Result<i64, LexFault> {
     let s = lex.slice();
-    i64::from_str_radix(&s[2..], 16).ok() // Skip 0x
+    i64::from_str_radix(&s[2..], 16).map_err(|_| LexFault::InvalidInt) // Skip 0x
 }
 
-fn lex_hex_uint(lex: &mut logos::Lexer<Token>) -> Option<u64> {
+fn lex_hex_uint(lex: &mut logos::Lexer<Token>) -> Result<u64, LexFault> {
     let s = lex.slice();
-    u64::from_str_radix(&s[2..s.len() - 1], 16).ok() // Skip 0x, remove u
+    u64::from_str_radix(&s[2..s.len() - 1], 16).map_err(|_| LexFault::InvalidUint)
+    // Skip 0x, remove u
 }
 
-fn lex_float(lex: &mut logos::Lexer<Token>) -> Option<f64> {
+/// A double that overflows to infinity is refused, as Go's `strconv.ParseFloat` refuses it (one that underflows is 0).
+fn lex_float(lex: &mut logos::Lexer<Token>) -> Result<f64, LexFault> {
     crate::parse_f64(lex.slice())
+        .filter(|f| f.is_finite())
+        .ok_or(LexFault::InvalidDouble)
 }
 
 fn lex_backtick_ident(lex: &mut logos::Lexer<Token>) -> String {
@@ -245,16 +275,16 @@ fn lex_backtick_ident(lex: &mut logos::Lexer<Token>) -> String {
 
 // === Lexer Callbacks for Strings ===
 
-fn lex_double_string(lex: &mut logos::Lexer<Token>) -> Option<String> {
+fn lex_double_string(lex: &mut logos::Lexer<Token>) -> Result<String, LexFault> {
     lex_quoted_string(lex, "\"")
 }
 
-fn lex_single_string(lex: &mut logos::Lexer<Token>) -> Option<String> {
+fn lex_single_string(lex: &mut logos::Lexer<Token>) -> Result<String, LexFault> {
     lex_quoted_string(lex, "'")
 }
 
-fn lex_quoted_string(lex: &mut logos::Lexer<Token>, quote: &str) -> Option<String> {
-    String::from_utf8(lex_escaped(lex, quote, false)?).ok()
+fn lex_quoted_string(lex: &mut logos::Lexer<Token>, quote: &str) -> Result<String, LexFault> {
+    String::from_utf8(lex_escaped(lex, quote, false)?).map_err(|_| LexFault::Unrecognized)
 }
 
 /// One escape sequence, after its backslash: a byte (`\xHH`, `\DDD`) or a character.
@@ -263,13 +293,32 @@ enum Unescaped {
     Char(char),
 }
 
-/// The escape sequence `chars` starts with (after a backslash), `consumed` counting its bytes; `None` if invalid.
-fn unescape(chars: &mut std::str::Chars<'_>, consumed: &mut usize) -> Option<Unescaped> {
-    let escape_char = chars.next()?;
+/// The next `n` characters of `chars` as a number in `radix`, when they are all its digits (`consumed` counts what
+/// was read, the first character that is not a digit included).
+fn digits(chars: &mut std::str::Chars<'_>, consumed: &mut usize, n: usize, radix: u32) -> Option<u32> {
+    let mut value = 0u32;
+    for _ in 0..n {
+        let c = chars.next()?;
+        *consumed += c.len_utf8();
+        value = value * radix + c.to_digit(radix)?;
+    }
+    Some(value)
+}
+
+/// The escape sequence `chars` starts with (after a backslash), `consumed` counting its bytes (on an error, through
+/// the character that does not fit). The sequences are cel-go's (`ESC_SEQ` of its grammar: no `\/`, exactly two,
+/// four or eight hex digits, three octal ones); any other is [`LexFault::Unrecognized`]. A `\u`/`\U` that names no
+/// character (a surrogate, past U+10FFFF) and any `\u`/`\U` in bytes are refused with cel-go's words.
+fn unescape(
+    chars: &mut std::str::Chars<'_>,
+    consumed: &mut usize,
+    bytes: bool,
+) -> Result<Unescaped, LexFault> {
+    let escape_char = chars.next().ok_or(LexFault::Unrecognized)?;
     *consumed += escape_char.len_utf8();
-    Some(match escape_char {
+    let byte = |value: u32| u8::try_from(value).map_err(|_| LexFault::Unrecognized);
+    Ok(match escape_char {
         '\\' => Unescaped::Char('\\'),
-        '/' => Unescaped::Char('/'),
         '"' => Unescaped::Char('"'),
         '\'' => Unescaped::Char('\''),
         '`' => Unescaped::Char('`'),
@@ -281,50 +330,45 @@ fn unescape(chars: &mut std::str::Chars<'_>, consumed: &mut usize) -> Option<Une
         't' => Unescaped::Char('\t'),
         'v' => Unescaped::Char('\x0B'),
         '?' => Unescaped::Char('?'),
-        'x' | 'X' => {
-            // \xHH or \XHH - 2 hex digits
-            let h1 = chars.next()?;
-            let h2 = chars.next()?;
-            *consumed += h1.len_utf8() + h2.len_utf8();
-            let hex = format!("{}{}", h1, h2);
-            Unescaped::Byte(u8::from_str_radix(&hex, 16).ok()?)
-        }
+        'x' | 'X' => Unescaped::Byte(byte(
+            digits(chars, consumed, 2, 16).ok_or(LexFault::Unrecognized)?,
+        )?),
         'u' | 'U' => {
-            // \uXXXX - 4 hex digits, \UXXXXXXXX - 8 hex digits
             let n = if escape_char == 'u' { 4 } else { 8 };
-            let hex: String = chars.by_ref().take(n).collect();
-            *consumed += hex.len();
-            if hex.len() != n {
-                return None;
+            let value = digits(chars, consumed, n, 16).ok_or(LexFault::Unrecognized)?;
+            if bytes {
+                return Err(LexFault::Unescape("unable to unescape string"));
             }
-            let val = u32::from_str_radix(&hex, 16).ok()?;
-            Unescaped::Char(char::from_u32(val)?)
+            Unescaped::Char(
+                char::from_u32(value).ok_or(LexFault::Unescape("invalid unicode code point"))?,
+            )
         }
         c @ '0'..='3' => {
-            // \DDD - octal (first digit 0-3, then 2 more digits)
-            let d2 = chars.next()?;
-            let d3 = chars.next()?;
-            *consumed += d2.len_utf8() + d3.len_utf8();
-            if !matches!(d2, '0'..='7') || !matches!(d3, '0'..='7') {
-                return None;
-            }
-            let octal = format!("{}{}{}", c, d2, d3);
-            Unescaped::Byte(u8::from_str_radix(&octal, 8).ok()?)
+            let rest = digits(chars, consumed, 2, 8).ok_or(LexFault::Unrecognized)?;
+            Unescaped::Byte(byte((u32::from(c) - u32::from('0')) * 64 + rest)?)
         }
-        _ => return None, // Invalid escape
+        _ => return Err(LexFault::Unrecognized),
     })
 }
 
-/// A quoted string or bytes literal with escapes, up to `end_quote` (one quote: no newline allowed; three: any), as
+/// A quoted string or bytes literal with escapes, up to `end_quote` (one quote: no line break allowed; three: any), as
 /// UTF-8 bytes; an escaped byte (`\xHH`, `\DDD`) is that byte in `bytes`, that code point in a string.
-fn lex_escaped(lex: &mut logos::Lexer<Token>, end_quote: &str, bytes: bool) -> Option<Vec<u8>> {
-    let (result, consumed) = escaped(lex.remainder(), end_quote, bytes)?;
+fn lex_escaped(
+    lex: &mut logos::Lexer<Token>,
+    end_quote: &str,
+    bytes: bool,
+) -> Result<Vec<u8>, LexFault> {
+    let (result, consumed) = escaped(lex.remainder(), end_quote, bytes).map_err(|fault| match fault {
+        LexFault::UnrecognizedThrough(n) => LexFault::UnrecognizedThrough(lex.span().end + n),
+        other => other,
+    })?;
     lex.bump(consumed);
-    Some(result)
+    Ok(result)
 }
 
-/// [`lex_escaped`] of `remainder`: the value and the length of the literal's rest, end quote included.
-fn escaped(remainder: &str, end_quote: &str, bytes: bool) -> Option<(Vec<u8>, usize)> {
+/// [`lex_escaped`] of `remainder`: the value and the length of the literal's rest, end quote included. A line break
+/// written in a triple-quoted literal (`\r\n`, `\r`) is read as `\n`, as cel-go reads it.
+fn escaped(remainder: &str, end_quote: &str, bytes: bool) -> Result<(Vec<u8>, usize), LexFault> {
     let end_bytes = end_quote.as_bytes();
     let end_len = end_bytes.len();
     let mut chars = remainder.chars();
@@ -332,45 +376,46 @@ fn escaped(remainder: &str, end_quote: &str, bytes: bool) -> Option<(Vec<u8>, us
     let mut consumed = 0;
     let mut buf = [0u8; 4];
 
-    while consumed + end_len <= remainder.len() {
+    while let Some(c) = chars.next() {
         // Check if we've reached the end quote
-        if &remainder.as_bytes()[consumed..consumed + end_len] == end_bytes {
-            return Some((result, consumed + end_len));
+        if remainder.as_bytes().get(consumed..consumed + end_len) == Some(end_bytes) {
+            return Ok((result, consumed + end_len));
         }
-
-        let c = chars.next()?;
         consumed += c.len_utf8();
 
-        let c = if c == '\\' {
-            match unescape(&mut chars, &mut consumed)? {
-                Unescaped::Byte(b) if bytes => {
+        let c = match c {
+            '\\' => match unescape(&mut chars, &mut consumed, bytes) {
+                Ok(Unescaped::Byte(b)) if bytes => {
                     result.push(b);
                     continue;
                 }
-                Unescaped::Byte(b) => char::from(b),
-                Unescaped::Char(c) => c,
-            }
-        } else if c == '\n' && end_len == 1 {
-            // Newline not allowed in single-quoted strings and bytes
-            return None;
-        } else {
-            c
+                Ok(Unescaped::Byte(b)) => char::from(b),
+                Ok(Unescaped::Char(c)) => c,
+                Err(LexFault::Unrecognized) => return Err(LexFault::UnrecognizedThrough(consumed)),
+                Err(other) => return Err(other),
+            },
+            // no line break in a single-quoted literal
+            '\n' | '\r' if end_len == 1 => return Err(LexFault::UnrecognizedThrough(consumed)),
+            '\r' if remainder.as_bytes().get(consumed) == Some(&b'\n') => continue,
+            '\r' => '\n',
+            c => c,
         };
         result.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
     }
 
-    None // Unclosed string
+    Err(LexFault::UnrecognizedThrough(consumed)) // Unclosed string
 }
 
-fn lex_raw_double_string(lex: &mut logos::Lexer<Token>) -> Option<String> {
+fn lex_raw_double_string(lex: &mut logos::Lexer<Token>) -> Result<String, LexFault> {
     lex_raw_string(lex, '"')
 }
 
-fn lex_raw_single_string(lex: &mut logos::Lexer<Token>) -> Option<String> {
+fn lex_raw_single_string(lex: &mut logos::Lexer<Token>) -> Result<String, LexFault> {
     lex_raw_string(lex, '\'')
 }
 
-fn lex_raw_string(lex: &mut logos::Lexer<Token>, quote: char) -> Option<String> {
+/// A raw single-quoted string: no escapes, and no line break.
+fn lex_raw_string(lex: &mut logos::Lexer<Token>, quote: char) -> Result<String, LexFault> {
     let remainder = lex.remainder();
     let mut result = std::string::String::new();
     let mut consumed = 0;
@@ -379,92 +424,120 @@ fn lex_raw_string(lex: &mut logos::Lexer<Token>, quote: char) -> Option<String> 
         consumed += c.len_utf8();
         if c == quote {
             lex.bump(consumed);
-            return Some(result);
+            return Ok(result);
+        }
+        if c == '\n' || c == '\r' {
+            break;
         }
         result.push(c);
     }
 
-    None // Unclosed string
+    // a line break, or unclosed
+    Err(LexFault::UnrecognizedThrough(lex.span().end + consumed))
 }
 
-fn lex_triple_double_string(lex: &mut logos::Lexer<Token>) -> Option<String> {
+fn lex_triple_double_string(lex: &mut logos::Lexer<Token>) -> Result<String, LexFault> {
     lex_triple_string(lex, "\"\"\"")
 }
 
-fn lex_triple_single_string(lex: &mut logos::Lexer<Token>) -> Option<String> {
+fn lex_triple_single_string(lex: &mut logos::Lexer<Token>) -> Result<String, LexFault> {
     lex_triple_string(lex, "'''")
 }
 
-fn lex_triple_string(lex: &mut logos::Lexer<Token>, end_quote: &str) -> Option<String> {
-    String::from_utf8(lex_escaped(lex, end_quote, false)?).ok()
+fn lex_triple_string(lex: &mut logos::Lexer<Token>, end_quote: &str) -> Result<String, LexFault> {
+    String::from_utf8(lex_escaped(lex, end_quote, false)?).map_err(|_| LexFault::Unrecognized)
 }
 
-fn lex_raw_triple_double_string(lex: &mut logos::Lexer<Token>) -> Option<String> {
+fn lex_raw_triple_double_string(lex: &mut logos::Lexer<Token>) -> Result<String, LexFault> {
     lex_raw_triple_string(lex, "\"\"\"")
 }
 
-fn lex_raw_triple_single_string(lex: &mut logos::Lexer<Token>) -> Option<String> {
+fn lex_raw_triple_single_string(lex: &mut logos::Lexer<Token>) -> Result<String, LexFault> {
     lex_raw_triple_string(lex, "'''")
 }
 
-/// Lex a raw triple-quoted string (no escape processing).
-fn lex_raw_triple_string(lex: &mut logos::Lexer<Token>, end_quote: &str) -> Option<String> {
+/// Lex a raw triple-quoted string (no escape processing; a line break `\r\n` or `\r` is read as `\n`, as cel-go
+/// reads it).
+fn lex_raw_triple_string(lex: &mut logos::Lexer<Token>, end_quote: &str) -> Result<String, LexFault> {
     let remainder = lex.remainder();
     if let Some(end_pos) = remainder.find(end_quote) {
         let content = &remainder[..end_pos];
         lex.bump(end_pos + end_quote.len());
-        Some(content.to_string())
+        Ok(content.replace("\r\n", "\n").replace('\r', "\n"))
     } else {
-        None
+        Err(LexFault::UnrecognizedThrough(
+            lex.span().end + remainder.len(),
+        ))
     }
 }
 
 // === Lexer Callbacks for Bytes ===
 
-fn lex_bytes_double(lex: &mut logos::Lexer<Token>) -> Option<Vec<u8>> {
+fn lex_bytes_double(lex: &mut logos::Lexer<Token>) -> Result<Vec<u8>, LexFault> {
     lex_quoted_bytes(lex, "\"")
 }
 
-fn lex_bytes_single(lex: &mut logos::Lexer<Token>) -> Option<Vec<u8>> {
+fn lex_bytes_single(lex: &mut logos::Lexer<Token>) -> Result<Vec<u8>, LexFault> {
     lex_quoted_bytes(lex, "'")
 }
 
 /// Lex a quoted byte string, handling escapes to produce raw bytes.
 /// Unlike `lex_quoted_string`, octal/hex escapes push raw byte values
 /// rather than interpreting them as Unicode code points.
-fn lex_quoted_bytes(lex: &mut logos::Lexer<Token>, quote: &str) -> Option<Vec<u8>> {
+fn lex_quoted_bytes(lex: &mut logos::Lexer<Token>, quote: &str) -> Result<Vec<u8>, LexFault> {
     lex_escaped(lex, quote, true)
 }
 
-fn lex_bytes_triple_double(lex: &mut logos::Lexer<Token>) -> Option<Vec<u8>> {
+fn lex_bytes_triple_double(lex: &mut logos::Lexer<Token>) -> Result<Vec<u8>, LexFault> {
     lex_triple_bytes(lex, "\"\"\"")
 }
 
-fn lex_bytes_triple_single(lex: &mut logos::Lexer<Token>) -> Option<Vec<u8>> {
+fn lex_bytes_triple_single(lex: &mut logos::Lexer<Token>) -> Result<Vec<u8>, LexFault> {
     lex_triple_bytes(lex, "'''")
 }
 
-fn lex_triple_bytes(lex: &mut logos::Lexer<Token>, end_quote: &str) -> Option<Vec<u8>> {
+fn lex_triple_bytes(lex: &mut logos::Lexer<Token>, end_quote: &str) -> Result<Vec<u8>, LexFault> {
     lex_escaped(lex, end_quote, true)
 }
 
-fn lex_raw_bytes_double(lex: &mut logos::Lexer<Token>) -> Option<Vec<u8>> {
+fn lex_raw_bytes_double(lex: &mut logos::Lexer<Token>) -> Result<Vec<u8>, LexFault> {
     lex_raw_string(lex, '"').map(|s| s.into_bytes())
 }
 
-fn lex_raw_bytes_single(lex: &mut logos::Lexer<Token>) -> Option<Vec<u8>> {
+fn lex_raw_bytes_single(lex: &mut logos::Lexer<Token>) -> Result<Vec<u8>, LexFault> {
     lex_raw_string(lex, '\'').map(|s| s.into_bytes())
 }
 
-fn lex_raw_bytes_triple_double(lex: &mut logos::Lexer<Token>) -> Option<Vec<u8>> {
+fn lex_raw_bytes_triple_double(lex: &mut logos::Lexer<Token>) -> Result<Vec<u8>, LexFault> {
     lex_raw_triple_string(lex, "\"\"\"").map(|s| s.into_bytes())
 }
 
-fn lex_raw_bytes_triple_single(lex: &mut logos::Lexer<Token>) -> Option<Vec<u8>> {
+fn lex_raw_bytes_triple_single(lex: &mut logos::Lexer<Token>) -> Result<Vec<u8>, LexFault> {
     lex_raw_triple_string(lex, "'''").map(|s| s.into_bytes())
 }
 
 // === Public Lexer API ===
+
+/// cel-go's (ANTLR's) token recognition error: the text from `start` through the character that does not fit, a line
+/// break or a tab shown escaped.
+fn unrecognized(input: &str, start: usize, end: usize) -> LexError {
+    let text: String = input
+        .get(start..end)
+        .unwrap_or("")
+        .chars()
+        .map(|c| match c {
+            '\n' => "\\n".to_string(),
+            '\r' => "\\r".to_string(),
+            '\t' => "\\t".to_string(),
+            c => c.to_string(),
+        })
+        .collect();
+    LexError {
+        message: format!("token recognition error at: '{text}'"),
+        span: start..end,
+        plain: false,
+    }
+}
 
 /// Tokenize the input string.
 pub fn lex(input: &str) -> Result<Vec<SpannedToken>, LexError> {
@@ -473,15 +546,36 @@ pub fn lex(input: &str) -> Result<Vec<SpannedToken>, LexError> {
 
     while let Some(result) = lexer.next() {
         let span = lexer.span();
-        match result {
-            Ok(token) => tokens.push((token, span)),
-            Err(_) => {
+        let message = match result {
+            Ok(token) => {
+                tokens.push((token, span));
+                continue;
+            }
+            Err(LexFault::Unrecognized) => {
+                // cel-go's lexer was reading `||`, `&&` or `==` when the second character did not come
+                let next = input.get(span.end..).and_then(|rest| rest.chars().next());
+                let end = match (input.get(span.clone()), next) {
+                    (Some("|" | "&" | "="), Some(next)) => span.end + next.len_utf8(),
+                    _ => span.end,
+                };
+                return Err(unrecognized(input, span.start, end));
+            }
+            Err(LexFault::UnrecognizedThrough(end)) => {
+                return Err(unrecognized(input, span.start, end.min(input.len())));
+            }
+            Err(LexFault::Unescape(message)) => {
                 return Err(LexError {
-                    message: format!("token recognition error at: '{}'", &input[span.clone()]),
+                    message: message.to_string(),
                     span,
+                    plain: true,
                 })
             }
-        }
+            Err(LexFault::InvalidInt) => "invalid int literal",
+            Err(LexFault::InvalidUint) => "invalid uint literal",
+            Err(LexFault::InvalidDouble) => "invalid double literal",
+        };
+        // the parser reports it, at the sign when the literal has one
+        tokens.push((Token::InvalidNumber(message), span));
     }
 
     Ok(tokens)
@@ -504,7 +598,11 @@ mod tests {
         assert_eq!(lex_tokens("123"), vec![Token::Int(123)]);
         assert_eq!(lex_tokens("0"), vec![Token::Int(0)]);
         assert_eq!(lex_tokens("0x1F"), vec![Token::Int(31)]);
-        assert_eq!(lex_tokens("0XAB"), vec![Token::Int(171)]);
+        // cel-go's prefix is `0x` only: `0XAB` is `0` and the identifier `XAB`
+        assert_eq!(
+            lex_tokens("0XAB"),
+            vec![Token::Int(0), Token::Ident("XAB".to_string())]
+        );
     }
 
     #[test]
@@ -759,447 +857,134 @@ line""""#
 }
 
 #[cfg(test)]
-mod escape_tests {
-    //! The escape reading shared by strings and bytes against cel-core 0.5.1's four copies of it.
-    #![allow(clippy::all, unused_parens)]
-    use super::escaped;
+mod cel_go_literal_tests {
+    //! Literals as cel-go's lexer (`CEL.g4`: `ESC_SEQ`, `NUM_INT`, `NUM_UINT`, `NUM_FLOAT`, `STRING`) and parser
+    //! (`VisitInt`, `VisitUint`, `VisitDouble`, `unescape.go`) read them.
+    use super::*;
 
-    fn lex_quoted_string(remainder: &str, bumped: &mut usize, quote: char) -> Option<String> {
-        let mut chars = remainder.chars().peekable();
-        let mut result = std::string::String::new();
-        let mut consumed = 0;
-
-        while let Some(c) = chars.next() {
-            consumed += c.len_utf8();
-            if c == quote {
-                *bumped = (consumed);
-                return Some(result);
-            } else if c == '\\' {
-                let escape_char = chars.next()?;
-                consumed += escape_char.len_utf8();
-                match escape_char {
-                    '\\' => result.push('\\'),
-                    '/' => result.push('/'),
-                    '"' => result.push('"'),
-                    '\'' => result.push('\''),
-                    '`' => result.push('`'),
-                    'a' => result.push('\x07'),
-                    'b' => result.push('\x08'),
-                    'f' => result.push('\x0C'),
-                    'n' => result.push('\n'),
-                    'r' => result.push('\r'),
-                    't' => result.push('\t'),
-                    'v' => result.push('\x0B'),
-                    '?' => result.push('?'),
-                    'x' | 'X' => {
-                        // \xHH or \XHH - 2 hex digits
-                        let h1 = chars.next()?;
-                        let h2 = chars.next()?;
-                        consumed += h1.len_utf8() + h2.len_utf8();
-                        let hex = format!("{}{}", h1, h2);
-                        let val = u8::from_str_radix(&hex, 16).ok()?;
-                        result.push(val as char);
-                    }
-                    'u' => {
-                        // \uXXXX - 4 hex digits
-                        let hex: String = chars.by_ref().take(4).collect();
-                        consumed += hex.len();
-                        if hex.len() != 4 {
-                            return None;
-                        }
-                        let val = u32::from_str_radix(&hex, 16).ok()?;
-                        result.push(char::from_u32(val)?);
-                    }
-                    'U' => {
-                        // \UXXXXXXXX - 8 hex digits
-                        let hex: String = chars.by_ref().take(8).collect();
-                        consumed += hex.len();
-                        if hex.len() != 8 {
-                            return None;
-                        }
-                        let val = u32::from_str_radix(&hex, 16).ok()?;
-                        result.push(char::from_u32(val)?);
-                    }
-                    c @ '0'..='3' => {
-                        // \DDD - octal (first digit 0-3, then 2 more digits)
-                        let d2 = chars.next()?;
-                        let d3 = chars.next()?;
-                        consumed += d2.len_utf8() + d3.len_utf8();
-                        if !matches!(d2, '0'..='7') || !matches!(d3, '0'..='7') {
-                            return None;
-                        }
-                        let octal = format!("{}{}{}", c, d2, d3);
-                        let val = u8::from_str_radix(&octal, 8).ok()?;
-                        result.push(val as char);
-                    }
-                    _ => return None, // Invalid escape
-                }
-            } else if c == '\n' {
-                // Newline not allowed in regular strings
-                return None;
-            } else {
-                result.push(c);
-            }
+    fn one(input: &str) -> Result<Token, (String, bool)> {
+        match lex(input) {
+            Ok(tokens) if tokens.len() == 1 => Ok(tokens[0].0.clone()),
+            Ok(tokens) => panic!("{input:?}: {} tokens", tokens.len()),
+            Err(e) => Err((e.message, e.plain)),
         }
-
-        None // Unclosed string
     }
 
-    fn lex_triple_string(remainder: &str, bumped: &mut usize, end_quote: &str) -> Option<String> {
-        let end_bytes = end_quote.as_bytes();
-        let end_len = end_bytes.len();
-        let mut chars = remainder.chars().peekable();
-        let mut result = std::string::String::new();
-        let mut consumed = 0;
-
-        while consumed + end_len <= remainder.len() {
-            // Check if we've reached the end quote
-            if &remainder.as_bytes()[consumed..consumed + end_len] == end_bytes {
-                *bumped = (consumed + end_len);
-                return Some(result);
-            }
-
-            let c = chars.next()?;
-            consumed += c.len_utf8();
-
-            if c == '\\' {
-                let escape_char = chars.next()?;
-                consumed += escape_char.len_utf8();
-                match escape_char {
-                    '\\' => result.push('\\'),
-                    '/' => result.push('/'),
-                    '"' => result.push('"'),
-                    '\'' => result.push('\''),
-                    '`' => result.push('`'),
-                    'a' => result.push('\x07'),
-                    'b' => result.push('\x08'),
-                    'f' => result.push('\x0C'),
-                    'n' => result.push('\n'),
-                    'r' => result.push('\r'),
-                    't' => result.push('\t'),
-                    'v' => result.push('\x0B'),
-                    '?' => result.push('?'),
-                    'x' | 'X' => {
-                        let h1 = chars.next()?;
-                        let h2 = chars.next()?;
-                        consumed += h1.len_utf8() + h2.len_utf8();
-                        let hex = format!("{}{}", h1, h2);
-                        let val = u8::from_str_radix(&hex, 16).ok()?;
-                        result.push(val as char);
-                    }
-                    'u' => {
-                        let hex: String = chars.by_ref().take(4).collect();
-                        consumed += hex.len();
-                        if hex.len() != 4 {
-                            return None;
-                        }
-                        let val = u32::from_str_radix(&hex, 16).ok()?;
-                        result.push(char::from_u32(val)?);
-                    }
-                    'U' => {
-                        let hex: String = chars.by_ref().take(8).collect();
-                        consumed += hex.len();
-                        if hex.len() != 8 {
-                            return None;
-                        }
-                        let val = u32::from_str_radix(&hex, 16).ok()?;
-                        result.push(char::from_u32(val)?);
-                    }
-                    c @ '0'..='3' => {
-                        let d2 = chars.next()?;
-                        let d3 = chars.next()?;
-                        consumed += d2.len_utf8() + d3.len_utf8();
-                        if !matches!(d2, '0'..='7') || !matches!(d3, '0'..='7') {
-                            return None;
-                        }
-                        let octal = format!("{}{}{}", c, d2, d3);
-                        let val = u8::from_str_radix(&octal, 8).ok()?;
-                        result.push(val as char);
-                    }
-                    _ => return None,
-                }
-            } else {
-                // Allow literal newlines in triple-quoted strings
-                result.push(c);
-            }
-        }
-
-        // Check if the remaining content is exactly the end quote
-        if consumed < remainder.len()
-            && remainder.len() - consumed >= end_len
-            && &remainder.as_bytes()[consumed..consumed + end_len] == end_bytes
-        {
-            *bumped = (consumed + end_len);
-            return Some(result);
-        }
-
-        None // Unclosed triple-quoted string
+    fn string(input: &str, want: &str) {
+        assert_eq!(one(input), Ok(Token::String(want.to_string())), "{input:?}");
     }
 
-    fn lex_quoted_bytes(remainder: &str, bumped: &mut usize, quote: char) -> Option<Vec<u8>> {
-        let mut chars = remainder.chars().peekable();
-        let mut result = Vec::new();
-        let mut consumed = 0;
-
-        while let Some(c) = chars.next() {
-            consumed += c.len_utf8();
-            if c == quote {
-                *bumped = (consumed);
-                return Some(result);
-            } else if c == '\\' {
-                let escape_char = chars.next()?;
-                consumed += escape_char.len_utf8();
-                match escape_char {
-                    '\\' => result.push(b'\\'),
-                    '/' => result.push(b'/'),
-                    '"' => result.push(b'"'),
-                    '\'' => result.push(b'\''),
-                    '`' => result.push(b'`'),
-                    'a' => result.push(0x07),
-                    'b' => result.push(0x08),
-                    'f' => result.push(0x0C),
-                    'n' => result.push(b'\n'),
-                    'r' => result.push(b'\r'),
-                    't' => result.push(b'\t'),
-                    'v' => result.push(0x0B),
-                    '?' => result.push(b'?'),
-                    'x' | 'X' => {
-                        // \xHH or \XHH - 2 hex digits -> raw byte
-                        let h1 = chars.next()?;
-                        let h2 = chars.next()?;
-                        consumed += h1.len_utf8() + h2.len_utf8();
-                        let hex = format!("{}{}", h1, h2);
-                        let val = u8::from_str_radix(&hex, 16).ok()?;
-                        result.push(val);
-                    }
-                    'u' => {
-                        // \uXXXX - 4 hex digits -> encode as UTF-8 bytes
-                        let hex: String = chars.by_ref().take(4).collect();
-                        consumed += hex.len();
-                        if hex.len() != 4 {
-                            return None;
-                        }
-                        let val = u32::from_str_radix(&hex, 16).ok()?;
-                        let ch = char::from_u32(val)?;
-                        let mut buf = [0u8; 4];
-                        let encoded = ch.encode_utf8(&mut buf);
-                        result.extend_from_slice(encoded.as_bytes());
-                    }
-                    'U' => {
-                        // \UXXXXXXXX - 8 hex digits -> encode as UTF-8 bytes
-                        let hex: String = chars.by_ref().take(8).collect();
-                        consumed += hex.len();
-                        if hex.len() != 8 {
-                            return None;
-                        }
-                        let val = u32::from_str_radix(&hex, 16).ok()?;
-                        let ch = char::from_u32(val)?;
-                        let mut buf = [0u8; 4];
-                        let encoded = ch.encode_utf8(&mut buf);
-                        result.extend_from_slice(encoded.as_bytes());
-                    }
-                    c @ '0'..='3' => {
-                        // \DDD - octal (first digit 0-3, then 2 more digits) -> raw byte
-                        let d2 = chars.next()?;
-                        let d3 = chars.next()?;
-                        consumed += d2.len_utf8() + d3.len_utf8();
-                        if !matches!(d2, '0'..='7') || !matches!(d3, '0'..='7') {
-                            return None;
-                        }
-                        let octal = format!("{}{}{}", c, d2, d3);
-                        let val = u8::from_str_radix(&octal, 8).ok()?;
-                        result.push(val);
-                    }
-                    _ => return None, // Invalid escape
-                }
-            } else if c == '\n' {
-                // Newline not allowed in regular byte strings
-                return None;
-            } else {
-                // Regular character: encode as UTF-8 bytes
-                let mut buf = [0u8; 4];
-                let encoded = c.encode_utf8(&mut buf);
-                result.extend_from_slice(encoded.as_bytes());
-            }
-        }
-
-        None // Unclosed byte string
-    }
-
-    fn lex_triple_bytes(remainder: &str, bumped: &mut usize, end_quote: &str) -> Option<Vec<u8>> {
-        let end_bytes = end_quote.as_bytes();
-        let end_len = end_bytes.len();
-        let mut chars = remainder.chars().peekable();
-        let mut result = Vec::new();
-        let mut consumed = 0;
-
-        while consumed + end_len <= remainder.len() {
-            if &remainder.as_bytes()[consumed..consumed + end_len] == end_bytes {
-                *bumped = (consumed + end_len);
-                return Some(result);
-            }
-
-            let c = chars.next()?;
-            consumed += c.len_utf8();
-
-            if c == '\\' {
-                let escape_char = chars.next()?;
-                consumed += escape_char.len_utf8();
-                match escape_char {
-                    '\\' => result.push(b'\\'),
-                    '/' => result.push(b'/'),
-                    '"' => result.push(b'"'),
-                    '\'' => result.push(b'\''),
-                    '`' => result.push(b'`'),
-                    'a' => result.push(0x07),
-                    'b' => result.push(0x08),
-                    'f' => result.push(0x0C),
-                    'n' => result.push(b'\n'),
-                    'r' => result.push(b'\r'),
-                    't' => result.push(b'\t'),
-                    'v' => result.push(0x0B),
-                    '?' => result.push(b'?'),
-                    'x' | 'X' => {
-                        let h1 = chars.next()?;
-                        let h2 = chars.next()?;
-                        consumed += h1.len_utf8() + h2.len_utf8();
-                        let hex = format!("{}{}", h1, h2);
-                        let val = u8::from_str_radix(&hex, 16).ok()?;
-                        result.push(val);
-                    }
-                    'u' => {
-                        let hex: String = chars.by_ref().take(4).collect();
-                        consumed += hex.len();
-                        if hex.len() != 4 {
-                            return None;
-                        }
-                        let val = u32::from_str_radix(&hex, 16).ok()?;
-                        let ch = char::from_u32(val)?;
-                        let mut buf = [0u8; 4];
-                        let encoded = ch.encode_utf8(&mut buf);
-                        result.extend_from_slice(encoded.as_bytes());
-                    }
-                    'U' => {
-                        let hex: String = chars.by_ref().take(8).collect();
-                        consumed += hex.len();
-                        if hex.len() != 8 {
-                            return None;
-                        }
-                        let val = u32::from_str_radix(&hex, 16).ok()?;
-                        let ch = char::from_u32(val)?;
-                        let mut buf = [0u8; 4];
-                        let encoded = ch.encode_utf8(&mut buf);
-                        result.extend_from_slice(encoded.as_bytes());
-                    }
-                    c @ '0'..='3' => {
-                        let d2 = chars.next()?;
-                        let d3 = chars.next()?;
-                        consumed += d2.len_utf8() + d3.len_utf8();
-                        if !matches!(d2, '0'..='7') || !matches!(d3, '0'..='7') {
-                            return None;
-                        }
-                        let octal = format!("{}{}{}", c, d2, d3);
-                        let val = u8::from_str_radix(&octal, 8).ok()?;
-                        result.push(val);
-                    }
-                    _ => return None,
-                }
-            } else {
-                let mut buf = [0u8; 4];
-                let encoded = c.encode_utf8(&mut buf);
-                result.extend_from_slice(encoded.as_bytes());
-            }
-        }
-
-        if consumed < remainder.len()
-            && remainder.len() - consumed >= end_len
-            && &remainder.as_bytes()[consumed..consumed + end_len] == end_bytes
-        {
-            *bumped = (consumed + end_len);
-            return Some(result);
-        }
-
-        None
-    }
-
-    fn check(input: &str) {
-        for (quote, q) in [("\"", '"'), ("'", '\'')] {
-            let mut b = 0;
-            let old = lex_quoted_string(input, &mut b, q).map(|s| (s.into_bytes(), b));
-            assert_eq!(escaped(input, quote, false), old, "{input:?} {quote}");
-            let mut b = 0;
-            let old = lex_quoted_bytes(input, &mut b, q).map(|s| (s, b));
-            assert_eq!(escaped(input, quote, true), old, "{input:?} {quote} bytes");
-        }
-        for quote in ["\"\"\"", "'''"] {
-            let mut b = 0;
-            let old = lex_triple_string(input, &mut b, quote).map(|s| (s.into_bytes(), b));
-            assert_eq!(escaped(input, quote, false), old, "{input:?} {quote}");
-            let mut b = 0;
-            let old = lex_triple_bytes(input, &mut b, quote).map(|s| (s, b));
-            assert_eq!(escaped(input, quote, true), old, "{input:?} {quote} bytes");
-        }
+    fn unrecognized(input: &str) {
+        assert!(
+            matches!(one(input), Err((m, false)) if m.starts_with("token recognition error")),
+            "{input:?}: {:?}",
+            one(input)
+        );
     }
 
     #[test]
-    fn escapes_read_as_before() {
-        let pieces = [
-            "a",
-            "é",
-            "\u{1F600}",
-            "\"",
-            "'",
-            "\\",
-            "\\\\",
-            "\\\"",
-            "\\'",
-            "\\n",
-            "\\a",
-            "\\?",
-            "\\/",
-            "\\`",
-            "\\x41",
-            "\\xff",
-            "\\XfF",
-            "\\x+f",
-            "\\xg0",
-            "\\x4",
-            "\\u00e9",
-            "\\u+0e9",
-            "\\uD800",
-            "\\u00é",
-            "\\U0001F600",
-            "\\U00110000",
-            "\\U+001F600",
-            "\\101",
-            "\\377",
-            "\\400",
-            "\\18",
-            "\\1",
-            "\\q",
-            "\\é",
-            "\n",
-            "\r",
-            " ",
-            "0",
-            "7",
-            "f",
-        ];
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        for _ in 0..300_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let mut s = String::new();
-            let mut y = x;
-            for _ in 0..(x % 9) {
-                s.push_str(pieces[(y % pieces.len() as u64) as usize]);
-                y /= pieces.len() as u64;
-            }
-            check(&s);
+    fn escapes_are_cel_go_s() {
+        string(r"'\u00e9'", "é");
+        string(r"'\U0001F600'", "\u{1F600}");
+        string(r"'\x41\X42'", "AB");
+        string(r"'\xff'", "\u{ff}");
+        string(r"'\377'", "\u{ff}");
+        string(
+            r#"'\a\b\f\n\r\t\v\\\'\"\`\?'"#,
+            "\x07\x08\x0C\n\r\t\x0B\\'\"`?",
+        );
+        string("'é'", "é");
+        assert_eq!(one(r"b'\xff\377'"), Ok(Token::Bytes(vec![0xff, 0xff])));
+        // not an escape of cel-go's grammar
+        for input in [
+            r"'\/'",
+            r"'\q'",
+            r"'\x+f'",
+            r"'\xg0'",
+            r"'\x4'",
+            r"'\u+0e9'",
+            r"'\u00é'",
+            r"'\400'",
+            r"'\18'",
+            r"'\1'",
+            r"'\é'",
+            "'\\",
+            r"'\U+001F600'",
+        ] {
+            unrecognized(input);
         }
-        for p in pieces {
-            check(p);
-        }
+        // escapes the lexer reads and the parser refuses, at the literal, without `Syntax error:`
+        let refused = |input: &str, message: &str| {
+            assert_eq!(one(input), Err((message.to_string(), true)), "{input:?}");
+        };
+        refused(r"'\uD800'", "invalid unicode code point");
+        refused(r"'\U00110000'", "invalid unicode code point");
+        refused(r"b'\u00e9'", "unable to unescape string");
+        refused(r"b'\U0001F600'", "unable to unescape string");
+    }
+
+    /// ANTLR's text for a token it cannot read: through the first character that does not fit (cel-go's
+    /// `parser_test.go` cases `"\xFh"`, `a | b` and `'3# < 10" '& tru ^^`).
+    #[test]
+    fn token_recognition_error_text() {
+        let message = |input: &str| lex(input).map(|_| ()).unwrap_err().message;
+        let at = |text: &str| format!("token recognition error at: '{text}'");
+        assert_eq!(message(r#""\xFh""#), at(r#""\xFh"#));
+        assert_eq!(
+            message(r#""\a\b\f\n\r\t\v\'\"\\\? Illegal escape \>""#),
+            at(r#""\a\b\f\n\r\t\v\'\"\\\? Illegal escape \>"#)
+        );
+        assert_eq!(message("a | b"), at("| "));
+        assert_eq!(message("'3# < 10\" '& tru ^^"), at("& "));
+        assert_eq!(message("a |"), at("|"));
+        assert_eq!(message("x $"), at("$"));
+        assert_eq!(message("'ab\ncd'"), at("'ab\\n"));
+        assert_eq!(message("r'ab"), at("r'ab"));
+        assert_eq!(message("'''ab"), at("'''ab"));
+    }
+
+    #[test]
+    fn line_breaks() {
+        unrecognized("'a\nb'");
+        unrecognized("'a\rb'");
+        unrecognized("r'a\nb'");
+        unrecognized("r\"a\rb\"");
+        string("'''a\r\nb'''", "a\nb");
+        string("'''a\rb'''", "a\nb");
+        string("r'''a\r\nb\rc'''", "a\nb\nc");
+        string("\"\"\"a\nb\"\"\"", "a\nb");
+    }
+
+    #[test]
+    fn numbers_that_do_not_fit() {
+        assert_eq!(one("9223372036854775807"), Ok(Token::Int(i64::MAX)));
+        assert_eq!(
+            one("9223372036854775809"),
+            Ok(Token::InvalidNumber("invalid int literal"))
+        );
+        assert_eq!(
+            one("0xFFFFFFFFFFFFFFFFF"),
+            Ok(Token::InvalidNumber("invalid int literal"))
+        );
+        assert_eq!(one("18446744073709551615u"), Ok(Token::UInt(u64::MAX)));
+        assert_eq!(
+            one("18446744073709551616u"),
+            Ok(Token::InvalidNumber("invalid uint literal"))
+        );
+        assert_eq!(
+            one("0xFFFFFFFFFFFFFFFFFu"),
+            Ok(Token::InvalidNumber("invalid uint literal"))
+        );
+        assert_eq!(
+            one("1.99e90000009"),
+            Ok(Token::InvalidNumber("invalid double literal"))
+        );
+        // Go's strconv.ParseFloat reads an underflow as 0
+        assert_eq!(one("1e-400"), Ok(Token::Float(0.0)));
+        // cel-go's hexadecimal prefix is `0x` only
+        assert_eq!(
+            lex("0X1F").map(|t| t.into_iter().map(|(t, _)| t).collect::<Vec<_>>()),
+            Ok(vec![Token::Int(0), Token::Ident("X1F".to_string())])
+        );
     }
 }

@@ -17,8 +17,9 @@ pub use parse::MacroCalls;
 pub struct ParseError {
     pub message: String,
     pub span: Span,
-    /// Reported by a macro's expansion (cel-go words these without its `Syntax error:` prefix).
-    pub macro_error: bool,
+    /// cel-go words it without its `Syntax error:` prefix: a macro's error, a reserved identifier, a literal whose
+    /// value does not fit or whose escape names no character.
+    pub plain: bool,
 }
 
 impl std::fmt::Display for ParseError {
@@ -136,7 +137,7 @@ pub fn parse_with_options(input: &str, options: ParseOptions) -> ParseResult {
                 errors: vec![ParseError {
                     message: e.message,
                     span: e.span,
-                    macro_error: false,
+                    plain: e.plain,
                 }],
             };
         }
@@ -153,7 +154,7 @@ pub fn parse_with_options(input: &str, options: ParseOptions) -> ParseResult {
         .map(|e| ParseError {
             message: e.message,
             span: e.span,
-            macro_error: e.macro_error,
+            plain: e.plain,
         })
         .collect();
 

@@ -11,8 +11,9 @@ use crate::types::{Expr, ListElement, MapEntry, Span, Spanned, SpannedExpr, Stru
 pub struct ParseError {
     pub message: String,
     pub span: Span,
-    /// Reported by a macro's expansion (cel-go words these without its `Syntax error:` prefix).
-    pub macro_error: bool,
+    /// cel-go words it without its `Syntax error:` prefix: a macro's error, a reserved identifier, a literal whose
+    /// value does not fit or whose escape names no character.
+    pub plain: bool,
 }
 
 /// Map of expression IDs to the original macro call expressions.
@@ -69,7 +70,7 @@ impl<'a> Parser<'a> {
         self.macro_errors.push(ParseError {
             message,
             span,
-            macro_error: true,
+            plain: true,
         });
     }
 
@@ -145,7 +146,7 @@ impl<'a> Parser<'a> {
             Err(ParseError {
                 message,
                 span: self.peek_span(),
-                macro_error: false,
+                plain: false,
             })
         }
     }
@@ -157,12 +158,12 @@ impl<'a> Parser<'a> {
             Some((token, span)) => ParseError {
                 message: format!("mismatched input '{}' expecting {}", token, expected),
                 span,
-                macro_error: false,
+                plain: false,
             },
             None => ParseError {
                 message: format!("mismatched input '<EOF>' expecting {}", expected),
                 span: self.eof_span(),
-                macro_error: false,
+                plain: false,
             },
         }
     }
@@ -356,51 +357,72 @@ impl<'a> Parser<'a> {
         use crate::types::UnaryOp;
 
         let start = self.peek_span().start;
-
-        if self.match_token(&Token::Minus) {
-            // Special case: -9223372036854775808 is i64::MIN
-            // The literal 9223372036854775808 overflows i64, but -9223372036854775808 is valid
-            if let Some((Token::IntOverflow(s), span)) = self.peek_with_span() {
-                if s == "9223372036854775808" {
-                    let end = span.end;
-                    self.advance();
-                    return Ok(Spanned::new(
-                        self.next_id(),
-                        Expr::Int(i64::MIN),
-                        start..end,
-                    ));
-                }
-            }
-            let expr = self.parse_unary()?;
-            let span = start..expr.span.end;
-            Ok(Spanned::new(
-                self.next_id(),
-                Expr::Unary {
-                    op: UnaryOp::Neg,
-                    expr: Box::new(expr),
-                },
-                span,
-            ))
-        } else if self.match_token(&Token::Not) {
-            let expr = self.parse_unary()?;
-            let span = start..expr.span.end;
-            Ok(Spanned::new(
-                self.next_id(),
-                Expr::Unary {
-                    op: UnaryOp::Not,
-                    expr: Box::new(expr),
-                },
-                span,
-            ))
+        // cel-go's grammar: a run of `!` or of `-` before a member; an even run is dropped (`!!x` is `x`), an odd one
+        // is one operator. A single `-` right before a number is the number's sign: a negative literal.
+        let (op, token) = if self.check(&Token::Minus) {
+            (UnaryOp::Neg, Token::Minus)
+        } else if self.check(&Token::Not) {
+            (UnaryOp::Not, Token::Not)
         } else {
-            self.parse_postfix()
+            return self.parse_postfix();
+        };
+        let mut run = 0usize;
+        while self.match_token(&token) {
+            run += 1;
         }
+        if run == 1 && op == UnaryOp::Neg {
+            if let Some(literal) = self.negative_literal(start)? {
+                return self.parse_postfix_of(literal);
+            }
+        }
+        let expr = self.parse_postfix()?;
+        if run % 2 == 0 {
+            return Ok(expr);
+        }
+        let span = start..expr.span.end;
+        Ok(Spanned::new(
+            self.next_id(),
+            Expr::Unary {
+                op,
+                expr: Box::new(expr),
+            },
+            span,
+        ))
+    }
+
+    /// The number after a single `-` (at `start`), as the negative literal cel-go's grammar reads (`-1`, `-2.5`,
+    /// `-9223372036854775808`); `None` when no int or double follows.
+    fn negative_literal(&mut self, start: usize) -> Result<Option<SpannedExpr>, ParseError> {
+        let Some((token, span)) = self.peek_with_span() else {
+            return Ok(None);
+        };
+        let node = match token {
+            Token::Int(n) => Expr::Int(-n),
+            Token::Float(f) => Expr::Float(-f),
+            // |i64::MIN| is a literal only with its sign
+            Token::IntOverflow(_) => Expr::Int(i64::MIN),
+            Token::InvalidNumber(message) => {
+                return Err(ParseError {
+                    message: message.to_string(),
+                    span: start..span.end,
+                    plain: true,
+                })
+            }
+            _ => return Ok(None),
+        };
+        let end = span.end;
+        self.advance();
+        Ok(Some(Spanned::new(self.next_id(), node, start..end)))
     }
 
     /// Parse postfix operators: . [] () {}
     fn parse_postfix(&mut self) -> Result<SpannedExpr, ParseError> {
-        let mut expr = self.parse_atom()?;
+        let atom = self.parse_atom()?;
+        self.parse_postfix_of(atom)
+    }
 
+    /// The postfix operators after `expr`.
+    fn parse_postfix_of(&mut self, mut expr: SpannedExpr) -> Result<SpannedExpr, ParseError> {
         loop {
             if self.check(&Token::LParen) {
                 // Function call
@@ -743,14 +765,19 @@ impl<'a> Parser<'a> {
             Some(Token::Reserved(word)) => Err(ParseError {
                 message: format!("reserved identifier: {}", word),
                 span,
-                macro_error: true,
+                plain: true,
             }),
 
-            // Integer overflow - error (unless preceded by -, which is handled in parse_unary)
-            Some(Token::IntOverflow(s)) => Err(ParseError {
-                message: format!("integer literal '{}' overflows i64", s),
+            // |i64::MIN| without its sign (with it, parse_unary reads it), and a number that does not fit
+            Some(Token::IntOverflow(_)) => Err(ParseError {
+                message: "invalid int literal".to_string(),
                 span,
-                macro_error: false,
+                plain: true,
+            }),
+            Some(Token::InvalidNumber(message)) => Err(ParseError {
+                message: message.to_string(),
+                span,
+                plain: true,
             }),
 
             // Root identifier: .name
@@ -878,7 +905,7 @@ pub fn parse_tokens(tokens: &[SpannedToken]) -> (Option<SpannedExpr>, Vec<ParseE
             vec![ParseError {
                 message: "empty input".to_string(),
                 span: 0..0,
-                macro_error: false,
+                plain: false,
             }],
             MacroCalls::new(),
         );
@@ -919,7 +946,7 @@ pub fn parse_tokens_with_macros(
             vec![ParseError {
                 message: "empty input".to_string(),
                 span: 0..0,
-                macro_error: false,
+                plain: false,
             }],
             MacroCalls::new(),
         );
@@ -1064,6 +1091,57 @@ mod tests {
         } else {
             panic!("expected binary");
         }
+    }
+
+    /// cel-go's grammar (`CEL.g4`: `literal: sign=MINUS? tok=NUM_INT`, `unary: (ops+='!')+ member | (ops+='-')+
+    /// member`; `VisitLogicalNot`/`VisitNegate` drop an even run).
+    #[test]
+    fn unary_runs_and_negative_literals_as_cel_go() {
+        assert_eq!(parse_expr_node("-1"), Expr::Int(-1));
+        assert_eq!(parse_expr_node("- 1"), Expr::Int(-1));
+        assert_eq!(parse_expr_node("-2.5"), Expr::Float(-2.5));
+        assert_eq!(parse_expr_node("-9223372036854775808"), Expr::Int(i64::MIN));
+        assert_eq!(parse_expr_node("--1"), Expr::Int(1));
+        assert_eq!(parse_expr_node("!!x"), Expr::Ident("x".to_string()));
+        assert_eq!(parse_expr_node("!!!!x"), Expr::Ident("x".to_string()));
+        for (input, op) in [
+            ("-(1)", UnaryOp::Neg),
+            ("---1", UnaryOp::Neg),
+            ("!!!x", UnaryOp::Not),
+        ] {
+            assert!(
+                matches!(parse_expr_node(input), Expr::Unary { op: o, .. } if o == op),
+                "{input}"
+            );
+        }
+        // a uint has no sign: `-1u` negates it
+        assert!(matches!(
+            parse_expr_node("-1u"),
+            Expr::Unary { op: UnaryOp::Neg, expr } if expr.node == Expr::UInt(1)
+        ));
+        // the literal is the receiver of what follows it
+        assert!(matches!(
+            parse_expr_node("-1.5.f()"),
+            Expr::Call { expr, .. } if matches!(&expr.node, Expr::Member { expr, .. } if expr.node == Expr::Float(-1.5))
+        ));
+        let error = |input: &str| {
+            let tokens = lex(input).unwrap();
+            let (_, errors, _) = parse_tokens(&tokens);
+            errors.into_iter().next().expect("an error")
+        };
+        for input in ["-9223372036854775809", "9223372036854775808"] {
+            let e = error(input);
+            assert_eq!(
+                (e.message.as_str(), e.span.start, e.plain),
+                ("invalid int literal", 0, true),
+                "{input}"
+            );
+        }
+        let e = error("-1.99e90000009");
+        assert_eq!(
+            (e.message.as_str(), e.span.start),
+            ("invalid double literal", 0)
+        );
     }
 
     #[test]
@@ -1336,7 +1414,13 @@ mod tests {
     #[test]
     fn a_macro_name_with_another_number_of_arguments_is_an_ordinary_call() {
         // as cel-go reads it: no macro takes that many arguments, so the checker reports the call
-        for input in ["[1,2].exists(x)", "has()", "has(a.b, c.d)", "[1].all()", "[1].filter(x, y, z)"] {
+        for input in [
+            "[1,2].exists(x)",
+            "has()",
+            "has(a.b, c.d)",
+            "[1].all()",
+            "[1].filter(x, y, z)",
+        ] {
             let tokens = lex(input).unwrap();
             let (ast, errors, _) = parse_tokens(&tokens);
             assert!(errors.is_empty(), "{input}: {errors:?}");
@@ -1413,7 +1497,7 @@ mod tests {
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert_eq!(errors[0].message, "invalid argument to has() macro");
         assert_eq!(errors[0].span.start, 4);
-        assert!(errors[0].macro_error);
+        assert!(errors[0].plain);
     }
 
     #[test]
