@@ -357,25 +357,21 @@ impl<'a> Parser<'a> {
         use crate::types::UnaryOp;
 
         let start = self.peek_span().start;
-        // cel-go's grammar: a run of `!` or of `-` before a member; an even run is dropped (`!!x` is `x`), an odd one
-        // is one operator. A single `-` right before a number is the number's sign: a negative literal.
-        let (op, token) = if self.check(&Token::Minus) {
+        // cel-go's grammar: a member, or a run of `!` or of `-` before a member; an even run is dropped (`!!x` is `x`),
+        // an odd one is one operator. A `-` right before a number is the number's sign: the member is a negative
+        // literal (`-1`), as cel-go's parser prefers a member to a run.
+        let (op, token) = if self.check(&Token::Minus) && !self.number_follows() {
             (UnaryOp::Neg, Token::Minus)
         } else if self.check(&Token::Not) {
             (UnaryOp::Not, Token::Not)
         } else {
-            return self.parse_postfix();
+            return self.parse_member_or_literal();
         };
         let mut run = 0usize;
         while self.match_token(&token) {
             run += 1;
         }
-        if run == 1 && op == UnaryOp::Neg {
-            if let Some(literal) = self.negative_literal(start)? {
-                return self.parse_postfix_of(literal);
-            }
-        }
-        let expr = self.parse_postfix()?;
+        let expr = self.parse_member_or_literal()?;
         if run % 2 == 0 {
             return Ok(expr);
         }
@@ -390,11 +386,27 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// The number after a single `-` (at `start`), as the negative literal cel-go's grammar reads (`-1`, `-2.5`,
-    /// `-9223372036854775808`); `None` when no int or double follows.
-    fn negative_literal(&mut self, start: usize) -> Result<Option<SpannedExpr>, ParseError> {
+    /// Whether the current `-` is the sign of a number: an int or a double (not a uint) comes next.
+    fn number_follows(&self) -> bool {
+        matches!(
+            self.tokens.get(self.pos + 1),
+            Some((
+                Token::Int(_) | Token::Float(_) | Token::IntOverflow(_) | Token::InvalidNumber(_),
+                _
+            ))
+        )
+    }
+
+    /// cel-go's `member`: a primary and its postfix operators, where the primary may be a negative literal (`-1`,
+    /// `-2.5`, `-9223372036854775808`: a `-` right before an int or a double is its sign), so `!-1` is `!` of `-1`.
+    fn parse_member_or_literal(&mut self) -> Result<SpannedExpr, ParseError> {
+        if !(self.check(&Token::Minus) && self.number_follows()) {
+            return self.parse_postfix();
+        }
+        let start = self.peek_span().start;
+        self.advance();
         let Some((token, span)) = self.peek_with_span() else {
-            return Ok(None);
+            return self.parse_postfix();
         };
         let node = match token {
             Token::Int(n) => Expr::Int(-n),
@@ -408,11 +420,12 @@ impl<'a> Parser<'a> {
                     plain: true,
                 })
             }
-            _ => return Ok(None),
+            _ => return self.parse_postfix(),
         };
         let end = span.end;
         self.advance();
-        Ok(Some(Spanned::new(self.next_id(), node, start..end)))
+        let literal = Spanned::new(self.next_id(), node, start..end);
+        self.parse_postfix_of(literal)
     }
 
     /// Parse postfix operators: . [] () {}
@@ -1114,6 +1127,11 @@ mod tests {
                 "{input}"
             );
         }
+        // a member may be a negative literal: `!-1` is `!` of the literal
+        assert!(matches!(
+            parse_expr_node("!-1"),
+            Expr::Unary { op: UnaryOp::Not, expr } if expr.node == Expr::Int(-1)
+        ));
         // a uint has no sign: `-1u` negates it
         assert!(matches!(
             parse_expr_node("-1u"),
