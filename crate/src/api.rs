@@ -554,9 +554,7 @@ impl CarriesRequests for Input {
 /// The tape reading of an input ([`CarriesRequests::from_tape`]) against serde_json's, for the tests and the fuzzer:
 /// whatever the tape reads, serde_json must read too, to the same value; checked for both readings of a text, as the
 /// input of `validate` and as Kubewarden's `validate` payload. `Ok(true)` when the tape read it as the input of
-/// `validate`, `Ok(false)` when it left that to serde_json; `Err` says how the two readings differ. The tape reads every
-/// double exactly: the oracle is serde_json with `float_roundtrip`, as the harness (and so the tests and the fuzzer)
-/// builds it.
+/// `validate`, `Ok(false)` when it left that to serde_json; `Err` says how the two readings differ.
 pub fn check_tape_reading(input: &[u8]) -> Result<bool, String> {
     type Payload = crate::kubewarden::ValidationRequest<
         Option<Box<crate::review::AdmissionRequest>>,

@@ -17,10 +17,8 @@
 //! What is accepted, refused and how numbers read is serde_json's `Value`, exactly (checked against it as an oracle
 //! by the unit tests and the `review_reader` fuzz target): the same grammar, escapes (paired surrogates only), control
 //! characters, number syntax and range (`1e400` is refused), and the same numbers: a non-negative integer that fits is
-//! a `u64`, a negative one an `i64`, anything else (`-0`, fractions, exponents, integers beyond 64 bits) the exact
-//! `f64` (`cel_core::parse_f64`: Go's `strconv.ParseFloat` gives kube-apiserver the exact double; serde_json's default
-//! reading may be one unit in the last place off, and its `float_roundtrip` is exact, as the native tools build it).
-//! The view of an object is a `serde_json::Map`'s: a key given twice reads its last value
+//! a `u64`, a negative one an `i64`, anything else (`-0`, fractions, exponents, integers beyond 64 bits) the `f64`
+//! serde_json reads. The view of an object is a `serde_json::Map`'s: a key given twice reads its last value
 //! ([`Ref::member`]) and [`Ref::sorted_members`] lists the keys sorted, once each; [`Ref::pick`] reads an object's
 //! named fields as a serde derive reads a struct (a field written twice refused). An input's bytes are checked for
 //! UTF-8 with [`is_utf8`] / [`utf8_string`], eight bytes to a word. A [`Text`] keeps one string of a document

@@ -42,10 +42,10 @@ fn agree(text: &str) -> bool {
     }
     match (&oracle, &ours) {
         (Ok(v), Ok(d)) => {
-            assert!(
-                same_but_doubles(&d.to_value(), v),
-                "values differ for {text:?}: {} and {v}",
-                d.to_value()
+            assert_eq!(
+                d.to_value().to_string(),
+                v.to_string(),
+                "values differ for {text:?}"
             );
             // laid out from the value itself: the very same value, bit for bit
             let again = Doc::from_value(v).map(|d| d.to_value());
@@ -59,30 +59,6 @@ fn agree(text: &str) -> bool {
         _ => panic!("acceptance differs for {text:?}: serde_json {oracle:?}, tape {ours:?}"),
     }
     oracle.is_ok()
-}
-
-/// `ours` and serde_json's `theirs` are the same value, except that a double may be one unit in the last place apart:
-/// the tape reads the exact double ([`doubles_are_read_exactly`]), serde_json's default reading may miss it by one.
-fn same_but_doubles(ours: &Value, theirs: &Value) -> bool {
-    match (ours, theirs) {
-        (Value::Number(a), Value::Number(b)) if a.is_f64() && b.is_f64() => {
-            let (a, b) = (
-                a.as_f64().unwrap_or(f64::NAN),
-                b.as_f64().unwrap_or(f64::NAN),
-            );
-            a.to_bits().abs_diff(b.to_bits()) <= 1 && a.signum() == b.signum()
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_but_doubles(a, b))
-        }
-        (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len()
-                && a.iter()
-                    .zip(b)
-                    .all(|((ka, a), (kb, b))| ka == kb && same_but_doubles(a, b))
-        }
-        _ => ours == theirs,
-    }
 }
 
 const CASES: &[&str] = &[
@@ -395,30 +371,6 @@ fn numbers_read_as_serde_json_reads_them() {
     assert_eq!(items.get(4), Some(&Item::F64(18446744073709551616.0)));
     assert_eq!(items.get(5), Some(&Item::F64(-9223372036854775809.0)));
     assert_eq!(items.get(6), Some(&Item::F64(1.5)));
-}
-
-/// A double is the exact one, as Go's strconv.ParseFloat reads it for kube-apiserver: serde_json's default reading put
-/// these one unit in the last place off (cel-spec's conformance `conversions/double` values).
-#[test]
-fn doubles_are_read_exactly() {
-    for text in [
-        "1.38e-23",
-        "-5.43e-21",
-        "0.1",
-        "123456789012345678901234567890",
-        "2.2250738585072011e-308",
-    ] {
-        let doc = Doc::parse(text).expect("a number");
-        let want = text.parse::<f64>().expect("a double");
-        assert!(
-            matches!(doc.root().item(), Item::F64(f) if f.to_bits() == want.to_bits()),
-            "{text}: {:?}",
-            doc.root().item()
-        );
-    }
-    assert!(Doc::parse("1e400").is_err());
-    let underflow = Doc::parse("1e-400").expect("a number");
-    assert!(matches!(underflow.root().item(), Item::F64(f) if f == 0.0));
 }
 
 #[test]
