@@ -311,6 +311,16 @@ fn syntax_errors_are_worded_like_cel_go() {
             "TestAllTypes(){}",
             "ERROR: <input>:1:15: Syntax error: mismatched input '{' expecting <EOF>".to_string(),
         ),
+        // ANTLR deletes one unwanted token when the end follows it (cel-go's parser_test.go `a | b`, second error)
+        (
+            "a b",
+            "ERROR: <input>:1:3: Syntax error: extraneous input 'b' expecting <EOF>".to_string(),
+        ),
+        // cel-go's hexadecimal prefix is `0x`: `0X1F` is `0` and the identifier `X1F`
+        (
+            "0X1F",
+            "ERROR: <input>:1:2: Syntax error: extraneous input 'X1F' expecting <EOF>".to_string(),
+        ),
         (
             "'asdf'.contains('x'",
             "ERROR: <input>:1:20: Syntax error: missing ')' at '<EOF>'".to_string(),

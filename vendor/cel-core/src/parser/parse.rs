@@ -168,6 +168,18 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// cel-go's error for a token after a complete expression: ANTLR deletes a single unwanted token when the end
+    /// follows it (`extraneous input 'X' expecting <EOF>`), and otherwise reports `mismatched input 'X' expecting
+    /// <EOF>`.
+    fn not_at_end(&self) -> ParseError {
+        let found = self.peek().cloned().map(|t| (t, self.peek_span()));
+        let mut error = self.mismatched(found, "<EOF>");
+        if self.tokens.get(self.pos + 1).is_none() {
+            error.message = error.message.replacen("mismatched input", "extraneous input", 1);
+        }
+        error
+    }
+
     /// Check if we've reached the end of the token stream.
     pub fn at_end(&self) -> bool {
         self.pos >= self.tokens.len()
@@ -932,8 +944,7 @@ pub fn parse_tokens(tokens: &[SpannedToken]) -> (Option<SpannedExpr>, Vec<ParseE
             if parser.at_end() {
                 (Some(ast), errors, macro_calls)
             } else {
-                let found = parser.peek().cloned().map(|t| (t, parser.peek_span()));
-                errors.push(parser.mismatched(found, "<EOF>"));
+                errors.push(parser.not_at_end());
                 (Some(ast), errors, macro_calls)
             }
         }
@@ -973,8 +984,7 @@ pub fn parse_tokens_with_macros(
             if parser.at_end() {
                 (Some(ast), errors, macro_calls)
             } else {
-                let found = parser.peek().cloned().map(|t| (t, parser.peek_span()));
-                errors.push(parser.mismatched(found, "<EOF>"));
+                errors.push(parser.not_at_end());
                 (Some(ast), errors, macro_calls)
             }
         }
