@@ -239,7 +239,7 @@ fn is_assignable(
             // Already bound - check compatibility
             if is_types_compatible(&bound, arg, substitutions) {
                 // If bound is less specific than arg, widen to the arg type.
-                // Null widens to any nullable type, TypeVar/Dyn widen to concrete types.
+                // Null widens to any nullable type, a TypeVar to a concrete type.
                 if should_widen_binding(&bound, arg) {
                     substitutions.insert(name.clone(), arg.clone());
                 } else {
@@ -389,12 +389,24 @@ fn less_specific(t1: &CelType, t2: &CelType) -> bool {
         (_, CelType::TypeVar(_)) => true,
         (CelType::TypeVar(_), _) => false,
         (CelType::List(a), CelType::List(b)) => less_specific(a, b),
-        (CelType::Map(k1, v1), CelType::Map(k2, v2)) => less_specific(k1, k2) && less_specific(v1, v2),
+        (CelType::Map(k1, v1), CelType::Map(k2, v2)) => {
+            less_specific(k1, k2) && less_specific(v1, v2)
+        }
         (CelType::Type(_), CelType::Type(_)) => true,
         (
-            CelType::Abstract { name: n1, params: p1 },
-            CelType::Abstract { name: n2, params: p2 },
-        ) => n1 == n2 && p1.len() == p2.len() && p1.iter().zip(p2.iter()).all(|(a, b)| less_specific(a, b)),
+            CelType::Abstract {
+                name: n1,
+                params: p1,
+            },
+            CelType::Abstract {
+                name: n2,
+                params: p2,
+            },
+        ) => {
+            n1 == n2
+                && p1.len() == p2.len()
+                && p1.iter().zip(p2.iter()).all(|(a, b)| less_specific(a, b))
+        }
         _ => t1 == t2,
     }
 }

@@ -295,7 +295,12 @@ enum Unescaped {
 
 /// The next `n` characters of `chars` as a number in `radix`, when they are all its digits (`consumed` counts what
 /// was read, the first character that is not a digit included).
-fn digits(chars: &mut std::str::Chars<'_>, consumed: &mut usize, n: usize, radix: u32) -> Option<u32> {
+fn digits(
+    chars: &mut std::str::Chars<'_>,
+    consumed: &mut usize,
+    n: usize,
+    radix: u32,
+) -> Option<u32> {
     let mut value = 0u32;
     for _ in 0..n {
         let c = chars.next()?;
@@ -358,10 +363,11 @@ fn lex_escaped(
     end_quote: &str,
     bytes: bool,
 ) -> Result<Vec<u8>, LexFault> {
-    let (result, consumed) = escaped(lex.remainder(), end_quote, bytes).map_err(|fault| match fault {
-        LexFault::UnrecognizedThrough(n) => LexFault::UnrecognizedThrough(lex.span().end + n),
-        other => other,
-    })?;
+    let (result, consumed) =
+        escaped(lex.remainder(), end_quote, bytes).map_err(|fault| match fault {
+            LexFault::UnrecognizedThrough(n) => LexFault::UnrecognizedThrough(lex.span().end + n),
+            other => other,
+        })?;
     lex.bump(consumed);
     Ok(result)
 }
@@ -458,7 +464,10 @@ fn lex_raw_triple_single_string(lex: &mut logos::Lexer<Token>) -> Result<String,
 
 /// Lex a raw triple-quoted string (no escape processing; a line break `\r\n` or `\r` is read as `\n`, as cel-go
 /// reads it).
-fn lex_raw_triple_string(lex: &mut logos::Lexer<Token>, end_quote: &str) -> Result<String, LexFault> {
+fn lex_raw_triple_string(
+    lex: &mut logos::Lexer<Token>,
+    end_quote: &str,
+) -> Result<String, LexFault> {
     let remainder = lex.remainder();
     if let Some(end_pos) = remainder.find(end_quote) {
         let content = &remainder[..end_pos];

@@ -175,7 +175,9 @@ impl<'a> Parser<'a> {
         let found = self.peek().cloned().map(|t| (t, self.peek_span()));
         let mut error = self.mismatched(found, "<EOF>");
         if self.tokens.get(self.pos + 1).is_none() {
-            error.message = error.message.replacen("mismatched input", "extraneous input", 1);
+            error.message = error
+                .message
+                .replacen("mismatched input", "extraneous input", 1);
         }
         error
     }
