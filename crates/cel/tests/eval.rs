@@ -316,6 +316,12 @@ fn syntax_errors_are_worded_like_cel_go() {
             "a b",
             "ERROR: <input>:1:3: Syntax error: extraneous input 'b' expecting <EOF>".to_string(),
         ),
+        // a number that does not fit is named as written
+        (
+            "1 99999999999999999999",
+            "ERROR: <input>:1:3: Syntax error: extraneous input '99999999999999999999' expecting <EOF>"
+                .to_string(),
+        ),
         // cel-go's hexadecimal prefix is `0x`: `0X1F` is `0` and the identifier `X1F`
         (
             "0X1F",

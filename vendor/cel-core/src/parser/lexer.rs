@@ -33,6 +33,13 @@ pub enum LexFault {
     Unescape(&'static str),
 }
 
+/// A number the lexer reads but whose value does not fit: cel-go's message for it, and its text as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BadNumber {
+    pub message: &'static str,
+    pub text: String,
+}
+
 /// CEL tokens.
 #[derive(Logos, Debug, Clone, PartialEq)]
 #[logos(error = LexFault)]
@@ -62,7 +69,7 @@ pub enum Token {
 
     /// A number the lexer reads but whose value does not fit (cel-go's parser refuses it with this message, at the
     /// literal, its sign included); never matched by the lexer itself, made by [`lex`] from a [`LexFault`].
-    InvalidNumber(&'static str),
+    InvalidNumber(BadNumber),
 
     // Float with decimal point and optional exponent: 1.5, 1.5e10
     #[regex(r"[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?", lex_float, priority = 5)]
@@ -200,7 +207,8 @@ impl std::fmt::Display for Token {
         match self {
             Token::Int(n) => write!(f, "{}", n),
             Token::IntOverflow(s) => write!(f, "{}", s),
-            Token::InvalidNumber(message) => write!(f, "{}", message),
+            // as written, as cel-go names the token in a syntax error
+            Token::InvalidNumber(bad) => write!(f, "{}", bad.text),
             Token::UInt(n) => write!(f, "{}u", n),
             Token::Float(n) => write!(f, "{}", n),
             Token::String(s) => write!(f, "\"{}\"", s),
@@ -584,7 +592,13 @@ pub fn lex(input: &str) -> Result<Vec<SpannedToken>, LexError> {
             Err(LexFault::InvalidDouble) => "invalid double literal",
         };
         // the parser reports it, at the sign when the literal has one
-        tokens.push((Token::InvalidNumber(message), span));
+        tokens.push((
+            Token::InvalidNumber(BadNumber {
+                message,
+                text: input[span.clone()].to_string(),
+            }),
+            span,
+        ));
     }
 
     Ok(tokens)
@@ -969,24 +983,39 @@ mod cel_go_literal_tests {
         assert_eq!(one("9223372036854775807"), Ok(Token::Int(i64::MAX)));
         assert_eq!(
             one("9223372036854775809"),
-            Ok(Token::InvalidNumber("invalid int literal"))
+            Ok(Token::InvalidNumber(BadNumber {
+                message: "invalid int literal",
+                text: "9223372036854775809".to_string()
+            }))
         );
         assert_eq!(
             one("0xFFFFFFFFFFFFFFFFF"),
-            Ok(Token::InvalidNumber("invalid int literal"))
+            Ok(Token::InvalidNumber(BadNumber {
+                message: "invalid int literal",
+                text: "0xFFFFFFFFFFFFFFFFF".to_string()
+            }))
         );
         assert_eq!(one("18446744073709551615u"), Ok(Token::UInt(u64::MAX)));
         assert_eq!(
             one("18446744073709551616u"),
-            Ok(Token::InvalidNumber("invalid uint literal"))
+            Ok(Token::InvalidNumber(BadNumber {
+                message: "invalid uint literal",
+                text: "18446744073709551616u".to_string()
+            }))
         );
         assert_eq!(
             one("0xFFFFFFFFFFFFFFFFFu"),
-            Ok(Token::InvalidNumber("invalid uint literal"))
+            Ok(Token::InvalidNumber(BadNumber {
+                message: "invalid uint literal",
+                text: "0xFFFFFFFFFFFFFFFFFu".to_string()
+            }))
         );
         assert_eq!(
             one("1.99e90000009"),
-            Ok(Token::InvalidNumber("invalid double literal"))
+            Ok(Token::InvalidNumber(BadNumber {
+                message: "invalid double literal",
+                text: "1.99e90000009".to_string()
+            }))
         );
         // Go's strconv.ParseFloat reads an underflow as 0
         assert_eq!(one("1e-400"), Ok(Token::Float(0.0)));

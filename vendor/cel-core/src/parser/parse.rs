@@ -427,9 +427,9 @@ impl<'a> Parser<'a> {
             Token::Float(f) => Expr::Float(-f),
             // |i64::MIN| is a literal only with its sign
             Token::IntOverflow(_) => Expr::Int(i64::MIN),
-            Token::InvalidNumber(message) => {
+            Token::InvalidNumber(bad) => {
                 return Err(ParseError {
-                    message: message.to_string(),
+                    message: bad.message.to_string(),
                     span: start..span.end,
                     plain: true,
                 })
@@ -801,8 +801,8 @@ impl<'a> Parser<'a> {
                 span,
                 plain: true,
             }),
-            Some(Token::InvalidNumber(message)) => Err(ParseError {
-                message: message.to_string(),
+            Some(Token::InvalidNumber(bad)) => Err(ParseError {
+                message: bad.message.to_string(),
                 span,
                 plain: true,
             }),
