@@ -554,7 +554,9 @@ impl CarriesRequests for Input {
 /// The tape reading of an input ([`CarriesRequests::from_tape`]) against serde_json's, for the tests and the fuzzer:
 /// whatever the tape reads, serde_json must read too, to the same value; checked for both readings of a text, as the
 /// input of `validate` and as Kubewarden's `validate` payload. `Ok(true)` when the tape read it as the input of
-/// `validate`, `Ok(false)` when it left that to serde_json; `Err` says how the two readings differ.
+/// `validate`, `Ok(false)` when it left that to serde_json; `Err` says how the two readings differ. The tape reads a
+/// double exactly and serde_json's default reading may be one unit in the last place off: that much is the same
+/// ([`palisade_json::same_but_doubles`]).
 pub fn check_tape_reading(input: &[u8]) -> Result<bool, String> {
     type Payload = crate::kubewarden::ValidationRequest<
         Option<Box<crate::review::AdmissionRequest>>,
@@ -579,7 +581,11 @@ fn agrees<T: DeserializeOwned + CarriesRequests + std::fmt::Debug>(
         return Ok(false);
     };
     match serde_json::from_str::<T>(text) {
-        Ok(serde) if format!("{tape:?}") == format!("{serde:?}") => Ok(true),
+        Ok(serde)
+            if palisade_json::same_but_doubles(&format!("{tape:?}"), &format!("{serde:?}")) =>
+        {
+            Ok(true)
+        }
         Ok(serde) => Err(format!("the tape read {tape:?}, serde_json read {serde:?}")),
         Err(e) => Err(format!(
             "the tape read what serde_json refuses ({e}): {tape:?}"
@@ -857,6 +863,8 @@ mod tests {
             (request(r#","sub_resource":"","request_kind":{},"request_resource":{"group":"","version":"","resource":""},"dry_run":false,"options":{}"#), true),
             (request(r#","requestKind":null,"requestSubResource":null,"dryRun":null,"options":null"#), true),
             (request(r#","object":null,"oldObject":{"a":[1,-0,2.5,1e3,18446744073709551615,-9223372036854775808]}"#), true),
+            // exact doubles, where serde_json's default reading is one unit in the last place off
+            (request(r#","object":{"spec":{"floor":1.38e-23,"ceiling":-5.43e-21}}"#), true),
             (request(r#","object":"a string","old_object":[]"#), true),
             (request(r#","options":{"a":1,"a":{"b":null},"c":"\u00e9\ud83d\ude00"}"#), true),
             (request(r#","\u006eame":"escaped key""#), true),

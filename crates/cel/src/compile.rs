@@ -213,13 +213,13 @@ pub(crate) fn compile(
             for (_, message) in &mut issues {
                 *message = type_vars.rename(message);
             }
-            // cel-go prints its issues ordered by location
-            palisade_json::sort::sort_by_key(&mut issues, |(offset, _)| *offset);
-            let msgs: Vec<String> = issues
-                .iter()
-                .map(|(offset, m)| format_issue(source, *offset, m))
-                .collect();
-            return Err(CompileError::Invalid(msgs.join("\n")));
+            return Err(issues_error(issues, source));
+        }
+        if flavor == Flavor::Admission {
+            let invalid = kubernetes_validations(&expr, &checked.type_map, source);
+            if !invalid.is_empty() {
+                return Err(issues_error(invalid, source));
+            }
         }
         let ty = checked
             .type_map
@@ -1387,6 +1387,123 @@ fn go_location(node: &SpannedExpr, source: &str) -> Option<usize> {
     })
 }
 
+/// The issues of a compilation, each at its offset in `source`, printed as cel-go prints them: ordered by location.
+fn issues_error(mut issues: Vec<(usize, String)>, source: &str) -> CompileError {
+    palisade_json::sort::sort_by_key(&mut issues, |(offset, _)| *offset);
+    let msgs: Vec<String> = issues
+        .iter()
+        .map(|(offset, m)| format_issue(source, *offset, m))
+        .collect();
+    CompileError::Invalid(msgs.join("\n"))
+}
+
+/// kube-apiserver's AST validators (`environment/base.go`: `cel.HomogeneousAggregateLiterals()` since its first
+/// version, and since 1.29 `cel.ValidateDurationLiterals()`, `ValidateTimestampLiterals()`, `ValidateRegexLiterals()`
+/// and `ValidateHomogeneousAggregateLiterals()`), which cel-go runs on an expression that checked without issues
+/// (cel-go `cel/validator.go`):
+/// - the elements of a list literal, and the keys and the values of a map literal, have one type:
+///   `expected type 'string' but found 'dyn'` at the first element that differs (`['a', object.b]`), at every key or
+///   value that differs in a map. Literals inside a `format` call are exempt: the strings extension's format validator
+///   exempts them.
+/// - a literal argument of `duration`, `timestamp` or `matches` (the first argument after the receiver) is valid:
+///   `invalid duration argument` at the literal.
+///
+/// Each where cel-go places it, in the order of the source.
+fn kubernetes_validations(
+    root: &SpannedExpr,
+    types: &HashMap<i64, CelType>,
+    source: &str,
+) -> Vec<(usize, String)> {
+    let at = |e: &SpannedExpr| go_location(e, source).unwrap_or(e.span.start);
+    let mismatch = |want: &CelType, found: &CelType| {
+        format!(
+            "expected type '{}' but found '{}'",
+            go_checker_type_name(want),
+            go_checker_type_name(found)
+        )
+    };
+    // an optional element or value (`[?x]`, `{k: ?v}`) is typed by what it holds
+    let held = |t: &CelType, optional: bool| match t {
+        CelType::Optional(inner) if optional => (**inner).clone(),
+        t => t.clone(),
+    };
+    let mut out = Vec::new();
+    // each node with whether a `format` call holds it
+    let mut stack = vec![(root, false)];
+    while let Some((e, mut in_format)) = stack.pop() {
+        match &e.node {
+            Expr::List(items) if !in_format => {
+                let mut first: Option<CelType> = None;
+                for item in items {
+                    let t = held(
+                        types.get(&item.expr.id).unwrap_or(&CelType::Dyn),
+                        item.optional,
+                    );
+                    match &first {
+                        None => first = Some(t),
+                        Some(want) if *want != t => {
+                            out.push((at(&item.expr), mismatch(want, &t)));
+                            break;
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
+            Expr::Map(entries) if !in_format => {
+                let mut first: Option<(CelType, CelType)> = None;
+                for entry in entries {
+                    let key = types.get(&entry.key.id).unwrap_or(&CelType::Dyn).clone();
+                    let value = held(
+                        types.get(&entry.value.id).unwrap_or(&CelType::Dyn),
+                        entry.optional,
+                    );
+                    match &first {
+                        None => first = Some((key, value)),
+                        Some((want_key, want_value)) => {
+                            if *want_key != key {
+                                out.push((at(&entry.key), mismatch(want_key, &key)));
+                            }
+                            if *want_value != value {
+                                out.push((at(&entry.value), mismatch(want_value, &value)));
+                            }
+                        }
+                    }
+                }
+            }
+            Expr::Call { expr: callee, args } => {
+                let name = match &callee.node {
+                    Expr::Member { field, .. } => field.as_str(),
+                    Expr::Ident(n) => n.as_str(),
+                    _ => "",
+                };
+                in_format |= name == "format";
+                let invalid = match (name, args.first().map(|a| &a.node)) {
+                    ("duration", Some(Expr::String(s))) => crate::time::Duration::parse(s).is_err(),
+                    ("duration", Some(Expr::Int(n))) => {
+                        crate::time::Duration::from_nanos(i128::from(*n)).is_err()
+                    }
+                    ("timestamp", Some(Expr::String(s))) => {
+                        crate::time::Timestamp::parse(s).is_err()
+                    }
+                    ("timestamp", Some(Expr::Int(n))) => {
+                        crate::time::Timestamp::from_secs(*n).is_err()
+                    }
+                    ("matches", Some(Expr::String(p))) => {
+                        palisade_cel_kubernetes::regex::compile(p).is_err()
+                    }
+                    _ => false,
+                };
+                if let (true, Some(literal)) = (invalid, args.first()) {
+                    out.push((at(literal), format!("invalid {name} argument")));
+                }
+            }
+            _ => {}
+        }
+        stack.extend(children(e).into_iter().map(|c| (c, in_format)));
+    }
+    out
+}
+
 /// cel-go's checker only ranges over lists, maps and `dyn`; cel-core also accepts any other type (`1.all(x, true)`,
 /// approver-policy's `cr` message, which our evaluator would then iterate as the map it is bound to). Reported with
 /// the checker's other issues, as cel-go reports it.
@@ -1417,12 +1534,14 @@ fn unrangeable(
     out
 }
 
-/// The macros of kube-apiserver's environment (`environment/base.go`): cel-go's standard macros, the optional
-/// library's `optMap`/`optFlatMap`, the two-variable comprehensions (`ext.TwoVarComprehensions`, since Kubernetes
-/// 1.32: `all`, `exists`, `existsOne`, `exists_one`, `transformList`, `transformMap`, `transformMapEntry`) and the
-/// lists extension's `sortBy` (`ext.Lists` version 3, since Kubernetes 1.34). Not `cel.bind` (`ext.Bindings`),
-/// `cel.block` nor `proto.getExt`/`proto.hasExt` (`ext.Protos`): kube-apiserver enables neither library, so there
-/// they are calls of undeclared functions. The conformance suite's environment ([`Flavor::Custom`]) has them too.
+/// The macros of kube-apiserver's environment (`environment/base.go`): cel-go's standard macros
+/// (`cel.StandardMacros`, which `cel.NewEnv` gives: `exists_one` but not its one-variable `existsOne` spelling, which
+/// only `parser.AllMacros` has), the optional library's `optMap`/`optFlatMap`, the two-variable comprehensions
+/// (`ext.TwoVarComprehensions`, since Kubernetes 1.32: `all`, `exists`, `existsOne`, `exists_one`, `transformList`,
+/// `transformMap`, `transformMapEntry`, with three or four arguments) and the lists extension's `sortBy` (`ext.Lists`
+/// version 3, since Kubernetes 1.34). Not `cel.bind` (`ext.Bindings`), `cel.block` nor `proto.getExt`/`proto.hasExt`
+/// (`ext.Protos`): kube-apiserver enables neither library, so there they are calls of undeclared functions. The
+/// conformance suite's environment ([`Flavor::Custom`]) has them too, and the two-argument `existsOne`.
 fn kubernetes_macros(flavor: Flavor) -> cel_core::parser::MacroRegistry {
     use cel_core::parser::{ArgCount, Macro, MacroRegistry, MacroStyle};
     let mut registry = MacroRegistry::new();
@@ -1430,6 +1549,7 @@ fn kubernetes_macros(flavor: Flavor) -> cel_core::parser::MacroRegistry {
         let enabled = match m.name {
             // cel-go's expansion, below
             "transformMap" => false,
+            "existsOne" => flavor == Flavor::Custom || m.arg_count != ArgCount::Exact(2),
             "cel.bind" | "cel.block" | "cel.index" | "cel.iterVar" | "cel.accuVar"
             | "proto.hasExt" | "proto.getExt" => flavor == Flavor::Custom,
             _ => true,
@@ -1642,11 +1762,11 @@ fn macro_node(
     }
 }
 
-/// cel-go's `parser.AllMacros`, the only macros approver-policy's environment has: `has`,
-/// `all`, `exists`, `exists_one`, `existsOne`, `map` (2 and 3 arguments) and `filter`, all in
-/// their one-variable form. cel-core's default set also expands `cel.bind`, two-variable
-/// comprehensions, `transformList`/`transformMap`, `optMap`/`optFlatMap` and `cel.block`, which
-/// cel-go leaves as (undeclared) calls without the matching extensions.
+/// cel-go's `cel.StandardMacros`, the only macros approver-policy's environment has (`cel.NewEnv` gives them):
+/// `has`, `all`, `exists`, `exists_one`, `map` (2 and 3 arguments) and `filter`, all in their one-variable form.
+/// Not `existsOne`, which only cel-go's `parser.AllMacros` has. cel-core's default set also expands `cel.bind`,
+/// two-variable comprehensions, `transformList`/`transformMap`, `optMap`/`optFlatMap` and `cel.block`, which cel-go
+/// leaves as (undeclared) calls without the matching extensions.
 fn cel_go_default_macros() -> cel_core::parser::MacroRegistry {
     use cel_core::parser::{ArgCount, MacroRegistry, MacroStyle};
     let mut registry = MacroRegistry::new();
@@ -1655,7 +1775,7 @@ fn cel_go_default_macros() -> cel_core::parser::MacroRegistry {
             (m.name, m.style, m.arg_count),
             ("has", MacroStyle::Global, ArgCount::Exact(1))
                 | (
-                    "all" | "exists" | "exists_one" | "existsOne" | "filter",
+                    "all" | "exists" | "exists_one" | "filter",
                     MacroStyle::Receiver,
                     ArgCount::Exact(2),
                 )

@@ -79,7 +79,7 @@ fn other_operations_on_null() {
     assert_eq!(ok("params != null"), "false");
     assert_eq!(ok("params == {}"), "false");
     assert_eq!(ok("params == 0"), "false");
-    assert_eq!(ok("null in [1, null]"), "true");
+    assert_eq!(ok("null in [dyn(1), dyn(null)]"), "true");
     assert_eq!(ok("string(params)"), "\"null\"");
     assert_eq!(ok("type(params) == null_type"), "true");
     assert_eq!(err("'a' in params"), "no such overload");

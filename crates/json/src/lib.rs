@@ -17,8 +17,10 @@
 //! What is accepted, refused and how numbers read is serde_json's `Value`, exactly (checked against it as an oracle
 //! by the unit tests and the `review_reader` fuzz target): the same grammar, escapes (paired surrogates only), control
 //! characters, number syntax and range (`1e400` is refused), and the same numbers: a non-negative integer that fits is
-//! a `u64`, a negative one an `i64`, anything else (`-0`, fractions, exponents, integers beyond 64 bits) the `f64`
-//! serde_json reads. The view of an object is a `serde_json::Map`'s: a key given twice reads its last value
+//! a `u64`, a negative one an `i64`, anything else (`-0`, fractions, exponents, integers beyond 64 bits) the exact
+//! `f64`, as Go's `strconv.ParseFloat` gives kube-apiserver (`cel_core::parse_f64`). serde_json's default reading may
+//! be one unit in the last place off (`1.38e-23` as `1.3799999999999998e-23`), so the oracles compare doubles with
+//! [`same_but_doubles`]; a [`Doc`] deserialized through serde ([`build`]) has serde_json's doubles. The view of an object is a `serde_json::Map`'s: a key given twice reads its last value
 //! ([`Ref::member`]) and [`Ref::sorted_members`] lists the keys sorted, once each; [`Ref::pick`] reads an object's
 //! named fields as a serde derive reads a struct (a field written twice refused). An input's bytes are checked for
 //! UTF-8 with [`is_utf8`] / [`utf8_string`], eight bytes to a word. A [`Text`] keeps one string of a document
@@ -39,6 +41,10 @@ pub use text::Text;
 /// The deepest document [`Doc::parse`] reads: Go's `encoding/json` scanner, and so kube-apiserver, accepts 10,000
 /// nested lists and maps.
 pub const MAX_DEPTH: usize = 10_000;
+
+/// How many nested lists and maps serde_json's `Value` reads: [`Doc::parse_with_depth`] with it accepts and refuses
+/// what `serde_json::from_str::<Value>` does (the oracle tests hold it), with doubles read exactly.
+pub const SERDE_JSON_DEPTH: usize = 127;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -880,6 +886,49 @@ impl serde::Serialize for Doc {
         match serde_json::value::RawValue::from_string(self.root().to_json()) {
             Ok(raw) => raw.serialize(serializer),
             Err(e) => Err(serde::ser::Error::custom(e)),
+        }
+    }
+}
+
+/// Two texts (JSON, or a `Debug` of values holding it) that are the same but for doubles one unit in the last place
+/// apart: what the tape's exact reading of a document and serde_json's default reading of it may differ by. For the
+/// oracles of the tests and the fuzzer. A number is a run of `0-9 . e E + -` that starts with a digit or a `-`.
+pub fn same_but_doubles(ours: &str, theirs: &str) -> bool {
+    fn runs(text: &str) -> impl Iterator<Item = &str> {
+        let numeric = |c: char| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-');
+        let mut rest = text;
+        std::iter::from_fn(move || {
+            let first = rest.chars().next()?;
+            let number = first.is_ascii_digit() || first == '-';
+            let end = rest
+                .find(|c: char| {
+                    if number {
+                        !numeric(c)
+                    } else {
+                        c.is_ascii_digit() || c == '-'
+                    }
+                })
+                .unwrap_or(rest.len())
+                .max(first.len_utf8());
+            let (run, after) = rest.split_at(end);
+            rest = after;
+            Some(run)
+        })
+    }
+    let near = |a: &str, b: &str| match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(a), Ok(b)) => {
+            a.is_finite()
+                && a.is_sign_negative() == b.is_sign_negative()
+                && a.to_bits().abs_diff(b.to_bits()) <= 1
+        }
+        _ => false,
+    };
+    let (mut a, mut b) = (runs(ours), runs(theirs));
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return true,
+            (Some(x), Some(y)) if x == y || near(x, y) => {}
+            _ => return false,
         }
     }
 }

@@ -418,10 +418,12 @@ impl Parser<'_> {
                 return Ok(());
             }
         }
-        // fractions, exponents, integers beyond 64 bits: serde_json's own float reading, on this token alone
+        // fractions, exponents, integers beyond 64 bits: the exact double (the syntax is checked above; a value past the
+        // largest double is refused, as serde_json and Go's strconv refuse it)
         let parsed = std::str::from_utf8(token)
             .ok()
-            .and_then(|t| serde_json::from_str::<f64>(t).ok());
+            .and_then(cel_core::parse_f64)
+            .filter(|f| f.is_finite());
         match parsed {
             Some(f) => {
                 self.nodes.push(Node::of_bits(Tag::F64, f.to_bits()));

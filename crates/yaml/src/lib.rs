@@ -181,14 +181,17 @@ pub fn parse_documents(text: &str) -> Result<Vec<Document>, Error> {
 }
 
 /// The documents of a file that may be JSON (one value) or YAML (one or more documents), with locations; empty
-/// documents are skipped. A JSON text is read by serde_json, so its numbers are exactly what JSON has (YAML would read
-/// `1.0` as a float, serde_json as the number JSON wrote), and its locations by the YAML reader when it can (JSON is
-/// YAML). What Palisade's tools read every bundle, review and context file with.
+/// documents are skipped. A JSON text is read as serde_json's `Value` reads it, so its numbers are exactly what JSON
+/// has (YAML would read `1.0` as a float, serde_json as the number JSON wrote), with its doubles exact as the modules
+/// and kube-apiserver read them (`palisade_json`; serde_json's default reading may be one unit in the last place off),
+/// and its locations by the YAML reader when it can (JSON is YAML). What Palisade's tools read every bundle, review
+/// and context file with.
 pub fn parse_json_or_yaml(text: &str) -> Result<Vec<Document>, Error> {
     let trimmed = text.trim_start();
     if (trimmed.starts_with('{') || trimmed.starts_with('['))
-        && let Ok(value) = serde_json::from_str::<Value>(text)
+        && let Ok(doc) = palisade_json::Doc::parse_with_depth(text, palisade_json::SERDE_JSON_DEPTH)
     {
+        let value = doc.to_value();
         let locations = parse_documents(text)
             .ok()
             .and_then(|docs| docs.into_iter().next())

@@ -261,6 +261,16 @@ fn json_or_yaml_reads_json_numbers_as_json_and_skips_empty_documents() {
         docs[0].locate("c[0]").map(|l| (l.line, l.column)),
         Some((2, 8))
     );
+    // doubles exact, as kube-apiserver reads them (serde_json's default reading gives 1.3799999999999998e-23)
+    let docs = parse_json_or_yaml("[1.38e-23, -5.43e-21]").unwrap();
+    let doubles: Vec<_> = docs[0]
+        .value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap().to_bits())
+        .collect();
+    assert_eq!(doubles, [1.38e-23f64.to_bits(), (-5.43e-21f64).to_bits()]);
     // YAML: every document but the empty ones
     let docs = parse_json_or_yaml("kind: A\n---\n---\nkind: B\n").unwrap();
     let values: Vec<_> = docs.into_iter().map(|d| d.value).collect();

@@ -180,10 +180,10 @@ impl<'a> Checker<'a> {
         self.errors.push(error);
     }
 
-    /// Finalize all types by replacing unbound type variables with Dyn.
+    /// Finalize all types: bound type variables replaced by their bindings (cel-go's final `substitute`), unbound
+    /// ones with Dyn.
     fn finalize_types(&mut self) {
         for ty in self.type_map.values_mut() {
-            *ty = finalize_type(ty);
             *ty = substitute_type(ty, &self.substitutions);
             *ty = finalize_type(ty);
         }
@@ -305,7 +305,24 @@ impl<'a> Checker<'a> {
         }
 
         let joined = self.join_types(&elem_types);
+        for (elem, elem_type) in elements.iter().zip(&elem_types) {
+            if !elem.optional {
+                self.bind_type_vars_to_join(elem.expr.id, elem_type, &joined);
+            }
+        }
         CelType::list(joined)
+    }
+
+    /// An element typed with type variables (`[]` in `[[], [1]]`) is typed as the join of its literal's elements, when
+    /// that has none and takes it: cel-go's `joinTypes` binds the element's type parameter to the other elements'
+    /// type, so its final type is theirs (and kube-apiserver's homogeneous-literal validation compares them so).
+    fn bind_type_vars_to_join(&mut self, id: i64, elem_type: &CelType, joined: &CelType) {
+        if contains_type_var_checker(elem_type)
+            && !contains_type_var_checker(joined)
+            && joined.is_assignable_from(elem_type)
+        {
+            self.type_map.insert(id, joined.clone());
+        }
     }
 
     /// Check a map literal.
@@ -335,6 +352,12 @@ impl<'a> Checker<'a> {
 
         let key_joined = self.join_types(&key_types);
         let value_joined = self.join_types(&value_types);
+        for ((entry, key_type), value_type) in entries.iter().zip(&key_types).zip(&value_types) {
+            self.bind_type_vars_to_join(entry.key.id, key_type, &key_joined);
+            if !entry.optional {
+                self.bind_type_vars_to_join(entry.value.id, value_type, &value_joined);
+            }
+        }
 
         CelType::map(key_joined, value_joined)
     }
