@@ -14,7 +14,9 @@
 //! releases a deep `serde_json::Value` made from a tape (`certificates.rs`).
 //!
 //! Scalars are read by serde_json itself (one string or number token at a time), so numbers, escapes, surrogates and
-//! control characters are accepted and refused exactly as on the fast path.
+//! control characters are accepted and refused exactly as on the fast path; a double's value is the tape's, exact as
+//! Go's `strconv.ParseFloat` reads it for kube-apiserver (serde_json's default reading may be one unit in the last
+//! place off).
 
 use super::cursor::Cursor;
 
@@ -29,9 +31,23 @@ pub const ENVELOPE_DEPTH: usize = 3;
 
 /// The deepest nesting serde_json reads (its recursion limit of 128 stops at the 128th container); deeper values take
 /// this module's path.
-pub const SERDE_DEPTH: usize = 127;
+pub const SERDE_DEPTH: usize = palisade_json::SERDE_JSON_DEPTH;
 
 const TOO_DEEP: &str = "nesting deeper than 10000 levels, the most kube-apiserver accepts";
+
+/// A number serde_json read, with a double's value as the tape reads it: exact (its integers are serde_json's).
+fn exact(n: Number, token: &[u8]) -> Number {
+    if !n.is_f64() {
+        return n;
+    }
+    let tape = std::str::from_utf8(token)
+        .ok()
+        .and_then(|t| palisade_json::Doc::parse(t).ok());
+    match tape.as_ref().map(|d| d.root().item()) {
+        Some(palisade_json::Item::F64(f)) => Number::from_f64(f).unwrap_or(n),
+        _ => n,
+    }
+}
 
 /// A container being built.
 enum Frame {
@@ -226,7 +242,9 @@ impl Cursor<'_> {
             b"false" => Ok(Value::Bool(false)),
             [b'n' | b't' | b'f', ..] => return Err(self.error("expected ident")),
             [b'"', ..] => serde_json::from_slice::<String>(token).map(Value::String),
-            [b'-' | b'0'..=b'9', ..] => serde_json::from_slice::<Number>(token).map(Value::Number),
+            [b'-' | b'0'..=b'9', ..] => {
+                serde_json::from_slice::<Number>(token).map(|n| Value::Number(exact(n, token)))
+            }
             _ => return Err(self.error("expected value")),
         };
         match value {
@@ -298,6 +316,30 @@ mod tests {
             let theirs: Value = serde_json::from_str(text).unwrap();
             assert_eq!(ours, theirs, "{text}");
         }
+    }
+
+    /// A double is the tape's exact reading (Go's for kube-apiserver), where serde_json's default reading is one unit
+    /// in the last place off (the `review_reader` fuzz target's finding: `fuzz/corpus/review_reader`).
+    #[test]
+    fn reads_doubles_exactly() {
+        for text in [
+            "1.38e-23",
+            "-5.43e-21",
+            "3333333333141080401844100104141740.00",
+        ] {
+            let ours = parse(&format!("[{text}]")).unwrap();
+            let want = text.parse::<f64>().unwrap();
+            assert_eq!(
+                ours[0].as_f64().map(f64::to_bits),
+                Some(want.to_bits()),
+                "{text}"
+            );
+        }
+        // integers stay serde_json's
+        assert_eq!(
+            parse("[18446744073709551615, -1]").unwrap(),
+            serde_json::json!([u64::MAX, -1])
+        );
     }
 
     #[test]
