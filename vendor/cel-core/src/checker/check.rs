@@ -180,10 +180,10 @@ impl<'a> Checker<'a> {
         self.errors.push(error);
     }
 
-    /// Finalize all types: bound type variables replaced by their bindings (cel-go's final `substitute`), unbound
-    /// ones with Dyn.
+    /// Finalize all types by replacing unbound type variables with Dyn.
     fn finalize_types(&mut self) {
         for ty in self.type_map.values_mut() {
+            *ty = finalize_type(ty);
             *ty = substitute_type(ty, &self.substitutions);
             *ty = finalize_type(ty);
         }
