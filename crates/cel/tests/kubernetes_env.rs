@@ -383,6 +383,13 @@ fn literals_are_validated_as_kube_apiserver_validates_them() {
                 "ERROR: <input>:1:30: expected type 'string' but found 'dyn'\n | object.kind in ['Pod', params.kind]\n | .............................^",
             ),
         ),
+        // cel-java's CelValidatorHomogeneousLiteralsTest, the same validator: a call is placed at its `(`
+        (
+            "[1, 2, dyn(3)]",
+            Some(
+                "ERROR: <input>:1:11: expected type 'int' but found 'dyn'\n | [1, 2, dyn(3)]\n | ..........^",
+            ),
+        ),
         ("[[], [1]] == [[1]]", None),
         ("{'a': [], 'b': ['x']}.size() == 2", None),
         ("'%s: %d'.format(['a', 1]) == 'a: 1'", None),
