@@ -235,17 +235,25 @@ fn is_assignable(
 ) -> bool {
     // Type parameters bind to argument types
     if let CelType::TypeParam(name) = param {
+        // the very parameter: no binding (cel-go's `isValidTypeSubstitution`, exact types)
+        if arg == param {
+            return true;
+        }
         if let Some(bound) = substitutions.get(name).cloned() {
             // Already bound - check compatibility
             if is_types_compatible(&bound, arg, substitutions) {
                 // If bound is less specific than arg, widen to the arg type.
                 // Null widens to any nullable type, a TypeVar to a concrete type.
+                // A binding never refers to its own parameter (cel-go's `notReferencedIn`): a cycle would make
+                // checking and substituting it recurse without end.
                 if should_widen_binding(&bound, arg) {
-                    substitutions.insert(name.clone(), arg.clone());
+                    if !occurs(name, arg, substitutions) {
+                        substitutions.insert(name.clone(), arg.clone());
+                    }
                 } else {
                     // as cel-go, the binding becomes the more general of the two (`dyn` over `int`)
                     let general = most_general(arg, &bound);
-                    if general != bound {
+                    if general != bound && !occurs(name, &general, substitutions) {
                         substitutions.insert(name.clone(), general);
                     }
                 }
@@ -255,8 +263,11 @@ fn is_assignable(
             substitutions.insert(name.clone(), CelType::Dyn);
             return true;
         } else {
-            // Bind the type parameter
+            // Bind the type parameter, unless the argument refers to it (cel-go: not a valid substitution)
             // an arg with type variables (`[]`'s element) is widened by a later, more specific one
+            if occurs(name, arg, substitutions) {
+                return false;
+            }
             substitutions.insert(name.clone(), arg.clone());
             return true;
         }
@@ -337,6 +348,42 @@ fn is_assignable(
         }
         _ => false,
     }
+}
+
+/// Whether the type parameter `name` occurs in `ty`, directly or through the bindings in `substitutions` (cel-go's
+/// `notReferencedIn`, negated): binding `name` to such a type would make a cycle. Each bound parameter is followed once.
+fn occurs(name: &str, ty: &CelType, substitutions: &HashMap<Arc<str>, CelType>) -> bool {
+    let mut stack = vec![ty];
+    let mut followed: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    while let Some(t) = stack.pop() {
+        match t {
+            CelType::TypeParam(p) => {
+                if &**p == name {
+                    return true;
+                }
+                if followed.insert(p) {
+                    if let Some(bound) = substitutions.get(p) {
+                        stack.push(bound);
+                    }
+                }
+            }
+            CelType::List(inner)
+            | CelType::Optional(inner)
+            | CelType::Wrapper(inner)
+            | CelType::Type(inner) => stack.push(inner),
+            CelType::Map(key, value) => {
+                stack.push(key);
+                stack.push(value);
+            }
+            CelType::Abstract { params, .. } => stack.extend(params.iter()),
+            CelType::Function { params, result } => {
+                stack.extend(params.iter());
+                stack.push(result);
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Check if a type contains any TypeVar.
@@ -509,6 +556,32 @@ pub fn finalize_type(ty: &CelType) -> CelType {
 mod tests {
     use super::*;
     use crate::types::OverloadDecl;
+
+    /// The `cel` fuzz target's finding (Palisade, 5 December 2026): a parameter bound to a type that refers to it
+    /// (`T` to `list(T)`, directly or through another binding) made checking the binding recurse until the stack
+    /// overflowed. As cel-go's `notReferencedIn`, such a binding is not made.
+    #[test]
+    fn a_parameter_is_never_bound_to_a_type_that_refers_to_it() {
+        let t = CelType::TypeParam(Arc::from("T"));
+        let u = CelType::TypeParam(Arc::from("U"));
+        let mut subs = HashMap::new();
+        assert!(!is_assignable(&CelType::list(t.clone()), &t, &mut subs));
+        assert!(subs.is_empty());
+        // through another binding: U is list(T), so T cannot be map(string, U)
+        subs.insert(Arc::from("U"), CelType::list(t.clone()));
+        assert!(!is_assignable(
+            &CelType::map(CelType::String, u.clone()),
+            &t,
+            &mut subs
+        ));
+        assert!(!subs.contains_key("T"));
+        // the very parameter is itself, with no binding
+        assert!(is_assignable(&t, &t, &mut subs));
+        assert!(!subs.contains_key("T"));
+        // a bound parameter is checked against an argument that refers to it, and that ends
+        subs.insert(Arc::from("T"), CelType::Int);
+        assert!(is_assignable(&CelType::list(u.clone()), &t, &mut subs));
+    }
 
     #[test]
     fn test_resolve_simple_overload() {
