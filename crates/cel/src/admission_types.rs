@@ -204,7 +204,7 @@ impl ProtoTypeResolver for KubeTypes {
     }
 }
 
-crate::checker_types::checker_only_registry!(KubeTypes);
+palisade_cel_eval::checker_only_registry!(KubeTypes);
 
 #[cfg(test)]
 mod tests {

@@ -1,15 +1,15 @@
 //! Parse + check through cel-core, with depth guards and cel-go's error formatting.
 
-use crate::ids::{IdMap, IdSet};
+use palisade_cel_eval::ids::{IdMap, IdSet};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use cel_core::{CelType, CheckError, CheckErrorKind, Expr, ReferenceInfo, SpannedExpr};
 
-use crate::eval::{Compiled, qualified_name};
-use crate::functions::{Call, Function, Method, Target, is_namespaced};
-use crate::value::{Const, ConstMap, ConstSet};
-use crate::{Expect, Flavor, Program, ProgramInner};
+use crate::{Expect, Flavor, Program};
+use palisade_cel_eval::eval::{Compiled, qualified_name};
+use palisade_cel_eval::functions::{Call, Function, MAP_INSERT, Method, Target, is_namespaced};
+use palisade_cel_eval::value::{Const, ConstMap, ConstSet};
 
 /// The nesting score a source may reach before parsing (brackets weigh 8, operators 1).
 const MAX_SOURCE_NESTING: usize = 400;
@@ -237,24 +237,22 @@ pub(crate) fn compile(
     let calls = resolve_calls(&expr, &refs)?;
     let (consts, sets) = fold_constants(&expr);
     let const_calls = has_folded_call(&expr, &consts);
-    Ok(Program {
-        inner: Arc::new(ProgramInner {
-            source: source.to_string(),
-            compiled: Compiled {
-                expr,
-                refs,
-                calls,
-                consts,
-                sets,
-                const_calls,
-                synthetic,
-                presence,
-                container: env.container().to_string(),
-                strict_presence,
-            },
-            result_type,
-        }),
-    })
+    Ok(Program::new(
+        source.to_string(),
+        Compiled {
+            expr,
+            refs,
+            calls,
+            consts,
+            sets,
+            const_calls,
+            synthetic,
+            presence,
+            container: env.container().to_string(),
+            strict_presence,
+        },
+        result_type,
+    ))
 }
 
 /// Names for the checker's free type variables in issues. cel-core numbers them from one process-wide counter
@@ -628,7 +626,7 @@ fn check_message(
         // cel-go: a struct type the type provider does not know (approver-policy's
         // ServiceAccount is declared with `cel.ObjectType` but not registered) cannot be selected
         CheckErrorKind::UndefinedField { type_name, .. }
-            if type_name == crate::approver::T_SERVICE_ACCOUNT =>
+            if type_name == palisade_cel_eval::approver::T_SERVICE_ACCOUNT =>
         {
             format!("unexpected failed resolution of '{type_name}'")
         }
@@ -977,7 +975,8 @@ fn fold_constants(root: &SpannedExpr) -> (IdMap<Const>, IdMap<ConstSet>) {
             Expr::Call { expr, args } if unique(e.id) => {
                 if let (Expr::Ident(name), [arg]) = (&expr.node, args.as_slice())
                     && let Some(c) = literal_const(arg, &folded)
-                    && let Some(v) = crate::functions::convert_const(Function::from_name(name), c)
+                    && let Some(v) =
+                        palisade_cel_eval::functions::convert_const(Function::from_name(name), c)
                 {
                     folded.insert(e.id, v);
                 }
@@ -1332,7 +1331,7 @@ fn proto3_presence_tests(root: &SpannedExpr, types: &HashMap<i64, CelType>) -> I
     while let Some(e) = stack.pop() {
         if let Expr::MemberTestOnly { expr, .. } = &e.node
             && types.get(&expr.id).and_then(|t| t.message_name())
-                == Some(crate::approver::T_CERTIFICATE_REQUEST)
+                == Some(palisade_cel_eval::approver::T_CERTIFICATE_REQUEST)
         {
             out.insert(e.id);
         }
@@ -1478,15 +1477,17 @@ fn kubernetes_validations(
                 };
                 in_format |= name == "format";
                 let invalid = match (name, args.first().map(|a| &a.node)) {
-                    ("duration", Some(Expr::String(s))) => crate::time::Duration::parse(s).is_err(),
+                    ("duration", Some(Expr::String(s))) => {
+                        palisade_cel_eval::Duration::parse(s).is_err()
+                    }
                     ("duration", Some(Expr::Int(n))) => {
-                        crate::time::Duration::from_nanos(i128::from(*n)).is_err()
+                        palisade_cel_eval::Duration::from_nanos(i128::from(*n)).is_err()
                     }
                     ("timestamp", Some(Expr::String(s))) => {
-                        crate::time::Timestamp::parse(s).is_err()
+                        palisade_cel_eval::Timestamp::parse(s).is_err()
                     }
                     ("timestamp", Some(Expr::Int(n))) => {
-                        crate::time::Timestamp::from_secs(*n).is_err()
+                        palisade_cel_eval::Timestamp::from_secs(*n).is_err()
                     }
                     ("matches", Some(Expr::String(p))) => {
                         palisade_cel_kubernetes::regex::compile(p).is_err()
@@ -1582,11 +1583,6 @@ fn kubernetes_macros(flavor: Flavor) -> cel_core::parser::MacroRegistry {
     ));
     registry
 }
-
-/// The function cel-go's `transformMap` and `transformMapEntry` insert with: `cel.@mapInsert(map, key, value)` and
-/// `cel.@mapInsert(map, entries)`, an error when a key is already there (no user can name it: `@` is not an
-/// identifier character).
-pub(crate) const MAP_INSERT: &str = "cel.@mapInsert";
 
 /// cel-go's `transformMap(k, v, [filter,] value)`: a two-variable comprehension from `{}` whose step is
 /// `cel.@mapInsert(accu, k, value)`, behind the filter when there is one.

@@ -1,7 +1,7 @@
 //! Checker signatures of the CEL standard library and of cel-go's strings, math, encoders and optionals
 //! extensions, as cel-core 0.5.1 declares them. Generated from `Env::with_standard_library()` and
 //! `cel_core::ext::*_extension()` (listing each overload's name, id, receiver flag, parameters, result and type
-//! parameters, in [`crate::signature`]'s syntax) so that neither cel-core's evaluator closures nor the code that
+//! parameters, in [`palisade_cel_eval::signature`]'s syntax) so that neither cel-core's evaluator closures nor the code that
 //! builds its declarations is linked into the module (the rows are data, a tenth of that code's size).
 //!
 //! The generator is the test `tests::rows_are_generated_from_cel_core` below: it fails when the
@@ -10,7 +10,7 @@
 
 use cel_core::{CelType, Env, FunctionDecl};
 
-use crate::signature::{self, lib_rows};
+use palisade_cel_eval::{lib_rows, signature};
 
 #[rustfmt::skip]
 const ROWS: &str = lib_rows![
@@ -324,8 +324,8 @@ pub(crate) fn extensions(libs: &[&str], except: &[&str]) -> Vec<FunctionDecl> {
 
 #[cfg(test)]
 mod tests {
-    use crate::signature;
     use cel_core::{Env, FunctionDecl};
+    use palisade_cel_eval::signature;
 
     /// cel-core's standard library, by function name.
     fn standard_library() -> Vec<FunctionDecl> {

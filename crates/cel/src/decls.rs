@@ -3,8 +3,8 @@
 
 use cel_core::{CelType, Env};
 
-use crate::authz::{T_AUTHORIZER, T_RESOURCE};
-use crate::signature::{self, rows};
+use palisade_cel_eval::authz::{T_AUTHORIZER, T_RESOURCE};
+use palisade_cel_eval::{rows, signature};
 
 fn abs(name: &str) -> CelType {
     CelType::abstract_type(name, &[])
@@ -145,9 +145,9 @@ fn admission_library() -> &'static Env {
     LIBRARY.get_or_init(|| {
         let mut env = kubernetes_library()
             .with_extension(signature::declare(AUTHZ))
-            .with_extension(crate::kube::decls())
+            .with_extension(palisade_cel_eval::kube::decls())
             .with_proto_registry(std::sync::Arc::new(crate::admission_types::KubeTypes));
-        for t in crate::kube::TYPE_NAMES {
+        for t in palisade_cel_eval::kube::TYPE_NAMES {
             env.add_variable(*t, CelType::type_of(abs(t)));
         }
         env
@@ -189,20 +189,63 @@ pub(crate) fn admission(vars: crate::AdmissionVars) -> Env {
 pub(crate) fn certificate_request() -> Env {
     let mut env = crate::core_decls::standard(&["add_map_map"])
         .with_extension(crate::core_decls::extensions(&["strings"], &[]))
-        .with_extension(crate::approver::decls())
-        .with_proto_registry(std::sync::Arc::new(crate::approver::Messages));
+        .with_extension(palisade_cel_eval::approver::decls())
+        .with_proto_registry(std::sync::Arc::new(palisade_cel_eval::approver::Messages));
     env.add_variable("self", CelType::String);
     env.add_variable(
         "cr",
-        CelType::message(crate::approver::T_CERTIFICATE_REQUEST),
+        CelType::message(palisade_cel_eval::approver::T_CERTIFICATE_REQUEST),
     );
     env
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::authz::{T_AUTHORIZER, T_DECISION, T_GROUP, T_PATH, T_RESOURCE};
     use cel_core::CelType;
+    use palisade_cel_eval::authz::{T_AUTHORIZER, T_DECISION, T_GROUP, T_PATH, T_RESOURCE};
+    use palisade_cel_eval::functions::{Function, Method};
+
+    /// Every function the environments declare resolves to an implementation (operators, whose
+    /// names do not start with a letter, are not calls in cel-core's tree).
+    #[test]
+    fn every_declared_function_resolves() {
+        let envs = [
+            super::library(),
+            super::admission(crate::AdmissionVars {
+                params: true,
+                authorizer: true,
+            }),
+            super::certificate_request(),
+        ];
+        let mut missing = Vec::new();
+        for env in &envs {
+            for (name, decl) in env.functions() {
+                if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                    continue;
+                }
+                for o in &decl.overloads {
+                    let known = if o.is_member {
+                        Method::from_name(name) != Method::Unknown
+                    } else {
+                        !matches!(
+                            Function::from_name(name),
+                            Function::Unknown
+                                | Function::Math(palisade_cel_eval::functions::MathFn::Unknown)
+                                | Function::Kube(palisade_cel_eval::functions::KubeFn::Format(
+                                    None
+                                ))
+                        )
+                    };
+                    if !known {
+                        missing.push(format!("{name} ({})", o.id));
+                    }
+                }
+            }
+        }
+        missing.sort();
+        missing.dedup();
+        assert!(missing.is_empty(), "declared but not resolved: {missing:?}");
+    }
 
     #[test]
     fn the_authorizer_library_names_only_its_types() {

@@ -14,41 +14,21 @@
 //! assert_eq!(v.as_bool(), Some(true));
 //! ```
 
-mod activation;
 mod admission_types;
-mod approver;
-mod authz;
-mod bound;
-mod checker_types;
 mod compile;
 mod core_decls;
-mod cost;
 mod decls;
-mod error;
-mod eval;
-mod functions;
-mod ids;
-mod kube;
-mod signature;
-mod time;
-mod value;
+mod variables;
 
-use std::sync::Arc;
-
-pub use activation::{Activation, NamespaceFn, Variables};
-pub use approver::ServiceAccount;
-pub use authz::{AuthzValue, User};
-pub use bound::CostBound;
 /// The checker's types, for [`Env::with_variable`].
 pub use cel_core::CelType;
 pub use compile::CompileError;
-pub use cost::Budget;
-pub use error::{EvalError, EvalErrorKind};
-pub use kube::KubeValue;
-pub use time::{Duration, Timestamp};
-pub use value::{
-    Concat, Const, ConstMap, List, ListIter, Map, OwnedMap, Str, Type, Value, json_depth,
+pub use palisade_cel_eval::{
+    Activation, AuthzValue, Budget, Concat, Const, ConstMap, CostBound, Duration, EvalError,
+    EvalErrorKind, KubeValue, List, ListIter, Map, NamespaceFn, OwnedMap, Program, ServiceAccount,
+    Str, Timestamp, Type, User, Value, VariablePrograms, json_depth,
 };
+pub use variables::Variables;
 
 /// The result type an expression must have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -201,54 +181,6 @@ impl Env {
             false,
             self.strict_presence,
         )
-    }
-}
-
-pub(crate) struct ProgramInner {
-    source: String,
-    compiled: eval::Compiled,
-    result_type: cel_core::CelType,
-}
-
-/// A compiled expression; cheap to clone, `Send + Sync`.
-#[derive(Clone)]
-pub struct Program {
-    inner: Arc<ProgramInner>,
-}
-
-impl std::fmt::Debug for Program {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Program")
-            .field("source", &self.inner.source)
-            .finish()
-    }
-}
-
-impl Program {
-    pub fn source(&self) -> &str {
-        &self.inner.source
-    }
-
-    /// The type the checker inferred (`dyn` for unchecked programs).
-    pub fn result_type(&self) -> &cel_core::CelType {
-        &self.inner.result_type
-    }
-
-    pub(crate) fn compiled(&self) -> &eval::Compiled {
-        &self.inner.compiled
-    }
-
-    /// Evaluates against `act`, charging `budget`. The per-expression limit applies to this
-    /// call; the total accumulates over every call made with the same budget. The value may
-    /// borrow the program's string literals (nothing is copied per evaluation), so the program
-    /// outlives the activation's borrows.
-    pub fn eval<'a>(
-        &'a self,
-        act: &Activation<'a>,
-        budget: &mut Budget,
-    ) -> Result<Value<'a>, EvalError> {
-        budget.start_call();
-        eval::run(&self.inner.compiled, act, budget, 0)
     }
 }
 

@@ -49,7 +49,7 @@ fn optional_list<'a>(problems: Vec<String>) -> Value<'a> {
 /// (`quantity`, `isQuantity`, `semver`, `isSemver`, `ip`, `isIP`, `cidr`, `isCIDR`, `url`) one
 /// traversal of the string, `ip.isCanonical` two (it parses, then compares with the original);
 /// `format.named` is a lookup, and the others (`isURL`, `format.<name>()`) are left at 1.
-pub(crate) fn global_cost(f: KubeFn, size: u64) -> u64 {
+pub fn global_cost(f: KubeFn, size: u64) -> u64 {
     match f {
         KubeFn::Quantity
         | KubeFn::IsQuantity
@@ -70,7 +70,7 @@ pub(crate) fn global_cost(f: KubeFn, size: u64) -> u64 {
 /// bytes, rounded up) twice, `containsCIDR` masks and traverses them once more, plus 1, and a
 /// string argument is parsed (one traversal). `validate` is a regex match of the string
 /// against a pattern of the format's `MaxRegexSize`. The accessors are 1.
-pub(crate) fn member_cost<'a>(
+pub fn member_cost<'a>(
     ctx: &mut Meter<'_, 'a>,
     method: Method,
     recv: &KubeValue,
@@ -98,7 +98,7 @@ pub(crate) fn member_cost<'a>(
 }
 
 /// The global functions; `no such overload` for arguments they do not take.
-pub(crate) fn global<'a>(f: KubeFn, args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
+pub fn global<'a>(f: KubeFn, args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
     let s0 = s_arg(args, 0);
     match (f, args.len(), s0) {
         (KubeFn::Quantity, 1, Some(s)) => Quantity::parse(s)
@@ -140,7 +140,7 @@ pub(crate) fn global<'a>(f: KubeFn, args: &[Value<'a>]) -> Result<Value<'a>, Eva
 }
 
 /// approver-policy's `serviceAccount(string)` (declared only in `Env::certificate_request`).
-pub(crate) fn service_account<'a>(args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
+pub fn service_account<'a>(args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
     if args.len() != 1 {
         return nso();
     }
@@ -148,7 +148,7 @@ pub(crate) fn service_account<'a>(args: &[Value<'a>]) -> Result<Value<'a>, EvalE
 }
 
 /// approver-policy's `isServiceAccount(string)`.
-pub(crate) fn is_service_account<'a>(args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
+pub fn is_service_account<'a>(args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
     if args.len() != 1 {
         return nso();
     }
@@ -165,7 +165,7 @@ fn other<'v>(args: &'v [Value<'_>]) -> Option<&'v KubeValue> {
 }
 
 /// Methods on a Kubernetes value.
-pub(crate) fn member<'a>(
+pub fn member<'a>(
     method: Method,
     recv: &KubeValue,
     args: &[Value<'a>],

@@ -49,43 +49,43 @@ impl EvalError {
         self.kind == EvalErrorKind::OutOfBudget
     }
     /// Errors that must stop evaluation at once (never absorbed by `||`, `&&`, comprehensions).
-    pub(crate) fn is_fatal(&self) -> bool {
+    pub fn is_fatal(&self) -> bool {
         self.kind != EvalErrorKind::Other
     }
-    pub(crate) fn cost_limit() -> Self {
+    pub fn cost_limit() -> Self {
         EvalError {
             kind: EvalErrorKind::CostLimitExceeded,
             message: "operation cancelled: actual cost limit exceeded".into(),
         }
     }
-    pub(crate) fn out_of_budget() -> Self {
+    pub fn out_of_budget() -> Self {
         EvalError {
             kind: EvalErrorKind::OutOfBudget,
             message: "validation failed due to running out of cost budget, no further validation rules will be run".into(),
         }
     }
-    pub(crate) fn depth() -> Self {
+    pub fn depth() -> Self {
         EvalError {
             kind: EvalErrorKind::DepthExceeded,
             message: "max recursion depth exceeded".into(),
         }
     }
-    pub(crate) fn interrupted() -> Self {
+    pub fn interrupted() -> Self {
         EvalError {
             kind: EvalErrorKind::Interrupted,
             message: "operation interrupted".into(),
         }
     }
-    pub(crate) fn no_such_overload() -> Self {
+    pub fn no_such_overload() -> Self {
         EvalError::new("no such overload")
     }
-    pub(crate) fn no_such_key(key: impl fmt::Display) -> Self {
+    pub fn no_such_key(key: impl fmt::Display) -> Self {
         EvalError::new(format!("no such key: {key}"))
     }
-    pub(crate) fn overflow() -> Self {
+    pub fn overflow() -> Self {
         EvalError::new("integer overflow")
     }
-    pub(crate) fn uint_overflow() -> Self {
+    pub fn uint_overflow() -> Self {
         EvalError::new("unsigned integer overflow")
     }
 }

@@ -8,7 +8,7 @@ use crate::time::{Duration, Timestamp};
 use crate::value::Value;
 
 /// `t.getX()` and `t.getX(tz)`.
-pub(crate) fn timestamp_member<'a>(
+pub fn timestamp_member<'a>(
     t: &Timestamp,
     method: Method,
     args: &[Value<'a>],
@@ -26,7 +26,7 @@ pub(crate) fn timestamp_member<'a>(
 }
 
 /// `d.getX()`
-pub(crate) fn duration_member<'a>(
+pub fn duration_member<'a>(
     d: &Duration,
     method: Method,
     args: &[Value<'a>],

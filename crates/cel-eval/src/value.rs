@@ -20,7 +20,7 @@ use crate::kube::KubeValue;
 use crate::time::{Duration, Timestamp};
 
 /// How deep nested values are compared, converted and printed.
-pub(crate) const MAX_VALUE_DEPTH: usize = 200;
+pub const MAX_VALUE_DEPTH: usize = 200;
 
 /// A CEL value. `'a` is the lifetime of the request JSON it may borrow from.
 #[derive(Clone, Debug)]
@@ -89,7 +89,7 @@ pub struct Concat<'a> {
 
 /// Beyond this many nested `+`, a concatenation is copied into one list (and charged for
 /// it), so that reading an element never walks a long chain.
-pub(crate) const MAX_CONCAT_DEPTH: u32 = 64;
+pub const MAX_CONCAT_DEPTH: u32 = 64;
 
 impl<'a> List<'a> {
     pub fn len(&self) -> usize {
@@ -125,7 +125,7 @@ impl<'a> List<'a> {
         }
     }
     /// How many `+` are nested in this list (0 for a plain list).
-    pub(crate) fn depth(&self) -> u32 {
+    pub fn depth(&self) -> u32 {
         match self {
             List::Concat(c) => c.depth,
             _ => 0,
@@ -133,11 +133,11 @@ impl<'a> List<'a> {
     }
     /// Does `a + b` copy (only when it would nest concatenations beyond
     /// [`MAX_CONCAT_DEPTH`])?
-    pub(crate) fn concat_copies(a: &List<'_>, b: &List<'_>) -> bool {
+    pub fn concat_copies(a: &List<'_>, b: &List<'_>) -> bool {
         !a.is_empty() && !b.is_empty() && a.depth().max(b.depth()) >= MAX_CONCAT_DEPTH
     }
     /// `a + b`: shares both sides; an empty side is the other list itself.
-    pub(crate) fn concat(a: List<'a>, b: List<'a>) -> List<'a> {
+    pub fn concat(a: List<'a>, b: List<'a>) -> List<'a> {
         if b.is_empty() {
             return a;
         }
@@ -160,7 +160,7 @@ impl<'a> List<'a> {
         }))
     }
     /// The very same list (not merely equal elements).
-    pub(crate) fn same(&self, other: &List<'_>) -> bool {
+    pub fn same(&self, other: &List<'_>) -> bool {
         match (self, other) {
             (List::Json(a), List::Json(b)) => std::ptr::eq(*a, *b),
             (List::Doc(a), List::Doc(b)) => a == b,
@@ -350,7 +350,7 @@ impl<'a> Map<'a> {
         self.len() == 0
     }
     /// The very same map (not merely equal entries).
-    pub(crate) fn same(&self, other: &Map<'_>) -> bool {
+    pub fn same(&self, other: &Map<'_>) -> bool {
         match (self, other) {
             (Map::Json(a), Map::Json(b)) => std::ptr::eq(*a, *b),
             (Map::Doc(a), Map::Doc(b)) => a == b,
@@ -486,7 +486,7 @@ fn doc_member<'a>(r: Ref<'a>, key: &str) -> Option<Value<'a>> {
 
 /// The node of `key` in a tape object, absent when `null`: what a selection reads ([`doc_member`], and the
 /// selections an activation remembers).
-pub(crate) fn doc_field<'a>(r: Ref<'a>, key: &str) -> Option<Ref<'a>> {
+pub fn doc_field<'a>(r: Ref<'a>, key: &str) -> Option<Ref<'a>> {
     r.member(key).filter(|v| !v.is_null())
 }
 
@@ -511,7 +511,7 @@ pub enum Const {
 
 impl Const {
     /// The constant a scalar value is (`None` for lists, maps and other kinds).
-    pub(crate) fn scalar(v: &Value<'_>) -> Option<Const> {
+    pub fn scalar(v: &Value<'_>) -> Option<Const> {
         Some(match v {
             Value::Null => Const::Null,
             Value::Bool(b) => Const::Bool(*b),
@@ -564,7 +564,7 @@ pub struct ConstMap {
 impl ConstMap {
     /// Builds the map; `None` when a key is repeated or not a valid key (the literal is then
     /// left to the evaluator, which reports the error when it runs).
-    pub(crate) fn new(entries: Vec<(Const, Const)>) -> Option<ConstMap> {
+    pub fn new(entries: Vec<(Const, Const)>) -> Option<ConstMap> {
         let mut m = ConstMap {
             entries: Vec::with_capacity(entries.len()),
             index: HashMap::with_capacity_and_hasher(entries.len(), Ids::default()),
@@ -595,7 +595,7 @@ impl ConstMap {
 /// The set a constant list of primitive values becomes on the right of `in` (cel-go's
 /// `maybeOptimizeSetMembership`): a membership test is a hash lookup, and costs nothing.
 #[derive(Debug)]
-pub(crate) struct ConstSet {
+pub struct ConstSet {
     list: Arc<[Const]>,
     index: HashMap<u64, Vec<usize>, Ids>,
 }
@@ -640,7 +640,7 @@ fn set_hash(v: &Value<'_>) -> Option<u64> {
 
 impl ConstSet {
     /// `None` unless every element is a bool, number or string (cel-go: primitive, not bytes).
-    pub(crate) fn new(list: &Arc<[Const]>) -> Option<ConstSet> {
+    pub fn new(list: &Arc<[Const]>) -> Option<ConstSet> {
         let mut index: HashMap<u64, Vec<usize>, Ids> =
             HashMap::with_capacity_and_hasher(list.len(), Ids::default());
         for (i, c) in list.iter().enumerate() {
@@ -656,7 +656,7 @@ impl ConstSet {
             index,
         })
     }
-    pub(crate) fn contains(&self, v: &Value<'_>) -> Result<bool, EvalError> {
+    pub fn contains(&self, v: &Value<'_>) -> Result<bool, EvalError> {
         let Some(h) = set_hash(v) else {
             return Ok(false);
         };
@@ -861,7 +861,7 @@ impl<'a> Value<'a> {
         matches!(self, Value::Null)
     }
 
-    pub(crate) fn as_number(&self) -> Option<Num> {
+    pub fn as_number(&self) -> Option<Num> {
         match self {
             Value::Int(i) => Some(Num::I(*i)),
             Value::Uint(u) => Some(Num::U(*u)),
@@ -1032,7 +1032,7 @@ impl<'a> Value<'a> {
     }
 
     /// Size as cel-go's cost tracker sees it.
-    pub(crate) fn cost_size(&self) -> u64 {
+    pub fn cost_size(&self) -> u64 {
         match self {
             Value::String(s) => palisade_json::char_count(s.as_str()) as u64,
             Value::Bytes(b) => b.len() as u64,
@@ -1101,7 +1101,7 @@ impl Value<'_> {
 }
 
 /// A map key must be a string, an integer or a bool (cel-go: `unsupported key type`).
-pub(crate) fn check_key(k: &Value<'_>) -> Result<(), EvalError> {
+pub fn check_key(k: &Value<'_>) -> Result<(), EvalError> {
     match k {
         Value::String(_) | Value::Int(_) | Value::Uint(_) | Value::Bool(_) => Ok(()),
         _ => Err(EvalError::new(format!(
@@ -1113,7 +1113,7 @@ pub(crate) fn check_key(k: &Value<'_>) -> Result<(), EvalError> {
 
 /// A key as cel-go prints one with `%v` (`no such key: k`, `insert failed: key k already exists`): a string without
 /// quotes, a uint without its `u`, a double as Go's `%g`.
-pub(crate) fn key_display(k: &Value<'_>) -> String {
+pub fn key_display(k: &Value<'_>) -> String {
     match k {
         Value::String(s) => s.as_str().to_string(),
         Value::Uint(u) => u.to_string(),

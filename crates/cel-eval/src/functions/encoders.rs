@@ -9,7 +9,7 @@ use super::names::Base64Fn;
 use crate::error::EvalError;
 use crate::value::Value;
 
-pub(crate) fn call<'a>(f: Base64Fn, args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
+pub fn call<'a>(f: Base64Fn, args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
     if args.len() != 1 {
         return nso();
     }

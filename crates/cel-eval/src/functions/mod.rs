@@ -33,15 +33,17 @@ use crate::error::EvalError;
 use crate::value::Value;
 use args::{STRING_TRAVERSAL_FACTOR, ceil_cost, nso};
 
-pub(crate) use conversions::convert_const;
-pub(crate) use names::{Function, Method, is_namespaced};
-pub(crate) use operators::{binary, binary_cost, map_insert, negate};
-pub(crate) use optional::is_zero;
-pub(crate) use strings::format_double_g;
+pub use conversions::convert_const;
+#[cfg(feature = "extensions")]
+pub use names::MathFn;
+pub use names::{Function, KubeFn, MAP_INSERT, Method, is_namespaced};
+pub use operators::{binary, binary_cost, map_insert, negate};
+pub use optional::is_zero;
+pub use strings::format_double_g;
 
 /// What a call expression calls, resolved when the program is compiled.
 #[derive(Debug)]
-pub(crate) struct Call {
+pub struct Call {
     pub target: Target,
     /// The literal pattern of `matches`, `find` or `findAll`, compiled with the program.
     pub regex: Option<Regex>,
@@ -49,7 +51,7 @@ pub(crate) struct Call {
 
 /// The function a call names.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Target {
+pub enum Target {
     /// `f(args)`, or a namespaced `ns.f(args)`.
     Global(Function),
     /// `recv.f(args)`.
@@ -62,7 +64,7 @@ pub(crate) enum Target {
 }
 
 /// Calls `f` (global or namespaced).
-pub(crate) fn global<'a>(
+pub fn global<'a>(
     ctx: &mut Meter<'_, 'a>,
     f: Function,
     mut args: Vec<Value<'a>>,
@@ -121,7 +123,7 @@ pub(crate) fn global<'a>(
 }
 
 /// Calls `method` on `recv`: the receiver's kind picks the library.
-pub(crate) fn member<'a>(
+pub fn member<'a>(
     ctx: &mut Meter<'_, 'a>,
     method: Method,
     recv: Value<'a>,

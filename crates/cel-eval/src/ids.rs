@@ -10,7 +10,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// rustc's Fx hasher: each word is mixed in with a rotate, an xor and a multiplication.
 #[derive(Default, Clone, Copy)]
-pub(crate) struct IdHasher(u64);
+pub struct IdHasher(u64);
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
@@ -45,11 +45,11 @@ impl Hasher for IdHasher {
     }
 }
 
-pub(crate) type Ids = BuildHasherDefault<IdHasher>;
+pub type Ids = BuildHasherDefault<IdHasher>;
 /// A map from expression id.
-pub(crate) type IdMap<V> = HashMap<i64, V, Ids>;
+pub type IdMap<V> = HashMap<i64, V, Ids>;
 /// A set of expression ids.
-pub(crate) type IdSet = HashSet<i64, Ids>;
+pub type IdSet = HashSet<i64, Ids>;
 
 #[cfg(test)]
 mod tests {

@@ -13,7 +13,7 @@ use crate::value::Value;
 /// library/cost.go `CallCost` for the authorizer library: `check` a fixed 350,000 (so that an
 /// expression holds at most two checks), `fieldSelector` and `labelSelector` the parse of the
 /// selector into its requirements, and every other builder and accessor 1.
-pub(crate) fn cost<'a>(ctx: &mut Meter<'_, 'a>, method: Method, args: &[Value<'a>]) -> u64 {
+pub fn cost<'a>(ctx: &mut Meter<'_, 'a>, method: Method, args: &[Value<'a>]) -> u64 {
     match (method, args.first()) {
         (Method::Check, _) => 350_000,
         (Method::FieldSelector | Method::LabelSelector, Some(v)) => selector_cost(ctx.size(v)),
@@ -31,7 +31,7 @@ fn selector_cost(len: u64) -> u64 {
         .saturating_add(ceil_cost(requirements, 50.0))
 }
 
-pub(crate) fn member<'a>(
+pub fn member<'a>(
     method: Method,
     a: &AuthzValue<'a>,
     args: &[Value<'a>],

@@ -20,14 +20,13 @@ use cel_core::{CelType, FunctionDecl, OverloadDecl, ProtoTypeResolver, ResolvedP
 use crate::error::EvalError;
 
 /// approver-policy's `cr` message.
-pub(crate) const T_CERTIFICATE_REQUEST: &str =
+pub const T_CERTIFICATE_REQUEST: &str =
     "cm.io.policy.pkg.internal.approver.validation.CertificateRequest";
 /// approver-policy's `SAType`.
-pub(crate) const T_SERVICE_ACCOUNT: &str =
-    "cm.io.policy.pkg.internal.approver.validation.ServiceAccount";
+pub const T_SERVICE_ACCOUNT: &str = "cm.io.policy.pkg.internal.approver.validation.ServiceAccount";
 
 /// The fields of `cr`, in proto field order.
-pub(crate) const CR_FIELDS: &[&str] = &["name", "namespace", "username", "groups"];
+pub const CR_FIELDS: &[&str] = &["name", "namespace", "username", "groups"];
 
 fn cr_field_type(field: &str) -> Option<CelType> {
     match field {
@@ -45,7 +44,7 @@ pub struct ServiceAccount {
 }
 
 /// Checker declarations of the service-account library, with upstream's overload ids.
-pub(crate) fn decls() -> Vec<FunctionDecl> {
+pub fn decls() -> Vec<FunctionDecl> {
     let sa = || CelType::message(T_SERVICE_ACCOUNT);
     vec![
         FunctionDecl::new("serviceAccount").with_overload(OverloadDecl::function(
@@ -77,7 +76,7 @@ const INVALID_USERNAME: &str = "Username must be in the form system:serviceaccou
 /// k8s.io/apiserver/pkg/authentication/serviceaccount `SplitUsername`: the namespace must be a
 /// DNS-1123 label (`ValidateNamespaceName`), the name a DNS-1123 subdomain
 /// (`ValidateServiceAccountName`).
-pub(crate) fn split_username(username: &str) -> Result<ServiceAccount, &'static str> {
+pub fn split_username(username: &str) -> Result<ServiceAccount, &'static str> {
     let rest = username.strip_prefix(SA_PREFIX).ok_or(INVALID_USERNAME)?;
     let mut parts = rest.split(':');
     let (Some(namespace), Some(name), None) = (parts.next(), parts.next(), parts.next()) else {
@@ -101,7 +100,7 @@ fn is_dns1123_subdomain(s: &str) -> bool {
 }
 
 /// `serviceAccount(username)`, with approver-policy's error wording.
-pub(crate) fn service_account(username: &str) -> Result<ServiceAccount, EvalError> {
+pub fn service_account(username: &str) -> Result<ServiceAccount, EvalError> {
     split_username(username).map_err(|err| {
         EvalError::new(format!(
             "Unable to convert to serviceaccount: err: {err}, username: {username}"
@@ -110,7 +109,7 @@ pub(crate) fn service_account(username: &str) -> Result<ServiceAccount, EvalErro
 }
 
 /// `isServiceAccount(username)`
-pub(crate) fn is_service_account(username: &str) -> bool {
+pub fn is_service_account(username: &str) -> bool {
     split_username(username).is_ok()
 }
 
@@ -119,7 +118,7 @@ pub(crate) fn is_service_account(username: &str) -> bool {
 /// runtime half of [`ProtoRegistry`] (required by `cel_core::Env::with_proto_registry`) is never
 /// reached and answers with an error value.
 #[derive(Debug, Default)]
-pub(crate) struct Messages;
+pub struct Messages;
 
 impl ProtoTypeResolver for Messages {
     fn get_field_type(&self, message: &str, field: &str) -> Option<CelType> {

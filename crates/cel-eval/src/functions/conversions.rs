@@ -11,7 +11,7 @@ use crate::time::{Duration, Timestamp};
 use crate::value::{Const, Value};
 
 /// `int(v)`, `string(v)` …
-pub(crate) fn convert(conv: Conversion, v: Value<'_>) -> Result<Value<'_>, EvalError> {
+pub fn convert(conv: Conversion, v: Value<'_>) -> Result<Value<'_>, EvalError> {
     match conv {
         Conversion::Int => to_int(v),
         Conversion::Uint => to_uint(v),
@@ -50,7 +50,7 @@ pub(crate) fn convert(conv: Conversion, v: Value<'_>) -> Result<Value<'_>, EvalE
 
 /// A type conversion (`overloads.IsTypeConversionFunction`, but `type`) of a constant, done
 /// when the program is compiled; `None` when it is not one or fails.
-pub(crate) fn convert_const(function: Function, c: Const) -> Option<Const> {
+pub fn convert_const(function: Function, c: Const) -> Option<Const> {
     match function {
         Function::Dyn => Some(c),
         Function::Convert(conv) => Const::scalar(&convert(conv, c.to_value()).ok()?),

@@ -28,10 +28,7 @@ fn regex_for<'r>(
 }
 
 /// `matches(s, pattern)`
-pub(crate) fn matches<'a>(
-    args: &[Value<'a>],
-    regex: Option<&Regex>,
-) -> Result<Value<'a>, EvalError> {
+pub fn matches<'a>(args: &[Value<'a>], regex: Option<&Regex>) -> Result<Value<'a>, EvalError> {
     if args.len() != 2 {
         return nso();
     }
@@ -44,7 +41,7 @@ pub(crate) fn matches<'a>(
 }
 
 /// `s.matches(pattern)`, `s.find(pattern)`, `s.findAll(pattern[, limit])`
-pub(crate) fn member<'a>(
+pub fn member<'a>(
     method: Method,
     s: &str,
     args: &[Value<'a>],

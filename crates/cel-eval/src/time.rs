@@ -84,11 +84,7 @@ impl Timestamp {
     }
     /// `getFullYear`, `getMonth` … with cel-go's zero-based month/day-of-year/day-of-month; the
     /// zone is read first, so a bad zone is reported whatever the component (`None`: not a getter).
-    pub(crate) fn component(
-        &self,
-        c: Option<Component>,
-        tz: Option<&str>,
-    ) -> Result<i64, EvalError> {
+    pub fn component(&self, c: Option<Component>, tz: Option<&str>) -> Result<i64, EvalError> {
         let t = self.in_zone(tz)?;
         let Some(c) = c else {
             return Err(EvalError::no_such_overload());
@@ -110,7 +106,7 @@ impl Timestamp {
 
 /// The getters of timestamps (all) and durations (hours to milliseconds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Component {
+pub enum Component {
     FullYear,
     Month,
     DayOfYear,
@@ -125,7 +121,7 @@ pub(crate) enum Component {
 
 impl Component {
     /// The getter `getX` names.
-    pub(crate) fn from_name(name: &str) -> Option<Component> {
+    pub fn from_name(name: &str) -> Option<Component> {
         Some(match name {
             "getFullYear" => Component::FullYear,
             "getMonth" => Component::Month,
@@ -272,7 +268,7 @@ impl Duration {
         }
         Self::from_nanos(if neg { -total } else { total })
     }
-    pub(crate) fn component(&self, c: Component) -> Result<i64, EvalError> {
+    pub fn component(&self, c: Component) -> Result<i64, EvalError> {
         let v = match c {
             Component::Hours => self.nanos() / (3600 * NANOS),
             Component::Minutes => self.nanos() / (60 * NANOS),

@@ -6,36 +6,36 @@ use crate::error::EvalError;
 use crate::value::{List, Value};
 
 /// cel-go common/cost.go
-pub(crate) const STRING_TRAVERSAL_FACTOR: f64 = 0.1;
-pub(crate) const REGEX_LENGTH_FACTOR: f64 = 0.25;
+pub const STRING_TRAVERSAL_FACTOR: f64 = 0.1;
+pub const REGEX_LENGTH_FACTOR: f64 = 0.25;
 
-pub(crate) fn ceil_cost(n: u64, factor: f64) -> u64 {
+pub fn ceil_cost(n: u64, factor: f64) -> u64 {
     (n as f64 * factor).ceil() as u64
 }
 
-pub(crate) fn nso<T>() -> Result<T, EvalError> {
+pub fn nso<T>() -> Result<T, EvalError> {
     Err(EvalError::no_such_overload())
 }
 
-pub(crate) fn arg<'v, 'a>(args: &'v [Value<'a>], i: usize) -> Result<&'v Value<'a>, EvalError> {
+pub fn arg<'v, 'a>(args: &'v [Value<'a>], i: usize) -> Result<&'v Value<'a>, EvalError> {
     args.get(i).ok_or_else(EvalError::no_such_overload)
 }
 
-pub(crate) fn int_arg(args: &[Value<'_>], i: usize) -> Result<i64, EvalError> {
+pub fn int_arg(args: &[Value<'_>], i: usize) -> Result<i64, EvalError> {
     match arg(args, i)? {
         Value::Int(v) => Ok(*v),
         _ => nso(),
     }
 }
 
-pub(crate) fn str_arg<'v>(args: &'v [Value<'_>], i: usize) -> Result<&'v str, EvalError> {
+pub fn str_arg<'v>(args: &'v [Value<'_>], i: usize) -> Result<&'v str, EvalError> {
     match arg(args, i)? {
         Value::String(s) => Ok(s.as_str()),
         _ => nso(),
     }
 }
 
-pub(crate) fn list_arg<'v, 'a>(args: &'v [Value<'a>], i: usize) -> Result<&'v List<'a>, EvalError> {
+pub fn list_arg<'v, 'a>(args: &'v [Value<'a>], i: usize) -> Result<&'v List<'a>, EvalError> {
     match arg(args, i)? {
         Value::List(l) => Ok(l),
         _ => nso(),
@@ -44,7 +44,7 @@ pub(crate) fn list_arg<'v, 'a>(args: &'v [Value<'a>], i: usize) -> Result<&'v Li
 
 /// CEL equality for the Kubernetes helpers, which take a plain predicate: the first error
 /// (a value nested too deeply) is kept in `err` and the comparison counts as unequal.
-pub(crate) fn equality<'e>(
+pub fn equality<'e>(
     err: &'e mut Option<EvalError>,
 ) -> impl FnMut(&Value<'_>, &Value<'_>) -> bool + 'e {
     move |a, b| match a.equals(b) {
@@ -57,11 +57,11 @@ pub(crate) fn equality<'e>(
 }
 
 /// CEL ordering for the Kubernetes helpers: `None` where CEL's comparison has no answer.
-pub(crate) fn ordering(a: &Value<'_>, b: &Value<'_>) -> Option<Ordering> {
+pub fn ordering(a: &Value<'_>, b: &Value<'_>) -> Option<Ordering> {
     a.compare(b).ok().flatten()
 }
 
-pub(crate) fn or_err<T>(v: T, err: Option<EvalError>) -> Result<T, EvalError> {
+pub fn or_err<T>(v: T, err: Option<EvalError>) -> Result<T, EvalError> {
     match err {
         Some(e) => Err(e),
         None => Ok(v),

@@ -53,7 +53,7 @@ impl Budget {
     /// Charge `n` to this expression and to the evaluation. Inlined where it is charged (every node of an evaluation
     /// is): the result stays in registers, and the error is built out of line.
     #[inline(always)]
-    pub(crate) fn charge(&mut self, n: u64) -> Result<(), EvalError> {
+    pub fn charge(&mut self, n: u64) -> Result<(), EvalError> {
         self.call_used = self.call_used.saturating_add(n);
         self.used = self.used.saturating_add(n);
         if self.call_used > self.per_call || self.used > self.total {
@@ -71,23 +71,23 @@ impl Budget {
             EvalError::out_of_budget()
         }
     }
-    pub(crate) fn start_call(&mut self) -> u64 {
+    pub fn start_call(&mut self) -> u64 {
         std::mem::replace(&mut self.call_used, 0)
     }
-    pub(crate) fn end_call(&mut self, saved: u64) {
+    pub fn end_call(&mut self, saved: u64) {
         self.call_used = saved;
     }
 }
 
 /// Sizes of long strings (characters) and large objects (entries), counted once per evaluation so that `size()` and
 /// every size-based charge stay O(1); the value is kept so its address is not reused while the entry lives.
-pub(crate) type Sizes<'a> = HashMap<(usize, usize, bool), (Value<'a>, u64), crate::ids::Ids>;
+pub type Sizes<'a> = HashMap<(usize, usize, bool), (Value<'a>, u64), crate::ids::Ids>;
 
 /// Strings and objects up to this size are measured directly.
 const SIZE_MEMO_FROM: usize = 256;
 
 /// The budget and the size memo of one evaluation, lent to the functions while they run.
-pub(crate) struct Meter<'m, 'a> {
+pub struct Meter<'m, 'a> {
     pub budget: &'m mut Budget,
     pub sizes: &'m mut Sizes<'a>,
 }
@@ -95,7 +95,7 @@ pub(crate) struct Meter<'m, 'a> {
 impl<'a> Meter<'_, 'a> {
     /// cel-go's `actualSize`: characters of a string, bytes, elements of a list, entries of a
     /// map, 1 for anything else; O(1) (long strings and large objects are counted once).
-    pub(crate) fn size(&mut self, v: &Value<'a>) -> u64 {
+    pub fn size(&mut self, v: &Value<'a>) -> u64 {
         let key = match v {
             Value::String(s) if s.as_str().len() > SIZE_MEMO_FROM => {
                 (s.as_str().as_ptr() as usize, s.as_str().len(), false)

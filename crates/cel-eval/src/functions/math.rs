@@ -8,7 +8,7 @@ use super::names::MathFn;
 use crate::error::EvalError;
 use crate::value::Value;
 
-pub(crate) fn call<'a>(f: MathFn, args: Vec<Value<'a>>) -> Result<Value<'a>, EvalError> {
+pub fn call<'a>(f: MathFn, args: Vec<Value<'a>>) -> Result<Value<'a>, EvalError> {
     match f {
         MathFn::Greatest | MathFn::Least => extreme(f == MathFn::Greatest, args),
         _ => math(f, &args),

@@ -20,28 +20,28 @@ use cel_core::{CelType, FunctionDecl, OverloadDecl};
 /// Why one text rather than a table of `&str` tuples: a table row is a dozen pointers and lengths (52 bytes of data
 /// that compress poorly, 18 KB for the libraries); the same rows as text are read once per configure and compress
 /// to a fraction of that.
+#[macro_export]
 macro_rules! rows {
     ($(($name:literal, $id:literal, $member:literal, $params:literal, $result:literal, &[$($tp:literal),*])),* $(,)?) => {
         concat!($($name, ";", $id, ";", $member, ";", $params, ";", $result, ";", $($tp, ",",)* "\n",)*)
     };
 }
-pub(crate) use rows;
 
 /// [`rows!`] with the library's name first on each line (`("strings", ("charAt", ...))`).
+#[macro_export]
 macro_rules! lib_rows {
     ($(($lib:literal, ($name:literal, $id:literal, $member:literal, $params:literal, $result:literal, &[$($tp:literal),*]))),* $(,)?) => {
         concat!($($lib, ";", $name, ";", $id, ";", $member, ";", $params, ";", $result, ";", $($tp, ",",)* "\n",)*)
     };
 }
-pub(crate) use lib_rows;
 
 /// The declarations of `rows` ([`rows!`]), one `FunctionDecl` per row (the environment merges overloads of one name).
-pub(crate) fn declare(rows: &str) -> Vec<FunctionDecl> {
+pub fn declare(rows: &str) -> Vec<FunctionDecl> {
     rows.lines().map(row).collect()
 }
 
 /// The declaration of one line of [`rows!`].
-pub(crate) fn row(line: &str) -> FunctionDecl {
+pub fn row(line: &str) -> FunctionDecl {
     let mut fields = line.split(';');
     let mut next = || fields.next().unwrap_or("");
     let (name, id, member, params, result, tps) = (next(), next(), next(), next(), next(), next());
@@ -61,7 +61,7 @@ pub(crate) fn row(line: &str) -> FunctionDecl {
 }
 
 /// The types of a comma-separated list (`""` is none).
-pub(crate) fn parse_list(text: &str) -> Vec<CelType> {
+pub fn parse_list(text: &str) -> Vec<CelType> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some((t, after)) = next_type(rest) {
@@ -72,7 +72,7 @@ pub(crate) fn parse_list(text: &str) -> Vec<CelType> {
 }
 
 /// One type name (see the module documentation).
-pub(crate) fn parse(text: &str) -> CelType {
+pub fn parse(text: &str) -> CelType {
     next_type(text).map_or(CelType::Dyn, |(t, _)| t)
 }
 
@@ -134,8 +134,9 @@ fn named(name: &str) -> CelType {
 }
 
 /// `t` in the syntax [`parse`] reads (the generators of the tables write it).
-#[cfg(test)]
-pub(crate) fn render(t: &CelType) -> String {
+#[cfg(any(test, feature = "testing"))]
+#[allow(clippy::panic, reason = "test-only generator: a type it cannot write is a bug in the generator")]
+pub fn render(t: &CelType) -> String {
     match t {
         CelType::Bool => "bool".into(),
         CelType::Int => "int".into(),

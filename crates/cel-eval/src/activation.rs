@@ -6,12 +6,12 @@ use std::rc::Rc;
 
 use serde_json::Value as Json;
 
+use crate::Program;
 use crate::authz::{AuthzValue, User};
 use crate::cost::Budget;
 use crate::error::EvalError;
 use crate::eval::{self, MAX_EVAL_DEPTH};
 use crate::value::Value;
-use crate::{Env, Program};
 use palisade_cel_kubernetes::authz as k8s;
 use palisade_cel_kubernetes::cluster::Cluster;
 use palisade_json::Ref;
@@ -28,7 +28,7 @@ type Selection<'a> = (Ref<'a>, &'a str, Option<Ref<'a>>);
 /// (`has(c.securityContext) && c.securityContext.privileged`), and a tape object's field is found by reading its
 /// keys. A tape never changes, so a remembered selection is the selection. Direct-mapped: a miss costs one comparison.
 /// The slots are allocated on the first selection (an activation stays small on the stack).
-pub(crate) struct Selections<'a> {
+pub struct Selections<'a> {
     slots: RefCell<Vec<Option<Selection<'a>>>>,
 }
 
@@ -40,7 +40,7 @@ impl<'a> Selections<'a> {
     }
 
     /// `target.member(field)` read as a selection (a `null` value is absent), remembered.
-    pub(crate) fn select(&self, target: Ref<'a>, field: &'a str) -> Option<Ref<'a>> {
+    pub fn select(&self, target: Ref<'a>, field: &'a str) -> Option<Ref<'a>> {
         let first = field.as_bytes().first().copied().unwrap_or(0);
         let slot = (target.id() as usize)
             .wrapping_mul(31)
@@ -74,71 +74,34 @@ pub type NamespaceFn<'a> = dyn Fn() -> Result<Option<&'a Json>, String> + 'a;
 /// Lazily produces the `request` variable.
 pub type RequestFn<'a> = dyn Fn() -> &'a Json + 'a;
 
-/// The compiled `spec.variables` of a ValidatingAdmissionPolicy.
-#[derive(Clone)]
-pub struct Variables {
+/// The compiled `spec.variables` of a ValidatingAdmissionPolicy, as evaluation reads them (`palisade-cel`'s
+/// `Variables` compiles them and keeps the environment they declare).
+#[derive(Clone, Default)]
+pub struct VariablePrograms {
     names: Vec<String>,
     programs: Vec<Program>,
-    env: Env,
 }
 
-impl std::fmt::Debug for Variables {
+impl std::fmt::Debug for VariablePrograms {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Variables")
+        f.debug_struct("VariablePrograms")
             .field("names", &self.names)
             .finish()
     }
 }
 
-impl Variables {
-    /// Compiles variables in order; each may use the ones before it as `variables.<name>`.
-    /// On failure returns the index of the failing variable and its error.
-    pub fn compile(
-        env: &Env,
-        vars: &[(&str, &str)],
-    ) -> Result<Variables, (usize, crate::CompileError)> {
-        let mut cur = env.clone();
-        let mut names = Vec::with_capacity(vars.len());
-        let mut programs = Vec::with_capacity(vars.len());
-        for (i, (name, expr)) in vars.iter().enumerate() {
-            let prog = cur.compile(expr, crate::Expect::Any).map_err(|e| (i, e))?;
-            cur.declare_variable(
-                &format!("variables.{name}"),
-                variable_type(prog.result_type()),
-            );
-            names.push((*name).to_string());
-            programs.push(prog);
-        }
-        Ok(Variables {
-            names,
-            programs,
-            env: cur,
-        })
-    }
-
-    /// The environment in which the policy's other expressions are compiled: it declares
-    /// every `variables.<name>` with its inferred type.
-    pub fn env(&self) -> &Env {
-        &self.env
-    }
-
-    /// `base` with every `variables.<name>` declared as in [`Variables::env`] (a
-    /// messageExpression is compiled without `authorizer` but with the policy's variables).
-    pub fn declare_in(&self, mut base: Env) -> Env {
-        for (name, prog) in self.names.iter().zip(&self.programs) {
-            base.declare_variable(
-                &format!("variables.{name}"),
-                variable_type(prog.result_type()),
-            );
-        }
-        base
+impl VariablePrograms {
+    /// Adds the variable `name`, compiled to `program`, after the others.
+    pub fn push(&mut self, name: &str, program: Program) {
+        self.names.push(name.to_string());
+        self.programs.push(program);
     }
 
     pub fn names(&self) -> &[String] {
         &self.names
     }
 
-    /// The compiled expressions, in the order of [`Variables::names`].
+    /// The compiled expressions, in the order of [`VariablePrograms::names`].
     pub fn programs(&self) -> &[Program] {
         &self.programs
     }
@@ -152,38 +115,6 @@ impl Variables {
     }
 }
 
-/// The type a variable is declared with (kube-apiserver composition.go
-/// `convertCelTypeToDeclType`): primitives, timestamps, durations, lists and maps keep their
-/// type (their parameters converted alike); anything else (an object type such as
-/// `kubernetes.UserInfo`, an abstract type, a type parameter) becomes `dyn`.
-fn variable_type(t: &cel_core::CelType) -> cel_core::CelType {
-    variable_type_at(t, 0)
-}
-
-fn variable_type_at(t: &cel_core::CelType, depth: u32) -> cel_core::CelType {
-    use cel_core::CelType;
-    if depth > 32 {
-        return CelType::Dyn;
-    }
-    match t {
-        CelType::Bool
-        | CelType::Int
-        | CelType::UInt
-        | CelType::Double
-        | CelType::String
-        | CelType::Bytes
-        | CelType::Timestamp
-        | CelType::Duration
-        | CelType::Null => t.clone(),
-        CelType::List(e) => CelType::list(variable_type_at(e, depth + 1)),
-        CelType::Map(k, v) => CelType::map(
-            variable_type_at(k, depth + 1),
-            variable_type_at(v, depth + 1),
-        ),
-        _ => CelType::Dyn,
-    }
-}
-
 type Cached<'a> = Option<Result<Value<'a>, EvalError>>;
 
 /// The bindings of one evaluation. Build it once per request and evaluate every expression
@@ -192,7 +123,7 @@ pub struct Activation<'a> {
     vars: Vec<(&'a str, Value<'a>)>,
     request: Option<&'a RequestFn<'a>>,
     request_cache: std::cell::OnceCell<Value<'a>>,
-    variables: Option<&'a Variables>,
+    variables: Option<&'a VariablePrograms>,
     cache: RefCell<Vec<Cached<'a>>>,
     authorizer: Option<&'a dyn Cluster>,
     namespace: Option<&'a NamespaceFn<'a>>,
@@ -271,7 +202,7 @@ impl<'a> Activation<'a> {
     }
 
     /// The policy's compiled variables, evaluated lazily and cached in this activation.
-    pub fn variables(mut self, vars: &'a Variables) -> Self {
+    pub fn variables(mut self, vars: &'a VariablePrograms) -> Self {
         self.variables = Some(vars);
         self.cache = RefCell::new(vec![None; vars.len()]);
         self

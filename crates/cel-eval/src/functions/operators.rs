@@ -12,7 +12,7 @@ use crate::error::EvalError;
 use crate::value::key_display;
 use crate::value::{List, Map, OwnedMap, Value};
 
-pub(crate) fn negate(v: Value<'_>) -> Result<Value<'_>, EvalError> {
+pub fn negate(v: Value<'_>) -> Result<Value<'_>, EvalError> {
     match v {
         Value::Int(i) => i
             .checked_neg()
@@ -25,7 +25,7 @@ pub(crate) fn negate(v: Value<'_>) -> Result<Value<'_>, EvalError> {
 
 /// The cost of an operator (cel-go `CostTracker.costCall`), given how to size its operands
 /// (`actualSize`: characters of a string, bytes, elements, entries; 1 for anything else).
-pub(crate) fn binary_cost<'a>(
+pub fn binary_cost<'a>(
     op: BinaryOp,
     l: &Value<'a>,
     r: &Value<'a>,
@@ -67,7 +67,7 @@ pub(crate) fn binary_cost<'a>(
     }
 }
 
-pub(crate) fn binary<'a>(op: BinaryOp, l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
+pub fn binary<'a>(op: BinaryOp, l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
     match op {
         BinaryOp::Eq => Ok(Value::Bool(l.equals(&r)?)),
         BinaryOp::Ne => Ok(Value::Bool(!l.equals(&r)?)),
@@ -129,7 +129,7 @@ pub(crate) fn binary<'a>(op: BinaryOp, l: Value<'a>, r: Value<'a>) -> Result<Val
     }
 }
 
-pub(crate) fn add<'a>(l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
+pub fn add<'a>(l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
     match (l, r) {
         (Value::Int(a), Value::Int(b)) => a
             .checked_add(b)
@@ -180,7 +180,7 @@ fn sub<'a>(l: Value<'a>, r: Value<'a>) -> Result<Value<'a>, EvalError> {
 }
 
 /// `elem in container`
-pub(crate) fn contains_elem(container: &Value<'_>, elem: &Value<'_>) -> Result<bool, EvalError> {
+pub fn contains_elem(container: &Value<'_>, elem: &Value<'_>) -> Result<bool, EvalError> {
     match container {
         Value::List(l) => {
             for v in l.iter() {
@@ -204,7 +204,7 @@ pub(crate) fn contains_elem(container: &Value<'_>, elem: &Value<'_>) -> Result<b
 
 /// cel-go's `cel.@mapInsert` (`transformMap`, `transformMapEntry`): `(map, key, value)` or `(map, entries)`, the map with
 /// them added. The map is changed in place when it is the only reference to it (a loop's accumulator).
-pub(crate) fn map_insert(args: Vec<Value<'_>>) -> Result<Value<'_>, EvalError> {
+pub fn map_insert(args: Vec<Value<'_>>) -> Result<Value<'_>, EvalError> {
     let mut args = args.into_iter();
     let (Some(Value::Map(m)), Some(first), second, None) =
         (args.next(), args.next(), args.next(), args.next())

@@ -36,11 +36,11 @@ impl std::fmt::Debug for AuthzValue<'_> {
     }
 }
 
-pub(crate) const T_AUTHORIZER: &str = "kubernetes.authorization.Authorizer";
-pub(crate) const T_PATH: &str = "kubernetes.authorization.PathCheck";
-pub(crate) const T_GROUP: &str = "kubernetes.authorization.GroupCheck";
-pub(crate) const T_RESOURCE: &str = "kubernetes.authorization.ResourceCheck";
-pub(crate) const T_DECISION: &str = "kubernetes.authorization.Decision";
+pub const T_AUTHORIZER: &str = "kubernetes.authorization.Authorizer";
+pub const T_PATH: &str = "kubernetes.authorization.PathCheck";
+pub const T_GROUP: &str = "kubernetes.authorization.GroupCheck";
+pub const T_RESOURCE: &str = "kubernetes.authorization.ResourceCheck";
+pub const T_DECISION: &str = "kubernetes.authorization.Decision";
 
 impl AuthzValue<'_> {
     pub fn type_name(&self) -> &'static str {
@@ -55,6 +55,6 @@ impl AuthzValue<'_> {
 }
 
 /// Puts a question to the host; a missing host or a host error becomes an errored decision.
-pub(crate) fn run(authz: Option<&dyn Cluster>, query: &AccessQuery) -> k8s::Decision {
+pub fn run(authz: Option<&dyn Cluster>, query: &AccessQuery) -> k8s::Decision {
     k8s::Decision::ask(authz, query)
 }

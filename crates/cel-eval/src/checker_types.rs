@@ -5,13 +5,14 @@
 //! error, and this module writes them once for every checker-only type table.
 
 /// The answer of every runtime hook: never reached, since our own evaluator runs the programs.
-pub(crate) fn not_evaluated() -> cel_core::Value {
+pub fn not_evaluated() -> cel_core::Value {
     cel_core::Value::error(cel_core::EvalError::internal(
         "palisade-cel evaluates with its own evaluator",
     ))
 }
 
 /// Implement cel-core's `ProtoRegistry` runtime hooks for a checker-only type table.
+#[macro_export]
 macro_rules! checker_only_registry {
     ($ty:ty) => {
         impl cel_core::ProtoRegistry for $ty {
@@ -63,4 +64,4 @@ macro_rules! checker_only_registry {
     };
 }
 
-pub(crate) use checker_only_registry;
+pub use checker_only_registry;

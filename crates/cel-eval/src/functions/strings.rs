@@ -13,9 +13,9 @@ use crate::value::{Map, Value};
 use palisade_json::char_count;
 
 /// The largest string an expression may build (8 MiB).
-pub(crate) const MAX_STRING_BYTES: u64 = 8 << 20;
+pub const MAX_STRING_BYTES: u64 = 8 << 20;
 
-pub(crate) fn check_len(n: u64) -> Result<(), EvalError> {
+pub fn check_len(n: u64) -> Result<(), EvalError> {
     if n > MAX_STRING_BYTES {
         return Err(EvalError::new(format!(
             "string of {n} bytes exceeds the limit of {MAX_STRING_BYTES} bytes"
@@ -70,7 +70,7 @@ fn cp_index_of(s: &str, byte: usize) -> i64 {
 }
 
 /// The cost of `method` on a string of `size` characters (cel-go `costCall`, library/cost.go).
-pub(crate) fn member_cost<'a>(
+pub fn member_cost<'a>(
     ctx: &mut Meter<'_, 'a>,
     method: Method,
     s: &str,
@@ -125,7 +125,7 @@ fn ends_with(s: &str, suffix: &str) -> bool {
 
 /// `method` on the string `s` (of `size` characters), its cost already charged; `regex` is the
 /// literal pattern compiled with the program.
-pub(crate) fn member<'a>(
+pub fn member<'a>(
     ctx: &mut Meter<'_, 'a>,
     method: Method,
     s: &str,
@@ -319,7 +319,7 @@ fn split(s: &str, sep: &str, n: i64) -> Vec<String> {
 }
 
 /// `strings.quote`
-pub(crate) fn quote(s: &str) -> String {
+pub fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -341,7 +341,7 @@ pub(crate) fn quote(s: &str) -> String {
 }
 
 /// Go's `strconv.FormatFloat(d, 'g', -1, 64)` as cel-go's `string(double)` uses it.
-pub(crate) fn format_double_g(d: f64) -> String {
+pub fn format_double_g(d: f64) -> String {
     if d.is_nan() {
         return "NaN".into();
     }
@@ -526,7 +526,7 @@ fn map_string(m: &Map<'_>) -> Result<String, EvalError> {
 }
 
 /// The strings extension's `format`.
-pub(crate) fn format(fmt: &str, args: &[Value<'_>]) -> Result<String, EvalError> {
+pub fn format(fmt: &str, args: &[Value<'_>]) -> Result<String, EvalError> {
     let mut out = String::new();
     let mut chars = fmt.chars().peekable();
     let mut argi = 0usize;
@@ -669,7 +669,7 @@ pub(crate) fn format(fmt: &str, args: &[Value<'_>]) -> Result<String, EvalError>
 }
 
 /// `string(x)`: the CEL string conversion of a value.
-pub(crate) fn to_string(v: Value<'_>) -> Result<Value<'_>, EvalError> {
+pub fn to_string(v: Value<'_>) -> Result<Value<'_>, EvalError> {
     Ok(match v {
         Value::String(s) => Value::String(s),
         Value::Int(i) => Value::string(i.to_string()),

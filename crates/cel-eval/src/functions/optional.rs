@@ -9,7 +9,7 @@ use super::names::{Method, OptionalFn};
 use crate::error::EvalError;
 use crate::value::Value;
 
-pub(crate) fn call<'a>(f: OptionalFn, mut args: Vec<Value<'a>>) -> Result<Value<'a>, EvalError> {
+pub fn call<'a>(f: OptionalFn, mut args: Vec<Value<'a>>) -> Result<Value<'a>, EvalError> {
     match (f, args.len()) {
         (OptionalFn::Of, 1) => Ok(Value::Optional(Some(Rc::new(args.swap_remove(0))))),
         (OptionalFn::None, 0) => Ok(Value::Optional(None)),
@@ -25,7 +25,7 @@ pub(crate) fn call<'a>(f: OptionalFn, mut args: Vec<Value<'a>>) -> Result<Value<
     }
 }
 
-pub(crate) fn member<'a>(
+pub fn member<'a>(
     method: Method,
     o: Option<Rc<Value<'a>>>,
     mut args: Vec<Value<'a>>,
@@ -50,7 +50,7 @@ pub(crate) fn member<'a>(
 
 /// The zero value of its type (`optional.ofNonZeroValue`; proto3 presence of approver-policy's
 /// `cr` fields).
-pub(crate) fn is_zero(v: &Value<'_>) -> bool {
+pub fn is_zero(v: &Value<'_>) -> bool {
     match v {
         Value::Null => true,
         Value::Bool(b) => !b,

@@ -32,7 +32,7 @@ fn allocating(work: f64) -> u64 {
 /// The cost of `method` on the list `l` of `size` elements with `args`: the lists extension as kube-apiserver enables
 /// it since 1.34 (cel-go's `ext.Lists(ext.ListsVersion(3))`, whose trackers charge by the size of what is built, and
 /// `sort` and `distinct` as n² comparisons), the Kubernetes lists library's traversals, the rest 1.
-pub(crate) fn member_cost(method: Method, l: &List<'_>, size: u64, args: &[Value<'_>]) -> u64 {
+pub fn member_cost(method: Method, l: &List<'_>, size: u64, args: &[Value<'_>]) -> u64 {
     match method {
         Method::Size | Method::First | Method::Last => 1,
         // library/cost.go `join`: ceil(size(result) * 2 * 0.1), charged in [`member`] from the
@@ -110,7 +110,7 @@ fn traversal_cost(v: &Value<'_>) -> u64 {
 }
 
 /// `method` on the list `l`, its cost ([`member_cost`]) already charged.
-pub(crate) fn member<'a>(
+pub fn member<'a>(
     ctx: &mut Meter<'_, 'a>,
     method: Method,
     l: &List<'a>,
@@ -372,12 +372,12 @@ fn flatten<'a>(l: &List<'a>, depth: i64, out: &mut Vec<Value<'a>>) {
 }
 
 /// The cost of `lists.range(n)`: trackListOutputSize, the `n` elements it builds (none when `n` is negative).
-pub(crate) fn range_cost(n: i64) -> u64 {
+pub fn range_cost(n: i64) -> u64 {
     allocating(n.max(0) as f64)
 }
 
 /// `lists.range(n)`
-pub(crate) fn range<'a>(args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
+pub fn range<'a>(args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
     if args.len() != 1 {
         return nso();
     }

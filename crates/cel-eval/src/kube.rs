@@ -7,7 +7,7 @@ use std::fmt;
 
 use cel_core::{CelType, FunctionDecl, OverloadDecl};
 
-use crate::signature::{self, rows};
+use crate::{rows, signature};
 use palisade_cel_kubernetes::cidr::Cidr;
 use palisade_cel_kubernetes::format::Format;
 use palisade_cel_kubernetes::ip::Ip;
@@ -15,15 +15,15 @@ use palisade_cel_kubernetes::quantity::Quantity;
 use palisade_cel_kubernetes::semver::Semver;
 use palisade_cel_kubernetes::url::Url;
 
-pub(crate) const T_QUANTITY: &str = "kubernetes.Quantity";
-pub(crate) const T_SEMVER: &str = "kubernetes.Semver";
-pub(crate) const T_IP: &str = "net.IP";
-pub(crate) const T_CIDR: &str = "net.CIDR";
-pub(crate) const T_URL: &str = "kubernetes.URL";
-pub(crate) const T_FORMAT: &str = "kubernetes.NamedFormat";
+pub const T_QUANTITY: &str = "kubernetes.Quantity";
+pub const T_SEMVER: &str = "kubernetes.Semver";
+pub const T_IP: &str = "net.IP";
+pub const T_CIDR: &str = "net.CIDR";
+pub const T_URL: &str = "kubernetes.URL";
+pub const T_FORMAT: &str = "kubernetes.NamedFormat";
 
 /// Type names usable as type constants (`type(ip("::1")) == net.IP`).
-pub(crate) const TYPE_NAMES: &[&str] = &[T_QUANTITY, T_SEMVER, T_IP, T_CIDR, T_URL, T_FORMAT];
+pub const TYPE_NAMES: &[&str] = &[T_QUANTITY, T_SEMVER, T_IP, T_CIDR, T_URL, T_FORMAT];
 
 /// A Kubernetes library value.
 #[derive(Clone, Debug)]
@@ -51,7 +51,7 @@ impl KubeValue {
         }
     }
 
-    pub(crate) fn equals(&self, other: &KubeValue) -> bool {
+    pub fn equals(&self, other: &KubeValue) -> bool {
         match (self, other) {
             (KubeValue::Quantity(a), KubeValue::Quantity(b)) => a == b,
             (KubeValue::Semver(a), KubeValue::Semver(b)) => a == b,
@@ -65,7 +65,7 @@ impl KubeValue {
     }
 
     /// `string(ip)`, `string(cidr)`
-    pub(crate) fn to_cel_string(&self) -> Option<String> {
+    pub fn to_cel_string(&self) -> Option<String> {
         match self {
             KubeValue::Ip(i) => Some(i.to_string()),
             KubeValue::Cidr(c) => Some(c.to_string()),
@@ -159,7 +159,7 @@ const ROWS: &str = rows![
 ];
 
 /// Checker declarations, with upstream's overload ids.
-pub(crate) fn decls() -> Vec<FunctionDecl> {
+pub fn decls() -> Vec<FunctionDecl> {
     let mut v = signature::declare(ROWS);
     for format in Format::all() {
         let name = format!("format.{}", format.cel_name());

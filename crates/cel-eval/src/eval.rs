@@ -13,15 +13,15 @@ use crate::value::{
 };
 
 /// Maximum evaluation nesting (expression depth plus nested variable evaluations).
-pub(crate) const MAX_EVAL_DEPTH: u32 = 256;
+pub const MAX_EVAL_DEPTH: u32 = 256;
 
 /// cel-go's cost constants (common/cost.go).
-pub(crate) const LIST_CREATE_COST: u64 = 10;
-pub(crate) const MAP_CREATE_COST: u64 = 30;
+pub const LIST_CREATE_COST: u64 = 10;
+pub const MAP_CREATE_COST: u64 = 30;
 
 /// The names an expression reads: what the evaluator asks of the variables bound for it (implemented by
 /// [`crate::Activation`], which evaluates composited `variables.*` lazily through [`run`]).
-pub(crate) trait Scope<'a> {
+pub trait Scope<'a> {
     /// Whether `name` is bound.
     fn has(&self, name: &str) -> bool;
     /// Exact-name lookup, used when no checker references exist.
@@ -36,7 +36,7 @@ pub(crate) trait Scope<'a> {
 
 /// A compiled expression: the AST, the checker's references, each call resolved once.
 #[derive(Debug)]
-pub(crate) struct Compiled {
+pub struct Compiled {
     pub expr: SpannedExpr,
     pub refs: IdMap<ReferenceInfo>,
     /// Every call node's resolved function and literal regex (by node id).
@@ -61,7 +61,7 @@ pub(crate) struct Compiled {
 
 type Slot<'a> = Result<Value<'a>, EvalError>;
 
-pub(crate) struct Ctx<'p, 'a, 'c, S: ?Sized> {
+pub struct Ctx<'p, 'a, 'c, S: ?Sized> {
     prog: &'p Compiled,
     pub act: &'c S,
     pub budget: &'c mut Budget,
@@ -81,9 +81,9 @@ pub(crate) struct Ctx<'p, 'a, 'c, S: ?Sized> {
 /// in such loops; kube-apiserver stops them when the request's time runs out, with cel-go's `operation interrupted`.
 /// The bound is Kubernetes' per-expression cost limit: an expression whose iterations all cost something exceeds that
 /// limit first, so only loops cel-go charges nothing for ever meet it.
-pub(crate) const MAX_ITERATIONS: u64 = 1_000_000;
+pub const MAX_ITERATIONS: u64 = 1_000_000;
 
-pub(crate) fn run<'a, S: Scope<'a> + ?Sized>(
+pub fn run<'a, S: Scope<'a> + ?Sized>(
     prog: &'a Compiled,
     act: &S,
     budget: &mut Budget,
@@ -108,7 +108,7 @@ fn is_accu(name: &str) -> bool {
 
 impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
     /// The cost meter of this evaluation, for the functions.
-    pub(crate) fn meter(&mut self) -> Meter<'_, 'a> {
+    pub fn meter(&mut self) -> Meter<'_, 'a> {
         Meter {
             budget: self.budget,
             sizes: &mut self.sizes,
@@ -116,7 +116,7 @@ impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
     }
 
     /// cel-go's `actualSize` ([`Meter::size`]).
-    pub(crate) fn size(&mut self, v: &Value<'a>) -> u64 {
+    pub fn size(&mut self, v: &Value<'a>) -> u64 {
         self.meter().size(v)
     }
 
@@ -560,8 +560,8 @@ impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
         // `all` and `exists` take the short way while nothing they skip could fail on depth
         let shape = match Shape::of(c) {
             Shape::All(_) | Shape::Exists(_) if self.depth + 2 > MAX_EVAL_DEPTH => Shape::Other,
-            #[cfg(test)]
-            _ if tests::GENERAL_ONLY.get() => Shape::Other,
+            #[cfg(feature = "testing")]
+            _ if testing::GENERAL_ONLY.get() => Shape::Other,
             shape => shape,
         };
         let result = self.comprehension_loop(c, &range, accu_idx, two, shape);
@@ -718,7 +718,7 @@ impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
                 self.append_step(right, accu_idx)
             }
             Expr::Call { expr, args }
-                if matches!(&expr.node, Expr::Ident(f) if f == crate::compile::MAP_INSERT)
+                if matches!(&expr.node, Expr::Ident(f) if f == crate::functions::MAP_INSERT)
                     && matches!(args.first().map(|a| &a.node), Some(Expr::Ident(n)) if is_accu(n)) =>
             {
                 self.insert_step(args.get(1..).unwrap_or_default(), accu_idx)
@@ -861,7 +861,7 @@ impl<'p> Shape<'p> {
 }
 
 /// `a.b.c` as a dotted name, if the chain is only identifiers.
-pub(crate) fn qualified_name(e: &SpannedExpr) -> Option<String> {
+pub fn qualified_name(e: &SpannedExpr) -> Option<String> {
     match &e.node {
         Expr::Ident(n) => Some(n.clone()),
         Expr::RootIdent(n) => Some(n.clone()),
@@ -905,11 +905,7 @@ fn element<'a>(v: Value<'a>, optional: bool) -> Result<Option<Value<'a>>, EvalEr
 }
 
 /// `target.field`
-pub(crate) fn select<'a>(
-    target: &Value<'a>,
-    field: &str,
-    strict: bool,
-) -> Result<Value<'a>, EvalError> {
+pub fn select<'a>(target: &Value<'a>, field: &str, strict: bool) -> Result<Value<'a>, EvalError> {
     match target {
         Value::Map(m) => m
             .get_str(field)
@@ -956,7 +952,7 @@ fn list_index(l: &List<'_>, idx: &Value<'_>) -> Result<usize, EvalError> {
 }
 
 /// `target[idx]`
-pub(crate) fn index_value<'a>(
+pub fn index_value<'a>(
     target: &Value<'a>,
     idx: &Value<'_>,
     strict: bool,
@@ -1021,95 +1017,13 @@ fn index_optional<'a>(
     }
 }
 
-#[cfg(test)]
-mod tests {
+/// What `palisade-cel`'s tests reach (the crate's `testing` feature; never in a shipped module).
+#[cfg(feature = "testing")]
+pub mod testing {
     use std::cell::Cell;
-
-    use crate::{Activation, Budget, Env, Expect};
 
     thread_local! {
         /// Every comprehension evaluated by the general loop (no [`super::Shape`] short way).
-        pub(super) static GENERAL_ONLY: Cell<bool> = const { Cell::new(false) };
-    }
-
-    /// The result (as text) and the cost of `src` over `object`, with a budget of `limit` per call.
-    fn run(src: &str, limit: u64, general: bool) -> (String, u64) {
-        let object = serde_json::json!({
-            "items": [1, 2, 3],
-            "mixed": [1, "a", null, true, false],
-            "none": [],
-            "labels": {"a": "x", "b": "y"},
-            "containers": [{"name": "a", "ok": true}, {"name": "b"}, {"name": "c", "ok": false}],
-        });
-        let prog = match Env::admission().compile(src, Expect::Any) {
-            Ok(p) => p,
-            Err(e) => return (format!("compile: {e}"), 0),
-        };
-        let act = Activation::new().bind_json("object", Some(&object));
-        let mut budget = Budget::new(limit, u64::MAX);
-        GENERAL_ONLY.set(general);
-        let out = prog.eval(&act, &mut budget);
-        GENERAL_ONLY.set(false);
-        let shown = match out {
-            Ok(v) => format!("{v:?}"),
-            Err(e) => format!("error: {e} ({:?})", e.kind()),
-        };
-        (shown, budget.used())
-    }
-
-    /// `all` and `exists` answer, fail and cost the same through [`super::Shape`]'s short way as through the general
-    /// loop: errors absorbed by a deciding element or kept, non-booleans, early stops, two variables, maps, nesting,
-    /// and the per-call cost limit reached inside a loop.
-    #[test]
-    fn all_and_exists_take_the_short_way_to_the_same_answer_and_cost() {
-        let exprs = [
-            "object.items.all(x, x > 0)",
-            "object.items.all(x, x > 1)",
-            "object.items.exists(x, x == 2)",
-            "object.items.exists(x, x == 9)",
-            "object.none.all(x, x > 0)",
-            "object.none.exists(x, x > 0)",
-            "object.mixed.all(x, x == 1)",
-            "object.mixed.all(x, x)",
-            "object.mixed.exists(x, x)",
-            "object.mixed.exists(x, x > 0)",
-            "object.mixed.all(x, x > 0)",
-            "object.mixed.all(x, x == 'b' || x > 0)",
-            "object.items.all(x, object.missing == x)",
-            "object.items.exists(x, object.missing == x)",
-            "object.items.exists(x, object.missing == x || x == 3)",
-            "object.items.all(x, x == 3 && object.missing == x)",
-            "object.containers.all(c, has(c.ok) && c.ok)",
-            "object.containers.exists(c, has(c.ok) && !c.ok)",
-            "object.containers.all(c, c.ok)",
-            "object.containers.exists(c, c.ok)",
-            "object.labels.all(k, k.size() == 1)",
-            "object.labels.exists(k, object.labels[k] == 'y')",
-            "object.labels.all(k, v, v != k)",
-            "object.items.exists(i, v, i == 2 && v == 3)",
-            "object.items.all(x, object.items.exists(y, y == x))",
-            "object.items.exists(x, object.items.all(y, y >= x))",
-            "object.items.exists_one(x, x == 2)",
-            "object.items.filter(x, x > 1).all(x, x > 1)",
-        ];
-        for src in exprs {
-            for limit in [u64::MAX, 3, 7, 12] {
-                assert_eq!(
-                    run(src, limit, false),
-                    run(src, limit, true),
-                    "{src} with a per-call limit of {limit}"
-                );
-            }
-        }
-        // not vacuous: the short way is taken, and answers
-        assert_eq!(
-            run("object.items.all(x, x > 0)", u64::MAX, false).0,
-            "Bool(true)"
-        );
-        assert!(
-            run("object.mixed.all(x, x > 0)", u64::MAX, false)
-                .0
-                .starts_with("error")
-        );
+        pub static GENERAL_ONLY: Cell<bool> = const { Cell::new(false) };
     }
 }

@@ -10,7 +10,7 @@ use crate::value::Value;
 
 /// cel-go ext/sets.go `trackSetsCost`: 1 for the call plus the product of the two lists' sizes,
 /// twice that for `sets.equivalent` (a containment each way).
-pub(crate) fn cost(f: SetsFn, args: &[Value<'_>]) -> u64 {
+pub fn cost(f: SetsFn, args: &[Value<'_>]) -> u64 {
     match args.first() {
         Some(Value::List(a)) => {
             let b = args.get(1).map(|v| v.cost_size()).unwrap_or(1);
@@ -24,7 +24,7 @@ pub(crate) fn cost(f: SetsFn, args: &[Value<'_>]) -> u64 {
     }
 }
 
-pub(crate) fn call<'a>(f: SetsFn, args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
+pub fn call<'a>(f: SetsFn, args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
     if args.len() != 2 {
         return nso();
     }
