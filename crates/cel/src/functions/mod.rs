@@ -14,6 +14,7 @@ mod authz;
 mod conversions;
 #[cfg(feature = "extensions")]
 mod encoders;
+mod format;
 mod kube;
 mod lists;
 #[cfg(feature = "extensions")]
@@ -34,6 +35,7 @@ use crate::value::Value;
 use args::{STRING_TRAVERSAL_FACTOR, ceil_cost, nso};
 
 pub(crate) use conversions::convert_const;
+pub(crate) use format::check as check_format;
 pub(crate) use names::{Function, Method, is_namespaced};
 pub(crate) use operators::{binary, binary_cost, map_insert, negate};
 pub(crate) use optional::is_zero;
