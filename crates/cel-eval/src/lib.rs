@@ -25,8 +25,6 @@ pub mod functions;
 pub mod ids;
 #[doc(hidden)]
 pub mod kube;
-#[doc(hidden)]
-pub mod signature;
 mod time;
 #[doc(hidden)]
 pub mod value;

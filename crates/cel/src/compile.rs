@@ -234,7 +234,7 @@ pub(crate) fn compile(
         (IdMap::default(), CelType::Dyn)
     };
     check_result_type(flavor, expect, &result_type)?;
-    let calls = resolve_calls(&expr, &refs)?;
+    let calls = resolve_calls(&expr, &refs, flavor)?;
     let (consts, sets) = fold_constants(&expr);
     let const_calls = has_folded_call(&expr, &consts);
     Ok(Program::new(
@@ -848,6 +848,7 @@ fn ast_depth(root: &SpannedExpr) -> usize {
 fn resolve_calls(
     root: &SpannedExpr,
     refs: &IdMap<ReferenceInfo>,
+    flavor: Flavor,
 ) -> Result<IdMap<Call>, CompileError> {
     let mut out = IdMap::default();
     let mut stack = vec![root];
@@ -875,7 +876,13 @@ fn resolve_calls(
                 }
                 _ => None,
             };
-            let target = call_target(expr, refs.get(&e.id));
+            let target = match call_target(expr, refs.get(&e.id)) {
+                // kube-apiserver's strings extension is at version 2: cel-go's localized `format`
+                Target::Method(Method::Format) if flavor == Flavor::Admission => {
+                    Target::Method(Method::FormatLocalized)
+                }
+                target => target,
+            };
             out.insert(e.id, Call { target, regex });
         }
         stack.extend(children(e));
@@ -1406,6 +1413,9 @@ fn issues_error(mut issues: Vec<(usize, String)>, source: &str) -> CompileError 
 ///   exempts them.
 /// - a literal argument of `duration`, `timestamp` or `matches` (the first argument after the receiver) is valid:
 ///   `invalid duration argument` at the literal.
+/// - a literal format string given a literal list (`'%d'.format([x])`) reads as a format string and each clause takes
+///   its argument's type (`stringFormatValidator` of the strings extension below version 4,
+///   [`crate::functions::check_format`]): at the argument, or at the call for the string itself and the count.
 ///
 /// Each where cel-go places it, in the order of the source.
 fn kubernetes_validations(
@@ -1497,12 +1507,79 @@ fn kubernetes_validations(
                 if let (true, Some(literal)) = (invalid, args.first()) {
                     out.push((at(literal), format!("invalid {name} argument")));
                 }
+                if let (
+                    Expr::Member { expr: receiver, .. },
+                    "format",
+                    [
+                        SpannedExpr {
+                            node: Expr::List(items),
+                            ..
+                        },
+                    ],
+                ) = (&callee.node, name, args.as_slice())
+                    && let Expr::String(fmt) = &receiver.node
+                {
+                    let mut elements = Vec::new();
+                    for item in items {
+                        elements.push(&item.expr);
+                    }
+                    let issue = palisade_cel_eval::functions::check_format(
+                        fmt,
+                        &elements,
+                        &|a| types.get(&a.id).and_then(runtime_type),
+                        &literal_elements,
+                    );
+                    if let Some((node, message)) = issue {
+                        out.push((at(node.unwrap_or(e)), message));
+                    }
+                }
             }
             _ => {}
         }
         stack.extend(children(e).into_iter().map(|c| (c, in_format)));
     }
     out
+}
+
+/// The runtime type a value of the checked type `t` has, as cel-go's format validator compares them (by kind: any
+/// list is a list); `None` for `dyn`, which it lets through.
+fn runtime_type(t: &CelType) -> Option<palisade_cel_eval::Type> {
+    use palisade_cel_eval::Type as T;
+    Some(match t {
+        CelType::Bool => T::Bool,
+        CelType::Int => T::Int,
+        CelType::UInt => T::Uint,
+        CelType::Double => T::Double,
+        CelType::String => T::String,
+        CelType::Bytes => T::Bytes,
+        CelType::List(_) => T::List,
+        CelType::Map(_, _) => T::Map,
+        CelType::Timestamp => T::Timestamp,
+        CelType::Duration => T::Duration,
+        CelType::Null => T::Null,
+        CelType::Type(_) => T::Type,
+        CelType::Optional(_) => T::Optional,
+        CelType::Wrapper(inner) => return runtime_type(inner),
+        CelType::Message(name) | CelType::Enum(name) | CelType::Abstract { name, .. } => {
+            T::Named(std::rc::Rc::from(&**name))
+        }
+        CelType::Dyn
+        | CelType::TypeParam(_)
+        | CelType::TypeVar(_)
+        | CelType::Error
+        | CelType::Function { .. } => {
+            return None;
+        }
+    })
+}
+
+/// Pushes the elements of a list literal, or the keys and values of a map literal, last first (a stack's order).
+fn literal_elements<'e>(e: &'e SpannedExpr, stack: &mut Vec<&'e SpannedExpr>) {
+    match &e.node {
+        Expr::List(items) => stack.extend(items.iter().rev().map(|i| &i.expr)),
+        Expr::Map(entries) => stack.extend(entries.iter().rev().flat_map(|m| [&m.value, &m.key])),
+        _ => {}
+    }
 }
 
 /// cel-go's checker only ranges over lists, maps and `dyn`; cel-core also accepts any other type (`1.all(x, true)`,

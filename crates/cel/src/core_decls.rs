@@ -10,7 +10,7 @@
 
 use cel_core::{CelType, Env, FunctionDecl};
 
-use palisade_cel_eval::{lib_rows, signature};
+use crate::signature::{self, lib_rows};
 
 #[rustfmt::skip]
 const ROWS: &str = lib_rows![
@@ -324,8 +324,8 @@ pub(crate) fn extensions(libs: &[&str], except: &[&str]) -> Vec<FunctionDecl> {
 
 #[cfg(test)]
 mod tests {
+    use crate::signature;
     use cel_core::{Env, FunctionDecl};
-    use palisade_cel_eval::signature;
 
     /// cel-core's standard library, by function name.
     fn standard_library() -> Vec<FunctionDecl> {

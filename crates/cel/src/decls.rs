@@ -1,10 +1,11 @@
 //! Checker declarations: cel-core's standard library and extensions, plus the libraries
 //! Kubernetes enables that cel-core does not declare (sets, lists, regex, authz).
 
-use cel_core::{CelType, Env};
+use cel_core::{CelType, Env, FunctionDecl, OverloadDecl};
+use palisade_cel_kubernetes::format::Format;
 
+use crate::signature::{self, rows};
 use palisade_cel_eval::authz::{T_AUTHORIZER, T_RESOURCE};
-use palisade_cel_eval::{rows, signature};
 
 fn abs(name: &str) -> CelType {
     CelType::abstract_type(name, &[])
@@ -145,7 +146,7 @@ fn admission_library() -> &'static Env {
     LIBRARY.get_or_init(|| {
         let mut env = kubernetes_library()
             .with_extension(signature::declare(AUTHZ))
-            .with_extension(palisade_cel_eval::kube::decls())
+            .with_extension(kube_decls())
             .with_proto_registry(std::sync::Arc::new(crate::admission_types::KubeTypes));
         for t in palisade_cel_eval::kube::TYPE_NAMES {
             env.add_variable(*t, CelType::type_of(abs(t)));
@@ -197,6 +198,86 @@ pub(crate) fn certificate_request() -> Env {
         CelType::message(palisade_cel_eval::approver::T_CERTIFICATE_REQUEST),
     );
     env
+}
+
+/// Checker declarations of the Kubernetes libraries (palisade-cel-eval's `kube` values), with upstream's overload ids (besides one `format.<name>()` per format).
+#[rustfmt::skip]
+const KUBE_ROWS: &str = rows![
+    // quantity.go
+    ("quantity", "string_to_quantity", false, "string", "kubernetes.Quantity", &[]),
+    ("isQuantity", "is_quantity_string", false, "string", "bool", &[]),
+    ("sign", "quantity_sign", true, "kubernetes.Quantity", "int", &[]),
+    ("isInteger", "quantity_is_integer", true, "kubernetes.Quantity", "bool", &[]),
+    ("asInteger", "quantity_as_integer", true, "kubernetes.Quantity", "int", &[]),
+    ("asApproximateFloat", "quantity_as_float", true, "kubernetes.Quantity", "double", &[]),
+    ("add", "quantity_add", true, "kubernetes.Quantity, kubernetes.Quantity", "kubernetes.Quantity", &[]),
+    ("add", "quantity_add_int", true, "kubernetes.Quantity, int", "kubernetes.Quantity", &[]),
+    ("sub", "quantity_sub", true, "kubernetes.Quantity, kubernetes.Quantity", "kubernetes.Quantity", &[]),
+    ("sub", "quantity_sub_int", true, "kubernetes.Quantity, int", "kubernetes.Quantity", &[]),
+    ("isLessThan", "quantity_is_less_than", true, "kubernetes.Quantity, kubernetes.Quantity", "bool", &[]),
+    ("isLessThan", "semver_is_less_than", true, "kubernetes.Semver, kubernetes.Semver", "bool", &[]),
+    ("isGreaterThan", "quantity_is_greater_than", true, "kubernetes.Quantity, kubernetes.Quantity", "bool", &[]),
+    ("isGreaterThan", "semver_is_greater_than", true, "kubernetes.Semver, kubernetes.Semver", "bool", &[]),
+    ("compareTo", "quantity_compare_to", true, "kubernetes.Quantity, kubernetes.Quantity", "int", &[]),
+    ("compareTo", "semver_compare_to", true, "kubernetes.Semver, kubernetes.Semver", "int", &[]),
+    // semverlib.go
+    ("semver", "string_to_semver", false, "string", "kubernetes.Semver", &[]),
+    ("semver", "string_bool_to_semver", false, "string, bool", "kubernetes.Semver", &[]),
+    ("isSemver", "is_semver_string", false, "string", "bool", &[]),
+    ("isSemver", "is_semver_string_bool", false, "string, bool", "bool", &[]),
+    ("major", "semver_major", true, "kubernetes.Semver", "int", &[]),
+    ("minor", "semver_minor", true, "kubernetes.Semver", "int", &[]),
+    ("patch", "semver_patch", true, "kubernetes.Semver", "int", &[]),
+    // ip.go
+    ("ip", "string_to_ip", false, "string", "net.IP", &[]),
+    ("isIP", "is_ip", false, "string", "bool", &[]),
+    ("ip.isCanonical", "ip_is_canonical", false, "string", "bool", &[]),
+    ("family", "ip_family", true, "net.IP", "int", &[]),
+    ("isUnspecified", "ip_is_unspecified", true, "net.IP", "bool", &[]),
+    ("isLoopback", "ip_is_loopback", true, "net.IP", "bool", &[]),
+    ("isLinkLocalMulticast", "ip_is_link_local_multicast", true, "net.IP", "bool", &[]),
+    ("isLinkLocalUnicast", "ip_is_link_local_unicast", true, "net.IP", "bool", &[]),
+    ("isGlobalUnicast", "ip_is_global_unicast", true, "net.IP", "bool", &[]),
+    ("string", "ip_to_string", false, "net.IP", "string", &[]),
+    ("string", "cidr_to_string", false, "net.CIDR", "string", &[]),
+    // cidr.go
+    ("cidr", "string_to_cidr", false, "string", "net.CIDR", &[]),
+    ("isCIDR", "is_cidr", false, "string", "bool", &[]),
+    ("containsIP", "cidr_contains_ip_string", true, "net.CIDR, string", "bool", &[]),
+    ("containsIP", "cidr_contains_ip_ip", true, "net.CIDR, net.IP", "bool", &[]),
+    ("containsCIDR", "cidr_contains_cidr_string", true, "net.CIDR, string", "bool", &[]),
+    ("containsCIDR", "cidr_contains_cidr", true, "net.CIDR, net.CIDR", "bool", &[]),
+    ("ip", "cidr_ip", true, "net.CIDR", "net.IP", &[]),
+    ("prefixLength", "cidr_prefix_length", true, "net.CIDR", "int", &[]),
+    ("masked", "cidr_masked", true, "net.CIDR", "net.CIDR", &[]),
+    // urls.go
+    ("url", "string_to_url", false, "string", "kubernetes.URL", &[]),
+    ("isURL", "is_url_string", false, "string", "bool", &[]),
+    ("getScheme", "url_get_scheme", true, "kubernetes.URL", "string", &[]),
+    ("getHost", "url_get_host", true, "kubernetes.URL", "string", &[]),
+    ("getHostname", "url_get_hostname", true, "kubernetes.URL", "string", &[]),
+    ("getPort", "url_get_port", true, "kubernetes.URL", "string", &[]),
+    ("getEscapedPath", "url_get_escaped_path", true, "kubernetes.URL", "string", &[]),
+    ("getQuery", "url_get_query", true, "kubernetes.URL", "map(string, list(string))", &[]),
+    // format.go
+    ("format.named", "format-named", false, "string", "optional_type(kubernetes.NamedFormat)", &[]),
+    ("validate", "format-validate", true, "kubernetes.NamedFormat, string", "optional_type(list(string))", &[]),
+];
+
+/// Checker declarations, with upstream's overload ids.
+fn kube_decls() -> Vec<FunctionDecl> {
+    let mut v = signature::declare(KUBE_ROWS);
+    for format in Format::all() {
+        let name = format!("format.{}", format.cel_name());
+        v.push(
+            FunctionDecl::new(&name).with_overload(OverloadDecl::function(
+                format!("format-{}", format.cel_name()),
+                vec![],
+                CelType::abstract_type(palisade_cel_eval::kube::T_FORMAT, &[]),
+            )),
+        );
+    }
+    v
 }
 
 #[cfg(test)]
@@ -255,6 +336,27 @@ mod tests {
                 for t in o.params.iter().chain([&o.result]) {
                     if let CelType::Abstract { name, .. } = t {
                         assert!(types.contains(&&**name), "{}: {name}", o.id);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_declared_kubernetes_type_is_a_library_type() {
+        for decl in super::kube_decls() {
+            for o in &decl.overloads {
+                for t in o.params.iter().chain([&o.result]) {
+                    let mut t = t;
+                    while let CelType::Optional(inner) | CelType::List(inner) = t {
+                        t = inner;
+                    }
+                    if let CelType::Abstract { name, .. } = t {
+                        assert!(
+                            palisade_cel_eval::kube::TYPE_NAMES.contains(&&**name),
+                            "{}: {name}",
+                            o.id
+                        );
                     }
                 }
             }

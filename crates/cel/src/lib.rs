@@ -18,6 +18,7 @@ mod admission_types;
 mod compile;
 mod core_decls;
 mod decls;
+mod signature;
 mod variables;
 
 /// The checker's types, for [`Env::with_variable`].

@@ -1,15 +1,14 @@
-//! The strings extension's `format` in kube-apiserver's environment, the rows where Palisade answers as kube-apiserver
-//! does.
+//! The strings extension's `format` in kube-apiserver's environment, which declares the extension at version 2:
+//! cel-go renders it with `ext/formatting.go` (numbers through golang.org/x/text's printer for `en_US`, list and map
+//! elements as CEL literals) and checks a literal format string against a literal argument list when the expression
+//! compiles (`stringFormatValidator`).
 //!
-//! Ported from cel-go v0.26.1 `ext/formatting_test.go` `TestStringFormat` (kube-apiserver declares the strings
-//! extension at version 2, which that test's renderer, `ext/formatting.go`, serves): each row's expression is the one
-//! the test builds (`fmt.Sprintf("%q.format([%s])", format, formatArgs)`) with its expected output, or error when it
-//! runs. The test's `dynArgs` variables are written as `dyn(…)` (kube-apiserver declares no such variables), as are the
-//! arguments of its run-time error rows, which kube-apiserver's compile-time check would otherwise refuse.
-//!
-//! Left out: rows that need protobuf messages or another locale than `en_US` (kube-apiserver sets none), and the rows
-//! where Palisade's rendering is not yet kube-apiserver's (CHANGELOG, Known gaps: `%s` of lists and maps, `%f` and
-//! `%e` through x/text's printer, the run-time order of a format string's errors, the compile-time check).
+//! Ported from cel-go v0.26.1 `ext/formatting_test.go` `TestStringFormat`: each row's expression is the one the test
+//! builds (`fmt.Sprintf("%q.format([%s])", format, formatArgs)`), with its expected output or error. The test's
+//! `dynArgs` variables are written as `dyn(…)` here (kube-apiserver declares no such variables). Rows that need
+//! protobuf messages or another locale than `en_US` (kube-apiserver sets none) are left out. The test's
+//! `skipCompileCheck` rows are errors at run time only without the compile-time check, which kube-apiserver always
+//! runs: they are compile errors here, and the same rows with `dyn(…)` arguments are the run-time errors.
 
 #![allow(
     clippy::panic,
@@ -155,9 +154,19 @@ const OUTPUTS: &[(&str, &str, &str)] = &[
         "6279746520737472696E67",
     ),
     (
+        "scientific notation formatting clause",
+        r#""%.6e".format([1052.032911275])"#,
+        "1.052033\u{202f}\u{d7}\u{202f}10\u{2070}\u{b3}",
+    ),
+    (
         "default precision for fixed-point clause",
         r#""%f".format([2.71828])"#,
         "2.718280",
+    ),
+    (
+        "default precision for scientific notation",
+        r#""%e".format([2.71828])"#,
+        "2.718280\u{202f}\u{d7}\u{202f}10\u{2070}\u{2070}",
     ),
     (
         "default precision for string",
@@ -165,14 +174,59 @@ const OUTPUTS: &[(&str, &str, &str)] = &[
         "2.71",
     ),
     (
+        "default list precision for string",
+        r#""%s".format([[2.71]])"#,
+        "[2.710000]",
+    ),
+    (
         "default scientific notation for string",
         r#""%s".format([0.000000002])"#,
         "2e-09",
     ),
     (
+        "default list scientific notation for string",
+        r#""%s".format([[0.000000002]])"#,
+        "[0.000000]",
+    ),
+    (
+        "unicode output for scientific notation",
+        r#""unescaped unicode: %e, escaped unicode: %e".format([2.71828, 2.71828])"#,
+        "unescaped unicode: 2.718280\u{202f}\u{d7}\u{202f}10\u{2070}\u{2070}, escaped unicode: 2.718280\u{202f}\u{d7}\u{202f}10\u{2070}\u{2070}",
+    ),
+    (
+        "NaN support for fixed-point",
+        r#""%f".format(["NaN"])"#,
+        "NaN",
+    ),
+    (
+        "positive infinity support for fixed-point",
+        r#""%f".format(["Infinity"])"#,
+        "∞",
+    ),
+    (
+        "negative infinity support for fixed-point",
+        r#""%f".format(["-Infinity"])"#,
+        "-∞",
+    ),
+    (
         "NaN support for string",
         r#""%s".format([double("NaN")])"#,
         "NaN",
+    ),
+    (
+        "positive infinity support for string",
+        r#""%s".format([double("Inf")])"#,
+        "+Inf",
+    ),
+    (
+        "negative infinity support for string",
+        r#""%s".format([double("-Inf")])"#,
+        "-Inf",
+    ),
+    (
+        "infinity list support for string",
+        r#""%s".format([[double("NaN"),double("+Inf"), double("-Inf")]])"#,
+        r#"["NaN", "+Inf", "-Inf"]"#,
     ),
     (
         "uint support for decimal clause",
@@ -213,6 +267,21 @@ const OUTPUTS: &[(&str, &str, &str)] = &[
         "small duration support for string",
         r#""%s".format([duration("2ns")])"#,
         "0.000000002s",
+    ),
+    (
+        "list support for string",
+        r#""%s".format([["abc", 3.14, null, [9, 8, 7, 6], timestamp("2023-02-03T23:31:20Z")]])"#,
+        r#"["abc", 3.140000, null, [9, 8, 7, 6], timestamp("2023-02-03T23:31:20Z")]"#,
+    ),
+    (
+        "map support for string",
+        r#""%s".format([{"key1": b"xyz", "key5": null, "key2": duration("2h"), "key4": true, "key3": 2.71828}])"#,
+        r#"{"key1":b"xyz", "key2":duration("7200s"), "key3":2.718280, "key4":true, "key5":null}"#,
+    ),
+    (
+        "map support (all key types)",
+        r#""map with multiple key types: %s".format([{1: "value1", uint(2): "value2", true: double("NaN")}])"#,
+        r#"map with multiple key types: {1:"value1", 2:"value2", true:"NaN"}"#,
     ),
     (
         "boolean support for %s",
@@ -260,6 +329,16 @@ const OUTPUTS: &[(&str, &str, &str)] = &[
         "dynamic double: 4.500",
     ),
     (
+        "dyntype support for scientific notation",
+        r#""(dyntype) e: %e".format([dyn(2.71828)])"#,
+        "(dyntype) e: 2.718280\u{202f}\u{d7}\u{202f}10\u{2070}\u{2070}",
+    ),
+    (
+        "dyntype NaN/infinity support for fixed-point",
+        r#""NaN: %f, infinity: %f".format([dyn(double("NaN")), dyn(double("Infinity"))])"#,
+        "NaN: NaN, infinity: ∞",
+    ),
+    (
         "dyntype support for timestamp",
         r#""dyntype timestamp: %s".format([dyn(timestamp("2009-11-10T23:00:00Z"))])"#,
         "dyntype timestamp: 2009-11-10T23:00:00Z",
@@ -269,10 +348,92 @@ const OUTPUTS: &[(&str, &str, &str)] = &[
         r#""dyntype duration: %s".format([dyn(duration("2h25m47s"))])"#,
         "dyntype duration: 8747s",
     ),
+    (
+        "dyntype support for lists",
+        r#""dyntype list: %s".format([dyn([6, 4.2, "a string"])])"#,
+        r#"dyntype list: [6, 4.200000, "a string"]"#,
+    ),
+    (
+        "dyntype support for maps",
+        r#""dyntype map: %s".format([dyn({"strKey":"x", true:42, 6:duration("422s")})])"#,
+        r#"dyntype map: {"strKey":"x", 6:duration("422s"), true:42}"#,
+    ),
 ];
 
 /// Rows that fail: `Err(text)` as the expression's compile error or evaluation error contains it.
 const ERRORS: &[(&str, &str, &str)] = &[
+    // the test's `skipCompileCheck` rows: kube-apiserver's check refuses them when they compile
+    (
+        "unrecognized formatting clause",
+        r#""%a".format([1])"#,
+        "compile: ERROR: <input>:1:12: could not parse formatting clause: unrecognized formatting clause \"a\"",
+    ),
+    (
+        "out of bounds arg index",
+        r#""%d %d %d".format([0, 1])"#,
+        "compile: ERROR: <input>:1:18: index 2 out of range",
+    ),
+    (
+        "uppercase not allowed for scientific clause",
+        r#""double is %E".format([0.5])"#,
+        "could not parse formatting clause: unrecognized formatting clause \"E\"",
+    ),
+    (
+        "string substitution is not allowed with binary clause",
+        r#""string is %b".format(["abc"])"#,
+        "compile: ERROR: <input>:1:24: error during formatting: only integers and bools can be formatted as binary, was given string",
+    ),
+    (
+        "duration substitution not allowed with decimal clause",
+        r#""%d".format([duration("30m2s")])"#,
+        "compile: ERROR: <input>:1:22: error during formatting: decimal clause can only be used on integers, was given google.protobuf.Duration",
+    ),
+    (
+        "string substitution not allowed with octal clause",
+        r#""octal: %o".format(["a string"])"#,
+        "error during formatting: octal clause can only be used on integers, was given string",
+    ),
+    (
+        "double substitution not allowed with hex clause",
+        r#""double is %x".format([0.5])"#,
+        "error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given double",
+    ),
+    (
+        "null not allowed for %d",
+        r#""null: %d".format([null])"#,
+        "error during formatting: decimal clause can only be used on integers, was given null_type",
+    ),
+    (
+        "null not allowed for %e",
+        r#""null: %e".format([null])"#,
+        "error during formatting: scientific clause can only be used on doubles, was given null_type",
+    ),
+    (
+        "null not allowed for %f",
+        r#""null: %f".format([null])"#,
+        "error during formatting: fixed-point clause can only be used on doubles, was given null_type",
+    ),
+    (
+        "null not allowed for %x",
+        r#""null: %x".format([null])"#,
+        "error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given null_type",
+    ),
+    (
+        "null not allowed for %X",
+        r#""null: %X".format([null])"#,
+        "error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given null_type",
+    ),
+    (
+        "null not allowed for %b",
+        r#""null: %b".format([null])"#,
+        "error during formatting: only integers and bools can be formatted as binary, was given null_type",
+    ),
+    (
+        "null not allowed for %o",
+        r#""null: %o".format([null])"#,
+        "error during formatting: octal clause can only be used on integers, was given null_type",
+    ),
+    // the same with `dyn` arguments, which the check lets through: errors when they run
     (
         "string substitution is not allowed with binary clause (dyn)",
         r#""string is %b".format([dyn("abc")])"#,
@@ -299,6 +460,11 @@ const ERRORS: &[(&str, &str, &str)] = &[
         "eval: error during formatting: decimal clause can only be used on integers, was given null_type",
     ),
     (
+        "null not allowed for %e (dyn)",
+        r#""null: %e".format([dyn(null)])"#,
+        "eval: error during formatting: scientific clause can only be used on doubles, was given null_type",
+    ),
+    (
         "null not allowed for %f (dyn)",
         r#""null: %f".format([dyn(null)])"#,
         "eval: error during formatting: fixed-point clause can only be used on doubles, was given null_type",
@@ -317,6 +483,78 @@ const ERRORS: &[(&str, &str, &str)] = &[
         "null not allowed for %o (dyn)",
         r#""null: %o".format([dyn(null)])"#,
         "eval: error during formatting: octal clause can only be used on integers, was given null_type",
+    ),
+    // the compile-time rows
+    (
+        "compile-time cardinality check (too few for string)",
+        r#""%s %s".format(["abc"])"#,
+        "compile: ERROR: <input>:1:15: index 1 out of range",
+    ),
+    (
+        "compile-time cardinality check (too many for string)",
+        r#""%s %s".format(["abc", "def", "ghi"])"#,
+        "compile: ERROR: <input>:1:15: too many arguments supplied to string.format (expected 2, got 3)",
+    ),
+    (
+        "compile-time syntax check (unexpected end of string)",
+        r#""filler %".format([])"#,
+        "compile: ERROR: <input>:1:18: unexpected end of string",
+    ),
+    (
+        "compile-time syntax check (unrecognized formatting clause)",
+        r#""%j".format([123])"#,
+        "could not parse formatting clause: unrecognized formatting clause \"j\"",
+    ),
+    (
+        "compile-time %d check",
+        r#""int is %d".format([5.2])"#,
+        "compile: ERROR: <input>:1:21: error during formatting: decimal clause can only be used on integers, was given double",
+    ),
+    (
+        "compile-time %f check",
+        r#""double is %f".format([true])"#,
+        "error during formatting: fixed-point clause can only be used on doubles, was given bool",
+    ),
+    (
+        "compile-time precision syntax check",
+        r#""double is %.34".format([5.0])"#,
+        "compile: ERROR: <input>:1:24: could not parse formatting clause: error while parsing precision: could not find end of precision specifier",
+    ),
+    (
+        "compile-time %e check",
+        r#""double is %e".format([true])"#,
+        "error during formatting: scientific clause can only be used on doubles, was given bool",
+    ),
+    (
+        "compile-time %b check",
+        r#""string is %b".format(["a string"])"#,
+        "error during formatting: only integers and bools can be formatted as binary, was given string",
+    ),
+    (
+        "compile-time %x check",
+        r#""%x is a double".format([2.5])"#,
+        "error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given double",
+    ),
+    (
+        "compile-time %X check",
+        r#""%X is a double".format([2.5])"#,
+        "error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given double",
+    ),
+    (
+        "compile-time %o check",
+        r#""an octal: %o".format([3.14])"#,
+        "error during formatting: octal clause can only be used on integers, was given double",
+    ),
+    // without the check, the run-time order: the argument is looked for before the end of the string
+    (
+        "unexpected end of string, at run time",
+        r#"dyn("filler %").format([])"#,
+        "eval: index 0 out of range",
+    ),
+    (
+        "unexpected end of string with an argument, at run time",
+        r#"dyn("filler %").format([1])"#,
+        "eval: unexpected end of string",
     ),
 ];
 

@@ -224,7 +224,11 @@ pub enum Method {
     Substring,
     Trim,
     Reverse,
+    /// `format`, rendered as the cel-spec conformance suite renders it
     Format,
+    /// `format` in kube-apiserver's environment (cel-go's `ext/formatting.go`); `from_name` gives [`Method::Format`],
+    /// the compiler this one where the environment is kube-apiserver's
+    FormatLocalized,
     // lists
     Join,
     Slice,

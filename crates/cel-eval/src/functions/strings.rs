@@ -5,11 +5,12 @@
 use palisade_cel_kubernetes::regex::Regex;
 
 use super::args::{REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR, ceil_cost, int_arg, nso, str_arg};
+use super::format::{Rendering, format};
 use super::names::Method;
 use super::regex as re;
 use crate::cost::Meter;
 use crate::error::EvalError;
-use crate::value::{Map, Value};
+use crate::value::Value;
 use palisade_json::char_count;
 
 /// The largest string an expression may build (8 MiB).
@@ -100,7 +101,7 @@ pub fn member_cost<'a>(
         // `indexOf`, `lastIndexOf`: library/cost.go traversalCost (bytes * 0.1, truncated)
         Method::IndexOf | Method::LastIndexOf => (s.len() as f64 * STRING_TRAVERSAL_FACTOR) as u64,
         // `ExtFormatString`: O(n) in the format string
-        Method::Format => ceil_cost(size, STRING_TRAVERSAL_FACTOR),
+        Method::Format | Method::FormatLocalized => ceil_cost(size, STRING_TRAVERSAL_FACTOR),
         // functions upstream leaves at 1 (charAt, reverse …) still read the string here: one
         // traversal more, so the work stays bounded by the budget
         _ => 1 + ceil_cost(size, STRING_TRAVERSAL_FACTOR),
@@ -144,7 +145,8 @@ pub fn member<'a>(
             STRING_TRAVERSAL_FACTOR,
         ))?;
     }
-    if method == Method::Format {
+    let format = matches!(method, Method::Format | Method::FormatLocalized);
+    if format {
         output_len(false, s, args)?;
     }
     if method == Method::Size && args.is_empty() {
@@ -164,9 +166,7 @@ pub fn member<'a>(
         }
         _ => ext_member(method, s, args)?,
     };
-    if method == Method::Format
-        && let Value::String(o) = &out
-    {
+    if format && let Value::String(o) = &out {
         // the same for what `format` renders from its arguments (bounded by the string
         // cap as it is built): the excess over four times the format string is charged
         let within = (s.len() as u64).saturating_mul(4);
@@ -285,8 +285,14 @@ fn ext_member<'a>(method: Method, s: &str, args: &[Value<'a>]) -> Result<Value<'
         }
         (Method::Trim, 0) => Ok(Value::string(s.trim())),
         (Method::Reverse, 0) => Ok(Value::string(s.chars().rev().collect::<String>())),
-        (Method::Format, 1) => match args.first() {
-            Some(Value::List(l)) => format(s, &l.to_vec()).map(Value::string),
+        (Method::Format | Method::FormatLocalized, 1) => match args.first() {
+            Some(Value::List(l)) => {
+                let rendering = match method {
+                    Method::FormatLocalized => Rendering::Localized,
+                    _ => Rendering::Plain,
+                };
+                format(rendering, s, &l.to_vec()).map(Value::string)
+            }
             _ => nso(),
         },
         _ => nso(),
@@ -410,7 +416,7 @@ fn decimal_digits(s: &str) -> (String, i32) {
 }
 
 /// How `format` writes a double that is not finite (`%f`, `%e`, `%s`): `NaN`, `Infinity`, `-Infinity`.
-fn non_finite(d: f64) -> Option<&'static str> {
+pub(super) fn non_finite(d: f64) -> Option<&'static str> {
     if d.is_nan() {
         Some("NaN")
     } else if d.is_infinite() {
@@ -420,14 +426,14 @@ fn non_finite(d: f64) -> Option<&'static str> {
     }
 }
 
-fn fixed(d: f64, prec: usize) -> String {
+pub(super) fn fixed(d: f64, prec: usize) -> String {
     if let Some(s) = non_finite(d) {
         return s.into();
     }
     format!("{d:.prec$}")
 }
 
-fn sci(d: f64, prec: usize) -> String {
+pub(super) fn sci(d: f64, prec: usize) -> String {
     if let Some(s) = non_finite(d) {
         return s.into();
     }
@@ -480,192 +486,6 @@ fn sci(d: f64, prec: usize) -> String {
     let sign = if exp < 0 { '-' } else { '+' };
     out.push_str(&format!("e{sign}{:02}", exp.abs()));
     out
-}
-
-/// `%s` rendering of any value.
-fn as_string(v: &Value<'_>) -> Result<String, EvalError> {
-    Ok(match v {
-        Value::String(s) => s.as_str().to_string(),
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-        Value::Double(d) => non_finite(*d).map_or_else(|| format_double_g(*d), str::to_owned),
-        Value::List(l) => {
-            let mut parts = Vec::new();
-            let mut total = 0u64;
-            for x in l.iter() {
-                let p = quoted_elem(&x)?;
-                total += p.len() as u64 + 2;
-                check_len(total)?;
-                parts.push(p);
-            }
-            format!("[{}]", parts.join(", "))
-        }
-        Value::Map(m) => map_string(m)?,
-        Value::Optional(_) | Value::Authz(_) => return nso(),
-        other => {
-            let s = to_string(other.clone())?;
-            s.as_str().unwrap_or("").to_string()
-        }
-    })
-}
-
-fn quoted_elem(v: &Value<'_>) -> Result<String, EvalError> {
-    as_string(v)
-}
-
-fn map_string(m: &Map<'_>) -> Result<String, EvalError> {
-    let mut parts = Vec::new();
-    let mut total = 0u64;
-    for (k, v) in m.entries() {
-        let p = format!("{}: {}", quoted_elem(&k)?, quoted_elem(&v)?);
-        total += p.len() as u64 + 2;
-        check_len(total)?;
-        parts.push(p);
-    }
-    palisade_json::sort::sort(&mut parts);
-    Ok(format!("{{{}}}", parts.join(", ")))
-}
-
-/// The strings extension's `format`.
-pub fn format(fmt: &str, args: &[Value<'_>]) -> Result<String, EvalError> {
-    let mut out = String::new();
-    let mut chars = fmt.chars().peekable();
-    let mut argi = 0usize;
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        if chars.peek() == Some(&'%') {
-            chars.next();
-            out.push('%');
-            continue;
-        }
-        let mut prec: Option<usize> = None;
-        if chars.peek() == Some(&'.') {
-            chars.next();
-            let mut p = String::new();
-            while let Some(d) = chars.peek().copied().filter(char::is_ascii_digit) {
-                p.push(d);
-                chars.next();
-            }
-            let n: usize = p.parse().unwrap_or(0);
-            if n > 1000 {
-                return Err(EvalError::new(format!("precision {n} is too large")));
-            }
-            prec = Some(n);
-        }
-        let Some(verb) = chars.next() else {
-            return Err(EvalError::new("unexpected end of format string"));
-        };
-        let Some(a) = args.get(argi) else {
-            return Err(EvalError::new(format!("index {argi} out of range")));
-        };
-        argi += 1;
-        let piece = match verb {
-            's' => as_string(a)?,
-            'd' => match a {
-                Value::Int(i) => i.to_string(),
-                Value::Uint(u) => u.to_string(),
-                Value::Double(d) if !d.is_finite() => fixed(*d, 0),
-                _ => {
-                    return Err(EvalError::new(format!(
-                        "error during formatting: decimal clause can only be used on integers, was given {}",
-                        a.type_of()
-                    )));
-                }
-            },
-            'f' | 'e' => {
-                let d = match a {
-                    Value::Double(d) => *d,
-                    Value::Int(i) => *i as f64,
-                    Value::Uint(u) => *u as f64,
-                    _ => {
-                        return Err(EvalError::new(format!(
-                            "error during formatting: fixed-point clause can only be used on doubles, was given {}",
-                            a.type_of()
-                        )));
-                    }
-                };
-                if verb == 'f' {
-                    fixed(d, prec.unwrap_or(6))
-                } else {
-                    sci(d, prec.unwrap_or(6))
-                }
-            }
-            'b' => match a {
-                Value::Int(i) => {
-                    if *i < 0 {
-                        format!("-{:b}", i.unsigned_abs())
-                    } else {
-                        format!("{i:b}")
-                    }
-                }
-                Value::Uint(u) => format!("{u:b}"),
-                Value::Bool(b) => {
-                    if *b {
-                        "1".into()
-                    } else {
-                        "0".into()
-                    }
-                }
-                _ => {
-                    return Err(EvalError::new(format!(
-                        "error during formatting: only integers and bools can be formatted as binary, was given {}",
-                        a.type_of()
-                    )));
-                }
-            },
-            'o' => match a {
-                Value::Int(i) => {
-                    if *i < 0 {
-                        format!("-{:o}", i.unsigned_abs())
-                    } else {
-                        format!("{i:o}")
-                    }
-                }
-                Value::Uint(u) => format!("{u:o}"),
-                _ => {
-                    return Err(EvalError::new(format!(
-                        "error during formatting: octal clause can only be used on integers, was given {}",
-                        a.type_of()
-                    )));
-                }
-            },
-            'x' | 'X' => {
-                let s = match a {
-                    Value::Int(i) => {
-                        if *i < 0 {
-                            format!("-{:x}", i.unsigned_abs())
-                        } else {
-                            format!("{i:x}")
-                        }
-                    }
-                    Value::Uint(u) => format!("{u:x}"),
-                    Value::String(s) => s.as_str().bytes().map(|b| format!("{b:02x}")).collect(),
-                    Value::Bytes(b) => b.iter().map(|b| format!("{b:02x}")).collect(),
-                    _ => {
-                        return Err(EvalError::new(format!(
-                            "error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given {}",
-                            a.type_of()
-                        )));
-                    }
-                };
-                if verb == 'X' {
-                    s.to_ascii_uppercase()
-                } else {
-                    s
-                }
-            }
-            other => {
-                return Err(EvalError::new(format!(
-                    "could not parse formatting clause: unrecognized formatting clause \"{other}\""
-                )));
-            }
-        };
-        out.push_str(&piece);
-        check_len(out.len() as u64)?;
-    }
-    Ok(out)
 }
 
 /// `string(x)`: the CEL string conversion of a value.

@@ -20,20 +20,20 @@ use cel_core::{CelType, FunctionDecl, OverloadDecl};
 /// Why one text rather than a table of `&str` tuples: a table row is a dozen pointers and lengths (52 bytes of data
 /// that compress poorly, 18 KB for the libraries); the same rows as text are read once per configure and compress
 /// to a fraction of that.
-#[macro_export]
 macro_rules! rows {
     ($(($name:literal, $id:literal, $member:literal, $params:literal, $result:literal, &[$($tp:literal),*])),* $(,)?) => {
         concat!($($name, ";", $id, ";", $member, ";", $params, ";", $result, ";", $($tp, ",",)* "\n",)*)
     };
 }
+pub(crate) use rows;
 
 /// [`rows!`] with the library's name first on each line (`("strings", ("charAt", ...))`).
-#[macro_export]
 macro_rules! lib_rows {
     ($(($lib:literal, ($name:literal, $id:literal, $member:literal, $params:literal, $result:literal, &[$($tp:literal),*]))),* $(,)?) => {
         concat!($($lib, ";", $name, ";", $id, ";", $member, ";", $params, ";", $result, ";", $($tp, ",",)* "\n",)*)
     };
 }
+pub(crate) use lib_rows;
 
 /// The declarations of `rows` ([`rows!`]), one `FunctionDecl` per row (the environment merges overloads of one name).
 pub fn declare(rows: &str) -> Vec<FunctionDecl> {
@@ -134,8 +134,7 @@ fn named(name: &str) -> CelType {
 }
 
 /// `t` in the syntax [`parse`] reads (the generators of the tables write it).
-#[cfg(any(test, feature = "testing"))]
-#[allow(clippy::panic, reason = "test-only generator: a type it cannot write is a bug in the generator")]
+#[cfg(test)]
 pub fn render(t: &CelType) -> String {
     match t {
         CelType::Bool => "bool".into(),
