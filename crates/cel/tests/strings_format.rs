@@ -581,3 +581,69 @@ fn format_fails_as_kube_apiserver_fails_it() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Palisade's own rows, from what cel-go's `formatting.go` asks of Go (`strconv.Atoi` for a precision, a byte read as
+/// a rune for a clause) and of golang.org/x/text's printer (cel-go builds `%.<precision>f` and `%<precision>e`: the
+/// width pads with spaces by characters, x/text's own `fmt_test.go` pads `NaN` so; groups of three with `,`; `-∞`).
+#[test]
+fn format_follows_go_and_x_text_where_cel_go_tests_do_not_reach() {
+    let rows: &[(&str, Result<&str, &str>)] = &[
+        ("'%.2f'.format([-1234567.891])", Ok("-1,234,567.89")),
+        ("'%.0f'.format([999.5])", Ok("1,000")),
+        ("'%f'.format(['-Infinity'])", Ok("-∞")),
+        (
+            "'%e'.format([-1.5])",
+            Ok("-1.500000\u{202f}×\u{202f}10\u{2070}\u{2070}"),
+        ),
+        (
+            "'%e'.format([0.000000002])",
+            Ok("2.000000\u{202f}×\u{202f}10\u{207b}\u{2070}\u{2079}"),
+        ),
+        (
+            "'%.0e'.format([1.5])",
+            Ok("1.500000\u{202f}×\u{202f}10\u{2070}\u{2070}"),
+        ),
+        (
+            "'%.20e'.format([1.5])",
+            Ok("     1.500000\u{202f}×\u{202f}10\u{2070}\u{2070}"),
+        ),
+        ("'%e'.format([double('NaN')])", Ok("   NaN")),
+        (
+            "'%s'.format([[b'\\xff']])",
+            Err(
+                "eval: error during formatting: could not convert argument \"invalid UTF-8 in bytes, cannot convert to string\" to string",
+            ),
+        ),
+        (
+            "'%.f'.format([1.0])",
+            Err(
+                "compile: ERROR: <input>:1:13: could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing \"\": invalid syntax",
+            ),
+        ),
+        (
+            "'%.99999999999999999999f'.format([1.0])",
+            Err("strconv.Atoi: parsing \"99999999999999999999\": value out of range"),
+        ),
+        (
+            "'%é'.format([1])",
+            Err("could not parse formatting clause: unrecognized formatting clause \"Ã\""),
+        ),
+        (
+            "'%.1001f'.format([dyn(1.0)])",
+            Err("eval: precision 1001 is too large"),
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (src, want) in rows {
+        let got = run(src);
+        let ok = match (want, &got) {
+            (Ok(w), Ok(g)) => w == g,
+            (Err(w), Err(g)) => g.contains(w),
+            _ => false,
+        };
+        if !ok {
+            wrong.push(format!("{src}\n  want {want:?}\n  got  {got:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
