@@ -145,3 +145,33 @@ fn one_level_more_than_kube_apiserver_accepts_is_a_400_echoing_the_uid() {
         serde_json::from_str(&palisade::api::review_json(BUNDLE, &review(&request))).unwrap();
     assert_eq!(native["response"], *response);
 }
+
+/// `'%s'.format([object])` writes a list or map by walking it: on 10,000 levels that walk would outrun a wasm stack.
+/// It stops at the depth values are printed to (`max recursion depth exceeded`), so the messageExpression fails and
+/// the validation's own message stands, as kube-apiserver answers a messageExpression that errors.
+#[test]
+fn formatting_ten_thousand_levels_fails_the_message_expression_not_the_module() {
+    let bundle = r#"{"policies":[
+ {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{"name":"printed"},
+  "spec":{"failurePolicy":"Fail",
+   "matchConstraints":{"resourceRules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["UPDATE"],"resources":["configmaps"]}]},
+   "validations":[{"expression":"false","message":"not printed","messageExpression":"'%s'.format([object])"}]}},
+ {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding","metadata":{"name":"printed"},
+  "spec":{"policyName":"printed","validationActions":["Deny"]}}]}"#;
+    let object = deep_object(10_000, "leaf");
+    let request = request("printed", &object, &object);
+    let mut session = palisade().instantiate().unwrap();
+    assert_eq!(session.configure(bundle.as_bytes()).unwrap(), None);
+    let answer = session.validate(review(&request).as_bytes()).unwrap();
+    let response = &answer["response"];
+    assert_eq!(response["uid"], "printed", "{answer}");
+    assert_eq!(response["allowed"], false, "{answer}");
+    let message = response["status"]["message"].as_str().unwrap();
+    assert!(
+        message.ends_with("denied request: not printed"),
+        "{message}"
+    );
+    let native: Value =
+        serde_json::from_str(&palisade::api::review_json(bundle, &review(&request))).unwrap();
+    assert_eq!(native["response"], *response);
+}

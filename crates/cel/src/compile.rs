@@ -1415,7 +1415,7 @@ fn issues_error(mut issues: Vec<(usize, String)>, source: &str) -> CompileError 
 ///   `invalid duration argument` at the literal.
 /// - a literal format string given a literal list (`'%d'.format([x])`) reads as a format string and each clause takes
 ///   its argument's type (`stringFormatValidator` of the strings extension below version 4,
-///   [`crate::functions::check_format`]): at the argument, or at the call for the string itself and the count.
+///   [`palisade_cel_eval::functions::check_format`]): at the argument, or at the call for the string itself and the count.
 ///
 /// Each where cel-go places it, in the order of the source.
 fn kubernetes_validations(

@@ -12,8 +12,8 @@
 //! (`stringFormatValidator`), with the same parser and the same type rules: [`check`].
 
 use super::strings::{check_len, fixed, format_double_g, non_finite, sci, to_string};
-use crate::error::EvalError;
-use crate::value::{Type, Value};
+use crate::error::{EvalError, EvalErrorKind};
+use crate::value::{MAX_VALUE_DEPTH, Type, Value};
 
 /// Which of cel-go's renderings a `format` call uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,7 +216,12 @@ fn render(rendering: Rendering, c: &Clause, a: &Value<'_>) -> Result<String, Eva
         _ => 16,
     };
     let mut digits = match (c.verb, a) {
-        (b's', _) => return text(rendering, a, false).map_err(|e| error(&[DURING, e.message()])),
+        (b's', _) => {
+            return text(rendering, a, false, 0).map_err(|e| match e.kind() {
+                EvalErrorKind::DepthExceeded => e,
+                _ => error(&[DURING, e.message()]),
+            });
+        }
         // cel-go builds `%.<precision>f` and `%<precision>e`: for `%e` the precision is the printer's width (`%0e`:
         // none)
         (b'f' | b'e', _) if localized && number.is_some() => {
@@ -275,8 +280,18 @@ fn render(rendering: Rendering, c: &Clause, a: &Value<'_>) -> Result<String, Eva
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-/// `%s` of `v` (`inner`: as an element of a list or map, which the localized rendering writes as a CEL literal).
-fn text(rendering: Rendering, v: &Value<'_>, inner: bool) -> Result<String, EvalError> {
+/// `%s` of `v` (`inner`: as an element of a list or map, which the localized rendering writes as a CEL literal), `depth`
+/// lists and maps down: deeper than [`MAX_VALUE_DEPTH`] is `max recursion depth exceeded` (a request object may nest
+/// 10,000 levels, more than a wasm stack holds frames of this).
+fn text(
+    rendering: Rendering,
+    v: &Value<'_>,
+    inner: bool,
+    depth: usize,
+) -> Result<String, EvalError> {
+    if depth > MAX_VALUE_DEPTH {
+        return Err(EvalError::depth());
+    }
     let localized = rendering == Rendering::Localized;
     let literal = inner && localized;
     let quote = palisade_cel_kubernetes::goquote::quote;
@@ -285,7 +300,7 @@ fn text(rendering: Rendering, v: &Value<'_>, inner: bool) -> Result<String, Eval
     let (open, close) = match v {
         Value::List(l) => {
             for x in l.iter() {
-                let x = text(rendering, &x, true)?;
+                let x = text(rendering, &x, true, depth + 1)?;
                 total += x.len() as u64 + 2;
                 check_len(total)?;
                 parts.push((String::new(), x));
@@ -305,9 +320,9 @@ fn text(rendering: Rendering, v: &Value<'_>, inner: bool) -> Result<String, Eval
                         k.type_of().name(),
                     ]));
                 }
-                let k = text(rendering, &k, true)?;
-                let x =
-                    String::from(if localized { ":" } else { ": " }) + &text(rendering, &x, true)?;
+                let k = text(rendering, &k, true, depth + 1)?;
+                let x = String::from(if localized { ":" } else { ": " })
+                    + &text(rendering, &x, true, depth + 1)?;
                 total += (k.len() + x.len()) as u64 + 2;
                 check_len(total)?;
                 parts.push((k, x));
@@ -318,7 +333,7 @@ fn text(rendering: Rendering, v: &Value<'_>, inner: bool) -> Result<String, Eval
         Value::String(s) if literal => return Ok(quote(s.as_str())),
         Value::Bytes(b) if !localized => return Ok(String::from_utf8_lossy(b).into_owned()),
         Value::Bytes(_) if inner => {
-            return Ok(String::from("b") + &quote(&text(rendering, v, false)?));
+            return Ok(String::from("b") + &quote(&text(rendering, v, false, depth)?));
         }
         // Go's `%.6f` in a list or map, not the printer's
         Value::Double(d) if literal => {
@@ -336,7 +351,7 @@ fn text(rendering: Rendering, v: &Value<'_>, inner: bool) -> Result<String, Eval
             } else {
                 "duration("
             };
-            return Ok(String::from(name) + &quote(&text(rendering, v, false)?) + ")");
+            return Ok(String::from(name) + &quote(&text(rendering, v, false, depth)?) + ")");
         }
         Value::Optional(_) | Value::Authz(_) | Value::Kube(_) => {
             return Err(if literal {
