@@ -79,6 +79,19 @@ impl Budget {
     }
 }
 
+/// Whose prices the strings extension's functions are charged at: the two environments Palisade follows declare the
+/// extension at different versions, and cel-go prices it differently from kube-apiserver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CostModel {
+    /// kube-apiserver's: the strings extension at version 2, priced by its own library's cost functions
+    /// (k8s.io/apiserver `library/cost.go`): one traversal of the receiver, two for `replace` and `split`.
+    #[default]
+    Kubernetes,
+    /// cel-go v0.30's, for `ext.Strings()` at its latest version (approver-policy's): the extension's own trackers
+    /// (`ext/strings.go`, version 5), which charge the call (1), a traversal, and the size of what is built.
+    CelGo,
+}
+
 /// Sizes of long strings (characters) and large objects (entries), counted once per evaluation so that `size()` and
 /// every size-based charge stay O(1); the value is kept so its address is not reused while the entry lives.
 pub type Sizes<'a> = HashMap<(usize, usize, bool), (Value<'a>, u64), crate::ids::Ids>;
@@ -90,6 +103,7 @@ const SIZE_MEMO_FROM: usize = 256;
 pub struct Meter<'m, 'a> {
     pub budget: &'m mut Budget,
     pub sizes: &'m mut Sizes<'a>,
+    pub model: CostModel,
 }
 
 impl<'a> Meter<'_, 'a> {

@@ -7,8 +7,11 @@ use std::sync::Arc;
 use cel_core::{CelType, CheckError, CheckErrorKind, Expr, ReferenceInfo, SpannedExpr};
 
 use crate::{Expect, Flavor, Program};
+use palisade_cel_eval::CostModel;
 use palisade_cel_eval::eval::{Compiled, qualified_name};
-use palisade_cel_eval::functions::{Call, Function, MAP_INSERT, Method, Target, is_namespaced};
+use palisade_cel_eval::functions::{
+    Call, Function, MAP_INSERT, Method, Rendering, Target, is_namespaced,
+};
 use palisade_cel_eval::value::{Const, ConstMap, ConstSet};
 
 /// The nesting score a source may reach before parsing (brackets weigh 8, operators 1).
@@ -215,11 +218,14 @@ pub(crate) fn compile(
             }
             return Err(issues_error(issues, source));
         }
-        if flavor == Flavor::Admission {
-            let invalid = kubernetes_validations(&expr, &checked.type_map, source);
-            if !invalid.is_empty() {
-                return Err(issues_error(invalid, source));
+        let invalid = match flavor {
+            Flavor::Admission => kubernetes_validations(&expr, &checked.type_map, source),
+            Flavor::CertificateRequest | Flavor::Custom => {
+                format_validations(&expr, &checked.type_map, source)
             }
+        };
+        if !invalid.is_empty() {
+            return Err(issues_error(invalid, source));
         }
         let ty = checked
             .type_map
@@ -235,7 +241,13 @@ pub(crate) fn compile(
     };
     check_result_type(flavor, expect, &result_type)?;
     let calls = resolve_calls(&expr, &refs, flavor)?;
-    let (consts, sets) = fold_constants(&expr);
+    // approver-policy compiles without `cel.OptOptimize`: every literal list and map is built, and charged, as it is
+    // evaluated
+    let (consts, sets) = if flavor == Flavor::CertificateRequest {
+        (IdMap::default(), IdMap::default())
+    } else {
+        fold_constants(&expr)
+    };
     let const_calls = has_folded_call(&expr, &consts);
     Ok(Program::new(
         source.to_string(),
@@ -250,6 +262,11 @@ pub(crate) fn compile(
             presence,
             container: env.container().to_string(),
             strict_presence,
+            cost_model: if flavor == Flavor::CertificateRequest {
+                CostModel::CelGo
+            } else {
+                CostModel::Kubernetes
+            },
         },
         result_type,
     ))
@@ -1507,36 +1524,74 @@ fn kubernetes_validations(
                 if let (true, Some(literal)) = (invalid, args.first()) {
                     out.push((at(literal), format!("invalid {name} argument")));
                 }
-                if let (
-                    Expr::Member { expr: receiver, .. },
-                    "format",
-                    [
-                        SpannedExpr {
-                            node: Expr::List(items),
-                            ..
-                        },
-                    ],
-                ) = (&callee.node, name, args.as_slice())
-                    && let Expr::String(fmt) = &receiver.node
-                {
-                    let mut elements = Vec::new();
-                    for item in items {
-                        elements.push(&item.expr);
-                    }
-                    let issue = palisade_cel_eval::functions::check_format(
-                        fmt,
-                        &elements,
-                        &|a| types.get(&a.id).and_then(runtime_type),
-                        &literal_elements,
-                    );
-                    if let Some((node, message)) = issue {
-                        out.push((at(node.unwrap_or(e)), message));
-                    }
+                if let Some((node, message)) = format_call_issue(e, types, Rendering::Localized) {
+                    out.push((at(node), message));
                 }
             }
             _ => {}
         }
         stack.extend(children(e).into_iter().map(|c| (c, in_format)));
+    }
+    out
+}
+
+/// The issue of `e` if it is a call `'…'.format([…])` of a literal format string with a literal list whose clauses do
+/// not read or do not take their arguments in `rendering`, with the node cel-go reports it at: the strings extension's
+/// format validator ([`palisade_cel_eval::functions::check_format`]).
+fn format_call_issue<'e>(
+    e: &'e SpannedExpr,
+    types: &HashMap<i64, CelType>,
+    rendering: Rendering,
+) -> Option<(&'e SpannedExpr, String)> {
+    let Expr::Call { expr: callee, args } = &e.node else {
+        return None;
+    };
+    let Expr::Member {
+        expr: receiver,
+        field,
+        ..
+    } = &callee.node
+    else {
+        return None;
+    };
+    let (Expr::String(fmt), [list]) = (&receiver.node, args.as_slice()) else {
+        return None;
+    };
+    let Expr::List(items) = &list.node else {
+        return None;
+    };
+    if field != "format" {
+        return None;
+    }
+    let elements: Vec<&SpannedExpr> = items.iter().map(|i| &i.expr).collect();
+    let (node, message) = palisade_cel_eval::functions::check_format(
+        rendering,
+        fmt,
+        &elements,
+        &|a| types.get(&a.id).and_then(runtime_type),
+        &literal_elements,
+    )?;
+    Some((node.unwrap_or(e), message))
+}
+
+/// The strings extension's format validator as `ext.Strings()` runs it at its latest version
+/// (`stringFormatValidatorV2`): every issue of the expression's `'…'.format([…])` calls, for the environments other than
+/// kube-apiserver's (whose check is part of [`kubernetes_validations`]).
+fn format_validations(
+    root: &SpannedExpr,
+    types: &HashMap<i64, CelType>,
+    source: &str,
+) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        if let Some((node, message)) = format_call_issue(e, types, Rendering::Spec) {
+            out.push((
+                go_location(node, source).unwrap_or(node.span.start),
+                message,
+            ));
+        }
+        stack.extend(children(e));
     }
     out
 }

@@ -453,3 +453,64 @@ fn cost_limit_applies() {
     let e = eval(&rule, "anything", user("")).unwrap_err();
     assert!(e.contains("cost limit exceeded"), "{e}");
 }
+
+/// The cost of `src` (which evaluates without error) in approver-policy's environment.
+fn cost(src: &str) -> u64 {
+    let p = Env::certificate_request()
+        .compile(src, Expect::Any)
+        .unwrap_or_else(|e| panic!("{src}: {e}"));
+    let mut budget = Budget::kubernetes();
+    p.eval(&Activation::new(), &mut budget)
+        .unwrap_or_else(|e| panic!("{src}: {e}"));
+    budget.used()
+}
+
+#[test]
+fn strings_extension_costs_as_cel_go_tracks_it() {
+    // upstream: cel-go ext/strings_test.go TestStringCostTracking (c9d70486, the strings extension at version 5, which
+    // `ext.Strings()` is in approver-policy v0.27's cel-go v0.30): each row's actual cost. Without cel-go's optimizer,
+    // as approver-policy builds its programs, the list literal of `join` costs 10 besides.
+    let rows: &[(&str, u64)] = &[
+        (r#""hello world".charAt(0)"#, 4),
+        (r#""hello world".indexOf("world")"#, 7),
+        (r#""hello world".lastIndexOf("o")"#, 3),
+        (r#""HELLO".lowerAscii()"#, 7),
+        (r#""hello".upperAscii()"#, 7),
+        (r#""hello world".replace("world", "CEL")"#, 16),
+        (
+            r#""A".replace("", "AAAAAAAAAA").replace("", "AAAAAAAAAA")"#,
+            268,
+        ),
+        (r#""a,b,c,d,e".split(",")"#, 17),
+        (r#""hello world".substring(0, 5)"#, 8),
+        (r#"["a", "b", "c", "d", "e"].join("-")"#, 21),
+        (r#""  hello  ".trim()"#, 7),
+        (r#""hello".reverse()"#, 7),
+    ];
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter(|(src, want)| cost(src) != *want)
+        .map(|(src, want)| format!("{src}: want {want}, got {}", cost(src)))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn constant_literals_are_charged_each_time_as_without_cel_go_optimizer() {
+    // approver-policy's programs have no `cel.OptOptimize`: a constant list is built, and charged (10, and 1 per
+    // element compared by `in`), whenever it is evaluated; kube-apiserver's environment folds it (0, and a set lookup)
+    assert_eq!(cost("'b' in ['a', 'b', 'c']"), 10 + 3);
+    assert_eq!(cost("{'a': 1}.size() == 1"), 30 + 1 + 1);
+    assert_eq!(cost("duration('1h') > duration('1m')"), 1 + 1 + 1);
+}
+
+#[test]
+fn growing_strings_run_out_of_cost_as_in_cel_go() {
+    // upstream: cel-go ext/strings_test.go TestStringCostLimitEnforced, with approver-policy's limit: each `replace`
+    // is charged what it builds, 11 times the last, so the sixth exceeds 1,000,000
+    let five = r#""A".replace("", "AAAAAAAAAA").replace("", "AAAAAAAAAA").replace("", "AAAAAAAAAA").replace("", "AAAAAAAAAA").replace("", "AAAAAAAAAA")"#;
+    assert!(cost(five) < 1_000_000, "{}", cost(five));
+    let six = format!(r#"{five}.replace("", "AAAAAAAAAA").size() > 0"#);
+    let e = eval(&six, "", user("")).unwrap_err();
+    assert!(e.contains("cost limit exceeded"), "{e}");
+}

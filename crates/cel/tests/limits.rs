@@ -268,9 +268,25 @@ fn joining_shared_strings_is_bounded() {
         "cel.bind(s, lists.range(1000).map(i, 'xxxxxxxxxx').join(''), s.replace('', s)).size() > 0";
     let err = eval_err(src, &mut Budget::kubernetes());
     assert!(err.contains("exceeds the limit"), "{err}");
+    // kube-apiserver's `format` (cel-go's `formatting.go`) takes any precision: Palisade bounds it
     let src = "'%.100000000f'.format([1.0]) != ''";
-    let err = eval_err(src, &mut Budget::kubernetes());
+    let prog = Env::admission()
+        .compile(src, Expect::Bool)
+        .expect("compiles");
+    let err = prog
+        .eval(&Activation::new(), &mut Budget::kubernetes())
+        .expect_err("refused")
+        .to_string();
     assert!(err.contains("too large"), "{err}");
+    // `formatting_v2.go` takes at most 100, so a literal is refused when it compiles
+    let err = match Env::standard().compile(src, Expect::Any) {
+        Ok(_) => panic!("expected a compile error"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        err.contains("precision 100000000 exceeds maximum allowed precision 100"),
+        "{err}"
+    );
 }
 
 #[test]

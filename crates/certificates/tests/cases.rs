@@ -587,12 +587,73 @@ fn hostile_cases() -> Vec<Case> {
     ]
 }
 
+/// approver-policy's CEL environment as cel-go v0.30 builds it: `format` rendered and checked at its latest version
+/// (`ext/formatting_v2.go`, `stringFormatValidatorV2`), through the module as well as natively.
+fn cel_cases() -> Vec<Case> {
+    let issuer = json!({"name": "ca", "kind": "Issuer", "group": "cert-manager.io"});
+    let ctx = json!({"authorizations": [{"subject": {"group": "system:authenticated"}, "verb": "use", "apiGroup": "policy.cert-manager.io", "resource": "certificaterequestpolicies", "allowed": true}]});
+    let mk = |file: &'static str, name: &str, rule: &str, dns: &str, expect: Value| Case {
+        suite: "cel",
+        file,
+        name: name.to_owned(),
+        bundle: json!({"policies": [policy("services", json!({
+            "selector": {"issuerRef": {}},
+            "allowed": {"dnsNames": {"values": ["*"], "validations": [{"rule": rule, "message": "not this namespace's Service"}]}},
+        }))]}),
+        cr: cr(
+            file,
+            "team-a",
+            &CsrSpec::default().dns(&[dns]).request(),
+            issuer.clone(),
+            json!({}),
+        ),
+        user: "alice".into(),
+        groups: vec!["system:authenticated".into()],
+        context: ctx.clone(),
+        expect,
+    };
+    let rule = "self.endsWith('.%s.svc'.format([cr.namespace]))";
+    vec![
+        mk(
+            "format-allows",
+            "a DNS name built with format from cr.namespace is approved",
+            rule,
+            "db.team-a.svc",
+            json!({"allowed": true}),
+        ),
+        mk(
+            "format-denies",
+            "a DNS name of another namespace fails the format rule with the validation's message",
+            rule,
+            "db.team-b.svc",
+            denied(
+                r#"No policy approved this request: [services: spec.allowed.dnsNames.validations[0]: Invalid value: "db.team-b.svc": not this namespace's Service]"#,
+            ),
+        ),
+        mk(
+            "format-checked-when-compiled",
+            "a literal format clause that cannot take its literal argument is refused when the bundle loads (cel-go stringFormatValidatorV2)",
+            "self.endsWith('.%d.svc'.format([cr.namespace]))",
+            "db.team-a.svc",
+            json!({"bundleError": true, "messageContains": ["spec.allowed.dnsNames.validations[0]", "ERROR: <input>:1:35: error during formatting: decimal clause can only be used on ints, uints, and doubles, was given string"]}),
+        ),
+        mk(
+            "format-precision-over-100",
+            "a precision above 100 is refused when the bundle loads (cel-go's maximum at strings version 5)",
+            "self != '%.101f'.format([1.0])",
+            "db.team-a.svc",
+            json!({"bundleError": true, "messageContains": ["spec.allowed.dnsNames.validations[0]", "precision 101 exceeds maximum allowed precision 100"]}),
+        ),
+    ]
+}
+
 fn all_cases() -> Vec<Case> {
     [
         svc_cases(),
         ingress_cases(),
         upstream_cases(),
         hostile_cases(),
+        cel_cases(),
     ]
     .concat()
 }
@@ -846,6 +907,7 @@ fn case_files_match_and_agree_natively() {
         "public-ingress",
         "upstream",
         "hostile",
+        "cel",
     ] {
         let n_yaml = std::fs::read_dir(root.join(suite))
             .unwrap()

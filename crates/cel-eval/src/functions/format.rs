@@ -4,12 +4,14 @@
 //!   kube-apiserver (`ext.Strings(ext.StringsVersion(2))`): `%f` and `%e` go through golang.org/x/text's printer for
 //!   `en_US` (`1,234.500000`, `2.718280 × 10⁰⁰`, `∞`), and `%s` writes the elements of a list or map as CEL
 //!   literals (`["a", 1.500000, duration("60s")]`, `{"k":true}`);
-//! - [`Rendering::Plain`], the cel-spec conformance suite's (`[a, 1.5, 60s]`, `{k: true}`), which the other
-//!   environments use.
+//! - [`Rendering::Spec`], cel-go's `ext/formatting_v2.go`, which the strings extension uses from version 4, so in
+//!   `ext.Strings()` as cert-manager approver-policy declares it, and which cel-spec documents: numbers as Go's
+//!   `strconv` writes them (`1.5`, `1e20` as `100000000000000000000`, `Infinity`), `%d`, `%f` and `%e` of any number,
+//!   list and map elements as `%s` writes them (`[a, 1.5, 60s]`, `{k: true}`), precision at most 100.
 //!
-//! Both read a format string with the same clause syntax and errors (cel-go `parseFormatString`), here once, and
-//! kube-apiserver checks a literal format string against a literal argument list when the expression compiles
-//! (`stringFormatValidator`), with the same parser and the same type rules: [`check`].
+//! Both read a format string with the same clause syntax and errors (cel-go `parseFormatString`), here once, and cel-go
+//! checks a literal format string against a literal argument list when the expression compiles (`stringFormatValidator`,
+//! `stringFormatValidatorV2`), with the same parser and each rendering's type rules: [`check`].
 
 use super::strings::{check_len, fixed, format_double_g, non_finite, sci, to_string};
 use crate::error::{EvalError, EvalErrorKind};
@@ -20,9 +22,12 @@ use crate::value::{MAX_VALUE_DEPTH, Type, Value};
 pub enum Rendering {
     /// `ext/formatting.go` (strings extension versions 1 to 3: kube-apiserver's)
     Localized,
-    /// the cel-spec conformance suite's
-    Plain,
+    /// `ext/formatting_v2.go` (version 4 and later: approver-policy's, cel-spec's)
+    Spec,
 }
+
+/// The largest precision `formatting_v2.go` takes (cel-go's default from strings extension version 5).
+const SPEC_MAX_PRECISION: u64 = 100;
 
 /// One clause of a format string, after its `%`.
 struct Clause {
@@ -37,7 +42,7 @@ fn error(parts: &[&str]) -> EvalError {
 }
 
 /// cel-go `parseFormattingClause`: the clause at the start of `rest`, or cel-go's error for it.
-fn clause(rest: &[u8]) -> Result<Clause, EvalError> {
+fn clause(rendering: Rendering, rest: &[u8]) -> Result<Clause, EvalError> {
     const UNPARSED: &str = "could not parse formatting clause: ";
     const PRECISION: &str = "error while parsing precision: ";
     let mut at = 0;
@@ -77,6 +82,16 @@ fn clause(rest: &[u8]) -> Result<Clause, EvalError> {
                 why,
             ]));
         };
+        if rendering == Rendering::Spec && n > SPEC_MAX_PRECISION {
+            return Err(error(&[
+                UNPARSED,
+                PRECISION,
+                "precision ",
+                &n.to_string(),
+                " exceeds maximum allowed precision ",
+                &SPEC_MAX_PRECISION.to_string(),
+            ]));
+        }
         precision = Some(usize::try_from(n).unwrap_or(usize::MAX));
     }
     match rest.get(at) {
@@ -100,8 +115,15 @@ fn clause(rest: &[u8]) -> Result<Clause, EvalError> {
 
 /// What cel-go says when a clause is given a value of type `given` it does not take, after `error during formatting:
 /// ` (`during`).
-fn refused(verb: u8, given: &Type, during: bool) -> EvalError {
+fn refused(rendering: Rendering, verb: u8, given: &Type, during: bool) -> EvalError {
+    let spec = rendering == Rendering::Spec;
     let what = match verb {
+        b'd' if spec => "decimal clause can only be used on ints, uints, and doubles",
+        b'f' if spec => "fixed-point clause can only be used on ints, uints, and doubles",
+        b'e' if spec => "scientific clause can only be used on ints, uints, and doubles",
+        b'b' if spec => "only ints, uints, and bools can be formatted as binary",
+        b'o' if spec => "octal clause can only be used on ints and uints",
+        b'x' | b'X' if spec => "only ints, uints, bytes, and strings can be formatted as hex",
         b'd' => "decimal clause can only be used on integers",
         b'f' => "fixed-point clause can only be used on doubles",
         b'e' => "scientific clause can only be used on doubles",
@@ -119,11 +141,13 @@ fn refused(verb: u8, given: &Type, during: bool) -> EvalError {
 
 const DURING: &str = "error during formatting: ";
 
-/// Whether the localized rendering's clause `verb` takes a value of type `t` (cel-go's `stringFormatChecker`, which
-/// compares kinds only: `list(int)` is a list).
-fn takes(verb: u8, t: &Type) -> bool {
+/// Whether `rendering`'s clause `verb` takes a value of type `t` (cel-go's `stringFormatChecker` and
+/// `stringFormatCheckerV2`, which compare kinds only: `list(int)` is a list).
+fn takes(rendering: Rendering, verb: u8, t: &Type) -> bool {
     use Type as T;
+    let spec = rendering == Rendering::Spec;
     match verb {
+        b'd' | b'f' | b'e' if spec => matches!(t, T::Int | T::Uint | T::Double),
         b'd' | b'o' => matches!(t, T::Int | T::Uint),
         b'f' | b'e' => matches!(t, T::Double | T::String),
         b'b' => matches!(t, T::Int | T::Uint | T::Bool),
@@ -136,6 +160,7 @@ fn takes(verb: u8, t: &Type) -> bool {
 /// index. `args` is how many arguments there are; `checking` follows the compile-time checker, which reads the
 /// clause before it looks for its argument (the runtime looks first).
 fn interpolate(
+    rendering: Rendering,
     fmt: &str,
     args: usize,
     checking: bool,
@@ -159,7 +184,7 @@ fn interpolate(
         if after.is_empty() {
             return Err(EvalError::new("unexpected end of string"));
         }
-        let c = clause(after.as_bytes())?;
+        let c = clause(rendering, after.as_bytes())?;
         out.push_str(&render(&c, index)?);
         check_len(out.len() as u64)?;
         index += 1;
@@ -171,9 +196,9 @@ fn interpolate(
 
 /// The strings extension's `format` of `fmt` with `args`, as `rendering` writes it.
 pub fn format(rendering: Rendering, fmt: &str, args: &[Value<'_>]) -> Result<String, EvalError> {
-    interpolate(fmt, args.len(), false, &mut |c, i| {
+    interpolate(rendering, fmt, args.len(), false, &mut |c, i| {
         if let Some(n) = c.precision.filter(|n| *n > 1000) {
-            // Palisade's own bound: cel-go would build the string
+            // Palisade's own bound on the localized rendering: cel-go would build the string
             return Err(error(&["precision ", &n.to_string(), " is too large"]));
         }
         match args.get(i) {
@@ -187,16 +212,15 @@ pub fn format(rendering: Rendering, fmt: &str, args: &[Value<'_>]) -> Result<Str
 fn render(rendering: Rendering, c: &Clause, a: &Value<'_>) -> Result<String, EvalError> {
     let t = a.type_of();
     let localized = rendering == Rendering::Localized;
-    let refuse = || refused(c.verb, &t, true);
-    if localized && !takes(c.verb, &t) {
-        return Err(refuse());
+    if !takes(rendering, c.verb, &t) {
+        return Err(refused(rendering, c.verb, &t, true));
     }
     let precision = c.precision.unwrap_or(6);
-    let number = match (a, localized) {
-        (Value::Double(d), _) => Some(*d),
-        (Value::Int(i), false) => Some(*i as f64),
-        (Value::Uint(u), false) => Some(*u as f64),
-        (Value::String(s), true) => match s.as_str() {
+    let number = match a {
+        Value::Double(d) => Some(*d),
+        Value::Int(i) if !localized => Some(*i as f64),
+        Value::Uint(u) if !localized => Some(*u as f64),
+        Value::String(s) if localized => match s.as_str() {
             "NaN" => Some(f64::NAN),
             "Infinity" => Some(f64::INFINITY),
             "-Infinity" => Some(f64::NEG_INFINITY),
@@ -233,7 +257,8 @@ fn render(rendering: Rendering, c: &Clause, a: &Value<'_>) -> Result<String, Eva
         }
         (b'f', _) if number.is_some() => return Ok(fixed(number.unwrap_or_default(), precision)),
         (b'e', _) if number.is_some() => return Ok(sci(number.unwrap_or_default(), precision)),
-        (b'd', Value::Double(d)) if !localized && !d.is_finite() => return Ok(fixed(*d, 0)),
+        // `formatting_v2.go`: a double's shortest digits, never an exponent
+        (b'd', Value::Double(d)) => return Ok(shortest(*d)),
         (b'd', Value::Int(_) | Value::Uint(_)) => n.to_string(),
         (b'b', Value::Int(_) | Value::Uint(_) | Value::Bool(_))
         | (b'o' | b'x' | b'X', Value::Int(_) | Value::Uint(_)) => {
@@ -265,9 +290,7 @@ fn render(rendering: Rendering, c: &Clause, a: &Value<'_>) -> Result<String, Eva
             }
             s
         }
-        // the conformance suite words a refused `%e` as a refused `%f`
-        (b'e', _) if !localized => return Err(refused(b'f', &t, true)),
-        _ => return Err(refuse()),
+        _ => return Err(refused(rendering, c.verb, &t, true)),
     };
     if neg {
         digits.insert(0, '-');
@@ -276,6 +299,13 @@ fn render(rendering: Rendering, c: &Clause, a: &Value<'_>) -> Result<String, Eva
         digits.make_ascii_uppercase();
     }
     Ok(digits)
+}
+
+/// A double as Go's `strconv.FormatFloat(d, 'f', -1, 64)` writes it, as `formatting_v2.go` writes one for `%s` and
+/// `%d`: the shortest digits that read back as `d`, never an exponent (`1e20` is `100000000000000000000`), and
+/// `NaN`, `Infinity`, `-Infinity`.
+fn shortest(d: f64) -> String {
+    non_finite(d).map_or_else(|| d.to_string(), str::to_owned)
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -342,8 +372,12 @@ fn text(
                 None => fixed(*d, 6),
             });
         }
-        Value::Double(d) if !localized => {
-            return Ok(non_finite(*d).map_or_else(|| format_double_g(*d), str::to_owned));
+        Value::Double(d) if !localized => return Ok(shortest(*d)),
+        // Go's `Duration.Seconds()`, a double, written as `%d` writes one
+        Value::Duration(d) if !localized => {
+            let nanos = d.nanos();
+            let seconds = (nanos / 1_000_000_000) as f64 + (nanos % 1_000_000_000) as f64 / 1e9;
+            return Ok(shortest(seconds) + "s");
         }
         Value::Timestamp(_) | Value::Duration(_) if literal => {
             let name = if let Value::Timestamp(_) = v {
@@ -357,7 +391,7 @@ fn text(
             return Err(if literal {
                 error(&["no formatting function for ", v.type_of().name()])
             } else {
-                refused(b's', &v.type_of(), false)
+                refused(rendering, b's', &v.type_of(), false)
             });
         }
         other => {
@@ -427,11 +461,13 @@ fn localized_number(verb: u8, d: f64, precision: usize) -> String {
     out
 }
 
-/// kube-apiserver's compile-time check of `'…'.format([…])` (cel-go `stringFormatValidator`): the first issue of
-/// the format string `fmt` against the elements `args` of a literal list, with the node it is reported at (`None`:
-/// the call). `type_of` gives a node's type (`None` for `dyn`); `nested` adds the elements, or keys and values, of a
-/// node that is a list or map literal, which `%s` checks too, to a stack (last first).
+/// cel-go's compile-time check of `'…'.format([…])` in `rendering` (`stringFormatValidator`, kube-apiserver's;
+/// `stringFormatValidatorV2`): the first issue of the format string `fmt` against the elements `args` of a literal list,
+/// with the node it is reported at (`None`: the call). `type_of` gives a node's type (`None` for `dyn`); `nested` adds
+/// the elements, or keys and values, of a node that is a list or map literal, which `%s` checks too, to a stack (last
+/// first).
 pub fn check<'n, A>(
+    rendering: Rendering,
     fmt: &str,
     args: &[&'n A],
     type_of: &dyn Fn(&A) -> Option<Type>,
@@ -439,14 +475,14 @@ pub fn check<'n, A>(
 ) -> Option<(Option<&'n A>, String)> {
     let mut bad = None;
     let mut requested = 0;
-    let result = interpolate(fmt, args.len(), true, &mut |c, i| {
+    let result = interpolate(rendering, fmt, args.len(), true, &mut |c, i| {
         requested = i + 1;
         let mut stack: Vec<&'n A> = Vec::new();
         stack.extend(args.get(i));
         while let Some(a) = stack.pop() {
-            if let Some(t) = type_of(a).filter(|t| !takes(c.verb, t)) {
+            if let Some(t) = type_of(a).filter(|t| !takes(rendering, c.verb, t)) {
                 bad = Some(a);
-                return Err(refused(c.verb, &t, true));
+                return Err(refused(rendering, c.verb, &t, true));
             }
             if c.verb == b's' {
                 nested(a, &mut stack);

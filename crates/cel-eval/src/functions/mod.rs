@@ -35,7 +35,7 @@ use crate::value::Value;
 use args::{STRING_TRAVERSAL_FACTOR, ceil_cost, nso};
 
 pub use conversions::convert_const;
-pub use format::check as check_format;
+pub use format::{Rendering, check as check_format};
 #[cfg(feature = "extensions")]
 pub use names::MathFn;
 pub use names::{Function, KubeFn, MAP_INSERT, Method, is_namespaced};

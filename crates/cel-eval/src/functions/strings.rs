@@ -8,7 +8,7 @@ use super::args::{REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR, ceil_cost, int_a
 use super::format::{Rendering, format};
 use super::names::Method;
 use super::regex as re;
-use crate::cost::Meter;
+use crate::cost::{CostModel, Meter};
 use crate::error::EvalError;
 use crate::value::Value;
 use palisade_json::char_count;
@@ -78,6 +78,11 @@ pub fn member_cost<'a>(
     size: u64,
     args: &[Value<'a>],
 ) -> u64 {
+    if ctx.model == CostModel::CelGo
+        && let Some(cost) = cel_go_cost(ctx, method, size, args)
+    {
+        return cost;
+    }
     match method {
         // `StartsWithString`, `EndsWithString`, `ExtQuoteString`: O(n)
         Method::StartsWith | Method::EndsWith => ceil_cost(size, STRING_TRAVERSAL_FACTOR),
@@ -108,6 +113,41 @@ pub fn member_cost<'a>(
     }
 }
 
+/// cel-go's price of the strings extension's `method` at version 5 (`ext/strings.go` trackers) on a string of `size`
+/// characters, the part known before the call: the call (1), the traversal (`indexOf` and `lastIndexOf` the receiver's
+/// characters times the substring's, `replace` the receiver's times the needle's, each at least 1), and the size of
+/// the result where it is the receiver's (`lowerAscii`, `upperAscii`, `reverse`) or one character (`charAt`). The size
+/// of a result that depends on the work (`trim`, `substring`, `replace`, `split`) is charged by [`member`] once it is
+/// built, with `split`'s new list (10) charged here. `None`: a function the extension does not price (`format`, and
+/// the standard library's, priced as in kube-apiserver).
+fn cel_go_cost<'a>(
+    ctx: &mut Meter<'_, 'a>,
+    method: Method,
+    size: u64,
+    args: &[Value<'a>],
+) -> Option<u64> {
+    let traversal = ceil_cost(size, STRING_TRAVERSAL_FACTOR);
+    let arg_size = |ctx: &mut Meter<'_, 'a>| args.first().map_or(1, |v| ctx.size(v));
+    Some(match method {
+        Method::CharAt => traversal.saturating_add(2),
+        Method::IndexOf | Method::LastIndexOf => {
+            let sub = arg_size(ctx);
+            ceil_cost(size.saturating_mul(sub), STRING_TRAVERSAL_FACTOR).saturating_add(1)
+        }
+        Method::LowerAscii | Method::UpperAscii | Method::Reverse => {
+            traversal.saturating_add(size).saturating_add(1)
+        }
+        Method::Trim | Method::Substring => traversal.saturating_add(1),
+        Method::Replace => {
+            let needle = arg_size(ctx).max(1);
+            ceil_cost(size.max(1).saturating_mul(needle), STRING_TRAVERSAL_FACTOR).saturating_add(1)
+        }
+        Method::Split => ceil_cost(size.saturating_add(1), STRING_TRAVERSAL_FACTOR)
+            .saturating_add(1 + crate::eval::LIST_CREATE_COST),
+        _ => return None,
+    })
+}
+
 /// `startsWith`: the prefix compared a word at a time ([`palisade_json::equal_bytes`]; `str::starts_with` is `memcmp`, a
 /// byte loop on wasm32, and a policy's prefix is read for every container).
 fn starts_with(s: &str, prefix: &str) -> bool {
@@ -134,7 +174,8 @@ pub fn member<'a>(
     args: &[Value<'a>],
     regex: Option<&Regex>,
 ) -> Result<Value<'a>, EvalError> {
-    if method == Method::Replace {
+    let cel_go = ctx.model == CostModel::CelGo;
+    if method == Method::Replace && !cel_go {
         // upstream charges two traversals of the receiver whatever the replacement; an
         // output beyond four times the input (`'a'.replace('', long)`) is charged for
         // the excess too, before it is built, so the work stays bounded by the budget
@@ -166,6 +207,16 @@ pub fn member<'a>(
         }
         _ => ext_member(method, s, args)?,
     };
+    if cel_go
+        && matches!(
+            method,
+            Method::Trim | Method::Substring | Method::Replace | Method::Split
+        )
+    {
+        // cel-go's trackers charge what these built, by its size
+        let built = ctx.size(&out);
+        ctx.budget.charge(built)?;
+    }
     if format && let Value::String(o) = &out {
         // the same for what `format` renders from its arguments (bounded by the string
         // cap as it is built): the excess over four times the format string is charged
@@ -289,7 +340,7 @@ fn ext_member<'a>(method: Method, s: &str, args: &[Value<'a>]) -> Result<Value<'
             Some(Value::List(l)) => {
                 let rendering = match method {
                     Method::FormatLocalized => Rendering::Localized,
-                    _ => Rendering::Plain,
+                    _ => Rendering::Spec,
                 };
                 format(rendering, s, &l.to_vec()).map(Value::string)
             }
