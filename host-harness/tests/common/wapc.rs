@@ -28,6 +28,13 @@ fn memory_of(caller: &mut Caller<'_, Exchange>) -> Memory {
         .unwrap()
 }
 
+/// `module` compiled once, for [`Guest::of`], instructions counted.
+pub fn compile(module: &[u8]) -> (Engine, Module) {
+    let engine = Engine::new(Config::new().consume_fuel(true)).unwrap();
+    let module = Module::new(&engine, module).unwrap();
+    (engine, module)
+}
+
 impl Guest {
     /// A fresh instance of `module` (its bytes), `wapc_init` called, as a waPC host starts one.
     pub fn new(module: &[u8]) -> Guest {
@@ -38,9 +45,18 @@ impl Guest {
 
     /// A fresh instance of `module`, `wapc_init` not called yet.
     pub fn instantiate(module: &[u8]) -> Guest {
-        let engine = Engine::new(Config::new().consume_fuel(true)).unwrap();
-        let module = Module::new(&engine, module).unwrap();
-        let mut linker: Linker<Exchange> = Linker::new(&engine);
+        Guest::instantiate_compiled(&compile(module))
+    }
+
+    /// A fresh instance of a module compiled once for many ([`compile`]), `wapc_init` called.
+    pub fn of(compiled: &(Engine, Module)) -> Guest {
+        let mut guest = Guest::instantiate_compiled(compiled);
+        guest.init();
+        guest
+    }
+
+    fn instantiate_compiled((engine, module): &(Engine, Module)) -> Guest {
+        let mut linker: Linker<Exchange> = Linker::new(engine);
         linker
             .func_wrap(
                 "wapc",
@@ -67,10 +83,10 @@ impl Guest {
                 },
             )
             .unwrap();
-        linker.define_unknown_imports_as_traps(&module).unwrap();
-        let mut store = Store::new(&engine, Exchange::default());
+        linker.define_unknown_imports_as_traps(module).unwrap();
+        let mut store = Store::new(engine, Exchange::default());
         store.set_fuel(u64::MAX / 2).unwrap();
-        let instance = linker.instantiate(&mut store, &module).unwrap();
+        let instance = linker.instantiate(&mut store, module).unwrap();
         let init = instance
             .get_typed_func::<(), ()>(&mut store, "wapc_init")
             .unwrap();
@@ -101,6 +117,25 @@ impl Guest {
     pub fn exported_memory(&mut self, name: &str) -> &mut [u8] {
         let memory = self.instance.get_memory(&mut self.store, name).unwrap();
         memory.data_mut(&mut self.store)
+    }
+
+    /// `operation` with `payload` and at most `fuel` wasm instructions: the guest's response, or `None` when the call
+    /// trapped, ran out of fuel or answered a waPC error.
+    pub fn try_call(&mut self, operation: &str, payload: &[u8], fuel: u64) -> Option<Vec<u8>> {
+        *self.store.data_mut() = Exchange {
+            operation: operation.as_bytes().to_vec(),
+            payload: payload.to_vec(),
+            response: Vec::new(),
+        };
+        self.store.set_fuel(fuel).unwrap();
+        let lengths = (
+            i32::try_from(operation.len()).unwrap(),
+            i32::try_from(payload.len()).unwrap(),
+        );
+        match self.guest_call.call(&mut self.store, lengths) {
+            Ok(1) => Some(std::mem::take(&mut self.store.data_mut().response)),
+            _ => None,
+        }
     }
 
     /// `operation` with `payload`: the guest's response and the wasm instructions the call ran. A waPC error fails.
