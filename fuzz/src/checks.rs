@@ -429,11 +429,31 @@ fn cel_fixture() -> (Value, Value, Value, Value) {
 }
 
 /// `cel`: arbitrary text compiled in the admission environment (any result type); when it compiles, evaluated
-/// against a small deployment under the Kubernetes budget. Any `Ok`/`Err` is fine; a panic or overflow is not.
+/// against a small deployment under the Kubernetes budget; and compiled in approver-policy's environment (its own
+/// `format`, cost model and unfolded literals), evaluated with `self` and `cr` when it compiles there. Any `Ok`/`Err`
+/// is fine; a panic or overflow is not.
 pub fn check_cel(data: &[u8]) {
     let Ok(source) = std::str::from_utf8(data) else {
         return;
     };
+    if let Ok(program) =
+        palisade_cel::Env::certificate_request().compile(source, palisade_cel::Expect::Any)
+    {
+        let text = |s: &'static str| palisade_cel::Value::string(s);
+        let cr = palisade_cel::Value::map(vec![
+            (text("name"), text("req")),
+            (text("namespace"), text("team-a")),
+            (text("username"), text("system:serviceaccount:team-a:app")),
+            (
+                text("groups"),
+                palisade_cel::Value::list(vec![text("system:authenticated")]),
+            ),
+        ]);
+        let act = palisade_cel::Activation::new()
+            .bind("self", text("db.team-a.svc"))
+            .bind("cr", cr);
+        let _ = program.eval(&act, &mut palisade_cel::Budget::kubernetes());
+    }
     let env = palisade_cel::Env::admission();
     let Ok(program) = env.compile(source, palisade_cel::Expect::Any) else {
         return;
