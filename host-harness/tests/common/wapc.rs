@@ -122,17 +122,8 @@ impl Guest {
     /// `operation` with `payload` and at most `fuel` wasm instructions: the guest's response, or `None` when the call
     /// trapped, ran out of fuel or answered a waPC error.
     pub fn try_call(&mut self, operation: &str, payload: &[u8], fuel: u64) -> Option<Vec<u8>> {
-        *self.store.data_mut() = Exchange {
-            operation: operation.as_bytes().to_vec(),
-            payload: payload.to_vec(),
-            response: Vec::new(),
-        };
         self.store.set_fuel(fuel).unwrap();
-        let lengths = (
-            i32::try_from(operation.len()).unwrap(),
-            i32::try_from(payload.len()).unwrap(),
-        );
-        match self.guest_call.call(&mut self.store, lengths) {
+        match self.guest_call(operation, payload) {
             Ok(1) => Some(std::mem::take(&mut self.store.data_mut().response)),
             _ => None,
         }
@@ -140,19 +131,24 @@ impl Guest {
 
     /// `operation` with `payload`: the guest's response and the wasm instructions the call ran. A waPC error fails.
     pub fn call(&mut self, operation: &str, payload: &[u8]) -> (Vec<u8>, u64) {
+        let fuel = self.store.get_fuel().unwrap();
+        let ok = self.guest_call(operation, payload).unwrap();
+        assert_eq!(ok, 1, "{operation} answered a waPC error");
+        let ran = fuel - self.store.get_fuel().unwrap();
+        (std::mem::take(&mut self.store.data_mut().response), ran)
+    }
+
+    /// `__guest_call` with `operation` and `payload` handed over: what it returned (1: a response), or its trap.
+    fn guest_call(&mut self, operation: &str, payload: &[u8]) -> wasmtime::Result<i32> {
         *self.store.data_mut() = Exchange {
             operation: operation.as_bytes().to_vec(),
             payload: payload.to_vec(),
             response: Vec::new(),
         };
-        let fuel = self.store.get_fuel().unwrap();
         let lengths = (
             i32::try_from(operation.len()).unwrap(),
             i32::try_from(payload.len()).unwrap(),
         );
-        let ok = self.guest_call.call(&mut self.store, lengths).unwrap();
-        assert_eq!(ok, 1, "{operation} answered a waPC error");
-        let ran = fuel - self.store.get_fuel().unwrap();
-        (std::mem::take(&mut self.store.data_mut().response), ran)
+        self.guest_call.call(&mut self.store, lengths)
     }
 }
