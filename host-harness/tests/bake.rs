@@ -433,26 +433,27 @@ fn a_fresh_baked_request_reads_its_image_in_at_most_five_windows() {
     };
     let expected = answer(None);
     assert!(expected.contains("\"allowed\": Bool(true)"), "{expected}");
-    let image: Vec<usize> = {
-        let fresh = host.instantiate().unwrap();
-        fresh
-            .memory_data()
-            .chunks(4096)
-            .enumerate()
-            .filter(|(_, page)| page.iter().any(|&b| b != 0))
-            .map(|(i, _)| i)
-            .collect()
-    };
+    let image = host.instantiate().unwrap().memory_data().to_vec();
+    let (read, windows) = image_read(&image, |page| answer(Some(page)) != expected);
+    assert!(
+        windows <= 5,
+        "a request reads image pages {read:x?}, in {windows} windows of 64 KiB"
+    );
+}
+
+/// The pages of a fresh instance's `image` (its memory before a call; pages of zeros are not the image's) that a
+/// request reads, as `changes_answer(page)` finds them (the answer with that page overwritten differs), and the
+/// number of aligned 64 KiB windows they lie in.
+fn image_read(image: &[u8], changes_answer: impl Fn(usize) -> bool) -> (Vec<usize>, usize) {
     let read: Vec<usize> = image
-        .into_iter()
-        .filter(|&page| answer(Some(page)) != expected)
+        .chunks(4096)
+        .enumerate()
+        .filter(|(_, page)| page.iter().any(|&b| b != 0))
+        .map(|(i, _)| i)
+        .filter(|&page| changes_answer(page))
         .collect();
     let windows: std::collections::BTreeSet<usize> = read.iter().map(|page| page / 16).collect();
-    assert!(
-        windows.len() <= 5,
-        "a request reads image pages {read:x?}, in {} windows of 64 KiB",
-        windows.len()
-    );
+    (read, windows.len())
 }
 
 // The stack (rust-lld's default for wasm32: the first 1 MiB of memory, growing down from 1 MiB) costs a page fault per
@@ -511,22 +512,13 @@ fn a_fresh_baked_kubewarden_request_reads_its_image_in_at_most_five_windows() {
         "{}",
         String::from_utf8_lossy(&expected)
     );
-    let image: Vec<usize> = common::wapc::Guest::of(&compiled)
-        .memory()
-        .chunks(4096)
-        .enumerate()
-        .filter(|(_, page)| page.iter().any(|&b| b != 0))
-        .map(|(i, _)| i)
-        .collect();
-    let read: Vec<usize> = image
-        .into_iter()
-        .filter(|&page| answer(Some(page)).as_ref() != Some(&expected))
-        .collect();
-    let windows: std::collections::BTreeSet<usize> = read.iter().map(|page| page / 16).collect();
+    let image = common::wapc::Guest::of(&compiled).memory().to_vec();
+    let (read, windows) = image_read(&image, |page| {
+        answer(Some(page)).as_ref() != Some(&expected)
+    });
     assert!(
-        windows.len() <= 5,
-        "a Kubewarden request reads image pages {read:x?}, in {} windows of 64 KiB",
-        windows.len()
+        windows <= 5,
+        "a Kubewarden request reads image pages {read:x?}, in {windows} windows of 64 KiB"
     );
 }
 
