@@ -94,6 +94,8 @@ fn run() -> Result<(), String> {
     check_wasm_target()?;
     let inner = Inner::new(build_dir.clone())?;
     let built = build_dir.join(WASM_TARGET).join("wasm");
+    // The layout profile of the two engine modules (src/layout.rs), read from this checkout (build/layout_hook.rs).
+    let profile = manifest_dir.join("build/hot-functions.txt");
 
     // 1. The C ABI module.
     inner.build(
@@ -104,6 +106,7 @@ fn run() -> Result<(), String> {
         &built.join("palisade.wasm"),
         &out_dir.join("palisade.wasm"),
         &build_dir.join("palisade.named.wasm"),
+        &profile,
     )?;
     keep_only_c_abi_exports(&out_dir.join("palisade.wasm"))?;
 
@@ -117,6 +120,7 @@ fn run() -> Result<(), String> {
         &built.join("palisade.wasm"),
         &kubewarden,
         &build_dir.join("palisade-kubewarden.named.wasm"),
+        &profile,
     )?;
     annotate_kubewarden(&kubewarden, &metadata)?;
 
@@ -343,11 +347,11 @@ fn has_wasm_target() -> Result<(), String> {
 
 /// [`install`] with the function names kept (a copy at `named`, what `examples/layout_profile.rs` profiles), then the
 /// functions a request runs moved first and the names dropped (`src/layout.rs`).
-fn install_laid_out(from: &Path, to: &Path, named: &Path) -> Result<(), String> {
+fn install_laid_out(from: &Path, to: &Path, named: &Path, profile: &Path) -> Result<(), String> {
     install_with(from, to, true)?;
     fs::copy(to, named)
         .map_err(|e| format!("cannot copy {} to {}: {e}", to.display(), named.display()))?;
-    layout_hook::hot_first_file(to)
+    layout_hook::hot_first_file(to, profile)
 }
 
 /// Copies a built module into target/wasm, through `wasm-opt -Oz --converge` when it is on PATH.

@@ -144,38 +144,44 @@ fn profile_keys_drop_the_legacy_hash_only() {
     }
 }
 
-/// The build lays the shipped C ABI module out by the committed profile: its code is the named copy's code laid out
-/// so. And the profile still names the engine's functions: when most of its names no longer exist, the layout is lost
-/// silently, and `examples/layout_profile.rs` must run again.
+/// The build lays the two shipped engine modules out by the committed profile: each one's code is its named copy's code
+/// laid out so. And the profile still names the engine's functions: when most of its names no longer exist, the layout
+/// is lost silently, and `examples/layout_profile.rs` must run again.
 #[test]
-fn the_shipped_module_is_laid_out_by_a_current_profile() {
-    let named = common::workspace().join("target/wasm-build/palisade.named.wasm");
+fn the_shipped_modules_are_laid_out_by_a_current_profile() {
     if std::env::var_os("PALISADE_WASM_DIR").is_some() {
         // modules built elsewhere: their named copies are not in this target directory
         eprintln!("skipped: PALISADE_WASM_DIR is set");
         return;
     }
-    let named = std::fs::read(&named).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (build.rs leaves it next to the modules)",
-            named.display()
-        )
-    });
-    let shipped = std::fs::read(common::artifact("palisade.wasm")).unwrap();
     let profile = layout::profile_names(layout::HOT_FUNCTIONS);
-    let (laid_out, report) = layout::hot_first(&named, &profile).unwrap();
-    assert_eq!(code_section(&shipped), code_section(&laid_out));
-    let names = function_names(&named);
-    let keys: std::collections::HashSet<&str> =
-        names.iter().map(|n| layout::profile_key(n)).collect();
-    let found = profile.iter().filter(|n| keys.contains(*n)).count();
-    assert!(
-        found * 10 >= profile.len() * 9,
-        "only {found} of the profile's {} functions exist: run `cargo run --release -p palisade-harness --example \
-         layout_profile`",
-        profile.len()
-    );
-    assert!(report.moved >= found);
+    for module in ["palisade", "palisade-kubewarden"] {
+        let named = common::workspace().join(format!("target/wasm-build/{module}.named.wasm"));
+        let named = std::fs::read(&named).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (build.rs leaves it next to the modules)",
+                named.display()
+            )
+        });
+        let shipped = std::fs::read(common::artifact(&format!("{module}.wasm"))).unwrap();
+        let (laid_out, report) = layout::hot_first(&named, &profile).unwrap();
+        assert!(
+            code_section(&shipped) == code_section(&laid_out),
+            "{module}.wasm is not laid out by build/hot-functions.txt: was it built by another checkout's build \
+             script? (README, \"Development\")"
+        );
+        let names = function_names(&named);
+        let keys: std::collections::HashSet<&str> =
+            names.iter().map(|n| layout::profile_key(n)).collect();
+        let found = profile.iter().filter(|n| keys.contains(*n)).count();
+        assert!(
+            found * 10 >= profile.len() * 9,
+            "{module}.wasm: only {found} of the profile's {} functions exist: run `cargo run --release -p \
+             palisade-harness --example layout_profile`",
+            profile.len()
+        );
+        assert!(report.moved >= found);
+    }
 }
 
 fn code_section(bytes: &[u8]) -> Vec<u8> {
