@@ -79,17 +79,24 @@ impl Budget {
     }
 }
 
-/// Whose prices the strings extension's functions are charged at: the two environments Palisade follows declare the
-/// extension at different versions, and cel-go prices it differently from kube-apiserver.
+/// Whose strings extension a program calls: the environments Palisade follows declare cel-go's extension at different
+/// versions of different cel-go releases, which price it differently and answer a few edge cases differently.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum CostModel {
-    /// kube-apiserver's: the strings extension at version 2, priced by its own library's cost functions
-    /// (k8s.io/apiserver `library/cost.go`): one traversal of the receiver, two for `replace` and `split`.
+pub enum StringsExtension {
+    /// kube-apiserver's: version 2 of cel-go v0.22 to v0.28 (Kubernetes 1.32 to 1.36), priced by its own library's
+    /// cost functions (k8s.io/apiserver `library/cost.go`: one traversal of the receiver, two for `replace` and
+    /// `split`). `indexOf`/`lastIndexOf` with an offset at or past the end of the string find nothing (-1), and an
+    /// empty substring is found at whatever offset is asked, negative or past the end (cel-go `indexOfOffset`).
     #[default]
     Kubernetes,
-    /// cel-go v0.30's, for `ext.Strings()` at its latest version (approver-policy's): the extension's own trackers
-    /// (`ext/strings.go`, version 5), which charge the call (1), a traversal, and the size of what is built.
+    /// cel-go v0.30's, for `ext.Strings()` at its latest version (approver-policy v0.27's): the extension's own
+    /// trackers (`ext/strings.go`, version 5), which charge the call (1), a traversal, and the size of what is built.
+    /// As [`StringsExtension::Kubernetes`] for offsets, but an empty substring is found at the offset clamped to the
+    /// end of the string, and a negative offset is an error (cel-go 14f6746a, June 2026).
     CelGo,
+    /// The cel-spec conformance suite's (`palisade_cel::Env::standard`), priced as kube-apiserver's: an offset outside
+    /// the string is an error (`index out of range: 30`; string_ext `indexof_out_of_range`, a test cel-go skips).
+    Spec,
 }
 
 /// Sizes of long strings (characters) and large objects (entries), counted once per evaluation so that `size()` and
@@ -103,7 +110,7 @@ const SIZE_MEMO_FROM: usize = 256;
 pub struct Meter<'m, 'a> {
     pub budget: &'m mut Budget,
     pub sizes: &'m mut Sizes<'a>,
-    pub model: CostModel,
+    pub strings: StringsExtension,
 }
 
 impl<'a> Meter<'_, 'a> {

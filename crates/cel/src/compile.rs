@@ -7,7 +7,7 @@ use std::sync::Arc;
 use cel_core::{CelType, CheckError, CheckErrorKind, Expr, ReferenceInfo, SpannedExpr};
 
 use crate::{Expect, Flavor, Program};
-use palisade_cel_eval::CostModel;
+use palisade_cel_eval::StringsExtension;
 use palisade_cel_eval::eval::{Compiled, qualified_name};
 use palisade_cel_eval::functions::{
     Call, Function, MAP_INSERT, Method, Rendering, Target, is_namespaced,
@@ -61,10 +61,14 @@ pub(crate) fn compile(
     } else {
         kubernetes_macros(flavor)
     };
-    let parsed = cel_core::parser::parse_with_options(
-        source,
-        cel_core::parser::ParseOptions::with_macros(macros),
-    );
+    let mut options = cel_core::parser::ParseOptions::with_macros(macros);
+    if flavor == Flavor::Admission {
+        // cel-go before v0.28 reads `` a.`b-c` `` only with `EnableIdentEscapeSyntax`, which kube-apiserver does not
+        // turn on (Kubernetes 1.36: cel-go v0.27); from v0.28 its parser reads them by default, as approver-policy
+        // v0.27's (cel-go v0.30) does
+        options = options.refusing_escaped_identifiers();
+    }
+    let parsed = cel_core::parser::parse_with_options(source, options);
     let mut parsed = parsed;
     // A tree deeper than the checker takes is taken apart here, node by node: dropping it the
     // ordinary way recurses once per level and would overflow the (1 MiB) wasm stack.
@@ -111,18 +115,6 @@ pub(crate) fn compile(
             0,
             "max recursion depth exceeded",
         )));
-    }
-    if flavor != Flavor::Custom {
-        // cel-go reads `` a.`b-c` `` only with `EnableIdentEscapeSyntax`, which neither kube-apiserver nor
-        // approver-policy turns on
-        let escaped = escaped_identifiers(&expr, source);
-        if !escaped.is_empty() {
-            let msgs: Vec<String> = escaped
-                .iter()
-                .map(|offset| format_issue(source, *offset, "unsupported syntax: '`'"))
-                .collect();
-            return Err(CompileError::Invalid(msgs.join("\n")));
-        }
     }
     if let Some(offset) = user_written_accumulator(&expr, source) {
         return Err(CompileError::Invalid(format_issue(
@@ -262,10 +254,10 @@ pub(crate) fn compile(
             presence,
             container: env.container().to_string(),
             strict_presence,
-            cost_model: if flavor == Flavor::CertificateRequest {
-                CostModel::CelGo
-            } else {
-                CostModel::Kubernetes
+            strings: match flavor {
+                Flavor::Admission => StringsExtension::Kubernetes,
+                Flavor::CertificateRequest => StringsExtension::CelGo,
+                Flavor::Custom => StringsExtension::Spec,
             },
         },
         result_type,
@@ -1248,28 +1240,6 @@ fn rewrite_as_cel_go(e: &mut SpannedExpr, request_resource: bool) {
         }
         _ => {}
     }
-}
-
-/// The offsets of the opening backticks of the identifiers and fields written escaped (`` `b-c` ``), in order.
-fn escaped_identifiers(root: &SpannedExpr, source: &str) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut stack = vec![root];
-    while let Some(e) = stack.pop() {
-        let text = source.get(e.span.clone()).unwrap_or("").trim_end();
-        let at = match &e.node {
-            Expr::Ident(_) if text.starts_with('`') => Some(e.span.start),
-            // the field's backticks close the selection; the opening one is the last before the closing one
-            Expr::Member { .. } | Expr::MemberTestOnly { .. } if text.ends_with('`') => text
-                .get(..text.len() - 1)
-                .and_then(|t| t.rfind('`'))
-                .map(|i| e.span.start + i),
-            _ => None,
-        };
-        out.extend(at);
-        stack.extend(children(e));
-    }
-    palisade_json::sort::sort_by_key(&mut out, |offset| *offset);
-    out
 }
 
 /// cel-core names the macro accumulator `__result__`, which a user could also type and use to

@@ -27,9 +27,10 @@
 //! - cases needing protobuf messages (TestAllTypes, `google.protobuf.*`, wrappers, enums) are
 //!   skipped, as in `conformance.rs`.
 //!
-//! - [`Env::standard`] reads escaped identifiers (`` a.`b-c` ``), which the cel-spec conformance suite uses; cel-go's
-//!   default parser, like kube-apiserver's and approver-policy's environments here, refuses them with
-//!   `unsupported syntax: '`'`: those cases are counted as mismatches of their own category.
+//! - [`Env::standard`] reads escaped identifiers (`` a.`b-c` ``), which the cel-spec conformance suite uses, as
+//!   cel-go's parser does by default from v0.28 (and approver-policy's environment here); v0.26.1's default parser,
+//!   like kube-apiserver's environment here, refuses them with `unsupported syntax: '`'`: those cases are counted
+//!   as mismatches of their own category.
 //!
 //! A case passes when `Env::compile(expr, Expect::Any)` fails with exactly cel-go's text, or
 //! succeeds with the result type cel-go prints. The ids of the passing cases are kept in

@@ -412,3 +412,52 @@ fn literals_are_validated_as_kube_apiserver_validates_them() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// kube-apiserver's parser (cel-go v0.27, Kubernetes 1.36) reads backticks with `EnableIdentEscapeSyntax` off: the
+/// answers of cel-go v0.26.1's parser, so set, to `parser/parser_test.go`'s escaped-identifier inputs (npm
+/// `@bufbuild/cel-spec` 0.6.1 `testdata/parsing.js` cases 168 to 176, as `cel_go_tables.rs` reads them), first line.
+#[test]
+fn escaped_identifiers_are_refused_as_cel_go_v0_27_refuses_them() {
+    let env = Env::admission().with_dyn_variable("a");
+    let refused = "unsupported syntax: '`'";
+    let expressions = "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+    let rows = [
+        ("a.`b-c`", format!("ERROR: <input>:1:3: {refused}")),
+        ("a.`b c`", format!("ERROR: <input>:1:3: {refused}")),
+        ("a.`b.c`", format!("ERROR: <input>:1:3: {refused}")),
+        ("a.`in`", format!("ERROR: <input>:1:3: {refused}")),
+        ("a.`/foo`", format!("ERROR: <input>:1:3: {refused}")),
+        (
+            "Message{`in`: true}",
+            format!("ERROR: <input>:1:9: {refused}"),
+        ),
+        (
+            "`b-c`",
+            format!(
+                "ERROR: <input>:1:1: Syntax error: mismatched input '`b-c`' expecting {expressions}"
+            ),
+        ),
+        (
+            "`b-c`()",
+            format!(
+                "ERROR: <input>:1:1: Syntax error: extraneous input '`b-c`' expecting {expressions}"
+            ),
+        ),
+        (
+            "a.`$b`",
+            "ERROR: <input>:1:3: Syntax error: token recognition error at: '`$'".to_string(),
+        ),
+        ("a.`b.c`()", format!("ERROR: <input>:1:3: {refused}")),
+    ];
+    let mut wrong = Vec::new();
+    for (src, want) in rows {
+        let got = match env.compile(src, Expect::Any) {
+            Ok(_) => "(compiled)".to_string(),
+            Err(e) => e.to_string().lines().next().unwrap_or("").to_string(),
+        };
+        if got != want {
+            wrong.push(format!("{src}: got {got}\n  want {want}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

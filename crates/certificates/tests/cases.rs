@@ -644,6 +644,20 @@ fn cel_cases() -> Vec<Case> {
             "db.team-a.svc",
             json!({"bundleError": true, "messageContains": ["spec.allowed.dnsNames.validations[0]", "precision 101 exceeds maximum allowed precision 100"]}),
         ),
+        mk(
+            "escaped-identifier",
+            "a field written in backticks is read, as cel-go's parser reads it by default from v0.28 (approver-policy v0.27: cel-go v0.30)",
+            "self.endsWith('.' + cr.`namespace` + '.svc')",
+            "db.team-a.svc",
+            json!({"allowed": true}),
+        ),
+        mk(
+            "index-of-empty-substring-clamped",
+            "an empty substring is found at the offset clamped to the end of the string (cel-go 14f6746a, in v0.30)",
+            "self.indexOf('', 100) == size(self) && self.lastIndexOf('', 100) == size(self)",
+            "db.team-a.svc",
+            json!({"allowed": true}),
+        ),
     ]
 }
 

@@ -8,7 +8,7 @@ use super::args::{REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR, ceil_cost, int_a
 use super::format::{Rendering, format};
 use super::names::Method;
 use super::regex as re;
-use crate::cost::{CostModel, Meter};
+use crate::cost::{Meter, StringsExtension};
 use crate::error::EvalError;
 use crate::value::Value;
 use palisade_json::char_count;
@@ -78,7 +78,7 @@ pub fn member_cost<'a>(
     size: u64,
     args: &[Value<'a>],
 ) -> u64 {
-    if ctx.model == CostModel::CelGo
+    if ctx.strings == StringsExtension::CelGo
         && let Some(cost) = cel_go_cost(ctx, method, size, args)
     {
         return cost;
@@ -174,7 +174,7 @@ pub fn member<'a>(
     args: &[Value<'a>],
     regex: Option<&Regex>,
 ) -> Result<Value<'a>, EvalError> {
-    let cel_go = ctx.model == CostModel::CelGo;
+    let cel_go = ctx.strings == StringsExtension::CelGo;
     if method == Method::Replace && !cel_go {
         // upstream charges two traversals of the receiver whatever the replacement; an
         // output beyond four times the input (`'a'.replace('', long)`) is charged for
@@ -205,7 +205,7 @@ pub fn member<'a>(
         (Method::Matches | Method::Find | Method::FindAll, _) => {
             re::member(method, s, args, regex)?
         }
-        _ => ext_member(method, s, args)?,
+        _ => ext_member(method, s, args, ctx.strings)?,
     };
     if cel_go
         && matches!(
@@ -229,8 +229,85 @@ pub fn member<'a>(
     Ok(out)
 }
 
+/// `indexOf` and `lastIndexOf` (`method`) on `s`, offsets in characters, as `strings`' release answers them
+/// ([`StringsExtension`]: cel-go `indexOfOffset`/`lastIndexOfOffset` in kube-apiserver's and approver-policy's, the
+/// cel-spec suite's errors in the conformance environment).
+fn index_of<'a>(
+    strings: StringsExtension,
+    method: Method,
+    s: &str,
+    args: &[Value<'a>],
+) -> Result<Value<'a>, EvalError> {
+    let last = method == Method::LastIndexOf;
+    let sub = str_arg(args, 0)?;
+    let len = char_count(s);
+    let len_i = i64::try_from(len).map_err(|_| EvalError::overflow())?;
+    let offset = if args.len() == 2 {
+        Some(int_arg(args, 1)?)
+    } else {
+        None
+    };
+    let out_of_range = |at: i64| Err(EvalError::new(format!("index out of range: {at}")));
+    // where the search starts (`indexOf`), or the last character a match may start at (`lastIndexOf`)
+    let at = match (strings, offset) {
+        (StringsExtension::Spec, at) => {
+            let at = at.unwrap_or(if last { len_i } else { 0 });
+            if !(0..=len_i).contains(&at) {
+                return out_of_range(at);
+            }
+            at
+        }
+        // cel-go's `lastIndexOf` without an offset: '' is found at the end, a longer text (in bytes) nowhere
+        (_, None) if last => {
+            if sub.is_empty() {
+                return Ok(Value::Int(len_i));
+            }
+            if s.len() < sub.len() {
+                return Ok(Value::Int(-1));
+            }
+            len_i - 1
+        }
+        (_, at) => {
+            let at = at.unwrap_or(0);
+            if sub.is_empty() && strings == StringsExtension::Kubernetes {
+                return Ok(Value::Int(at));
+            }
+            if at < 0 {
+                return out_of_range(at);
+            }
+            if sub.is_empty() {
+                return Ok(Value::Int(at.min(len_i)));
+            }
+            if at >= len_i {
+                return Ok(Value::Int(-1));
+            }
+            at
+        }
+    };
+    let at = usize::try_from(at).map_err(|_| EvalError::overflow())?;
+    let found = if last {
+        let limit = byte_at(s, at.saturating_add(char_count(sub)).min(len)).unwrap_or(s.len());
+        s.get(..limit)
+            .unwrap_or("")
+            .rfind(sub)
+            .map(|pos| cp_index_of(s, pos))
+    } else {
+        let from = byte_at(s, at).unwrap_or(s.len());
+        s.get(from..)
+            .unwrap_or("")
+            .find(sub)
+            .map(|pos| cp_index_of(s, from + pos))
+    };
+    Ok(Value::Int(found.unwrap_or(-1)))
+}
+
 /// The strings extension's methods.
-fn ext_member<'a>(method: Method, s: &str, args: &[Value<'a>]) -> Result<Value<'a>, EvalError> {
+fn ext_member<'a>(
+    method: Method,
+    s: &str,
+    args: &[Value<'a>],
+    strings: StringsExtension,
+) -> Result<Value<'a>, EvalError> {
     match (method, args.len()) {
         (Method::CharAt, 1) => {
             let i = int_arg(args, 0)?;
@@ -243,47 +320,7 @@ fn ext_member<'a>(method: Method, s: &str, args: &[Value<'a>]) -> Result<Value<'
                 _ => Err(EvalError::new(format!("index out of range: {i}"))),
             }
         }
-        (Method::IndexOf, 1 | 2) => {
-            let sub = str_arg(args, 0)?;
-            let start = if args.len() == 2 {
-                int_arg(args, 1)?
-            } else {
-                0
-            };
-            let len = char_count(s);
-            let Some(b) = usize::try_from(start)
-                .ok()
-                .filter(|u| *u <= len)
-                .and_then(|u| byte_at(s, u))
-            else {
-                return Err(EvalError::new(format!("index out of range: {start}")));
-            };
-            let hay = s.get(b..).unwrap_or("");
-            Ok(Value::Int(match hay.find(sub) {
-                Some(pos) => cp_index_of(s, b + pos),
-                None => -1,
-            }))
-        }
-        (Method::LastIndexOf, 1 | 2) => {
-            let sub = str_arg(args, 0)?;
-            let len = char_count(s);
-            let end = if args.len() == 2 {
-                int_arg(args, 1)?
-            } else {
-                i64::try_from(len).unwrap_or(i64::MAX)
-            };
-            let Some(endu) = usize::try_from(end).ok().filter(|u| *u <= len) else {
-                return Err(EvalError::new(format!("index out of range: {end}")));
-            };
-            // the match may start at `end` at the latest
-            let sub_len = char_count(sub);
-            let limit = byte_at(s, (endu + sub_len).min(len)).unwrap_or(s.len());
-            let hay = s.get(..limit).unwrap_or("");
-            Ok(Value::Int(match hay.rfind(sub) {
-                Some(pos) => cp_index_of(s, pos),
-                None => -1,
-            }))
-        }
+        (Method::IndexOf | Method::LastIndexOf, 1 | 2) => index_of(strings, method, s, args),
         (Method::LowerAscii, 0) => Ok(Value::string(s.to_ascii_lowercase())),
         (Method::UpperAscii, 0) => Ok(Value::string(s.to_ascii_uppercase())),
         (Method::Replace, 2 | 3) => {

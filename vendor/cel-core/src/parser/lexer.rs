@@ -145,8 +145,11 @@ pub enum Token {
 
     // === Identifier ===
     #[regex(r"[a-zA-Z_][a-zA-Z0-9_]*", |lex| lex.slice().to_string(), priority = 0)]
-    #[regex(r"`[^`]+`", lex_backtick_ident)]
     Ident(String),
+    /// An identifier written in backticks (`` `b-c` ``: cel-go's `ESC_IDENTIFIER`, letters, digits and `_./- `),
+    /// without them. The grammar allows it only as a selected field or a message field's name.
+    #[regex(r"`[a-zA-Z0-9_./ \-]+`", lex_backtick_ident)]
+    EscapedIdent(String),
 
     // === Operators (multi-char first) ===
     #[token("==")]
@@ -219,6 +222,7 @@ impl std::fmt::Display for Token {
             Token::In => write!(f, "in"),
             Token::Reserved(s) => write!(f, "{}", s),
             Token::Ident(s) => write!(f, "{}", s),
+            Token::EscapedIdent(s) => write!(f, "`{}`", s),
             Token::Plus => write!(f, "+"),
             Token::Minus => write!(f, "-"),
             Token::Star => write!(f, "*"),
@@ -279,6 +283,17 @@ fn lex_float(lex: &mut logos::Lexer<Token>) -> Result<f64, LexFault> {
 fn lex_backtick_ident(lex: &mut logos::Lexer<Token>) -> String {
     let s = lex.slice();
     s[1..s.len() - 1].to_string() // Strip backticks
+}
+
+/// Where cel-go's token recognition error for an escaped identifier that breaks off at `start` ends: after the
+/// backtick, the characters an escaped identifier may hold, and the first one it may not (a second backtick right
+/// after the first included), or the end of the input.
+fn escaped_ident_fault_end(input: &str, start: usize) -> usize {
+    let held = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | ' ' | '-');
+    let rest = &input[start + 1..];
+    let run = rest.find(|c: char| !held(c)).unwrap_or(rest.len());
+    let after = rest[run..].chars().next().map_or(0, char::len_utf8);
+    start + 1 + run + after
 }
 
 // === Lexer Callbacks for Strings ===
@@ -569,10 +584,12 @@ pub fn lex(input: &str) -> Result<Vec<SpannedToken>, LexError> {
                 continue;
             }
             Err(LexFault::Unrecognized) => {
-                // cel-go's lexer was reading `||`, `&&` or `==` when the second character did not come
+                // cel-go's lexer was reading `||`, `&&` or `==` when the second character did not come, or an escaped
+                // identifier when a character it cannot hold (or the end) came: it shows what it read, and that
                 let next = input.get(span.end..).and_then(|rest| rest.chars().next());
                 let end = match (input.get(span.clone()), next) {
                     (Some("|" | "&" | "="), Some(next)) => span.end + next.len_utf8(),
+                    _ if input[span.start..].starts_with('`') => escaped_ident_fault_end(input, span.start),
                     _ => span.end,
                 };
                 return Err(unrecognized(input, span.start, end));

@@ -39,6 +39,9 @@ impl std::error::Error for ParseError {}
 pub struct ParseOptions {
     /// Custom macro registry. If None, uses standard CEL macros.
     pub macros: Option<MacroRegistry>,
+    /// cel-go's `EnableIdentEscapeSyntax(false)` (its parser's default before v0.28): a field written in backticks
+    /// (`` a.`b-c` ``, `` Msg{`in`: 1} ``) is an error, `unsupported syntax: '`'`, reported with the others.
+    pub refuse_escaped_identifiers: bool,
 }
 
 impl ParseOptions {
@@ -51,6 +54,7 @@ impl ParseOptions {
     pub fn with_macros(macros: MacroRegistry) -> Self {
         Self {
             macros: Some(macros),
+            ..Self::default()
         }
     }
 
@@ -58,7 +62,14 @@ impl ParseOptions {
     pub fn without_macros() -> Self {
         Self {
             macros: Some(MacroRegistry::new()),
+            ..Self::default()
         }
+    }
+
+    /// These options, refusing fields written in backticks ([`ParseOptions::refuse_escaped_identifiers`]).
+    pub fn refusing_escaped_identifiers(mut self) -> Self {
+        self.refuse_escaped_identifiers = true;
+        self
     }
 }
 
@@ -147,7 +158,8 @@ pub fn parse_with_options(input: &str, options: ParseOptions) -> ParseResult {
     let macros = options.macros.unwrap_or_else(MacroRegistry::standard);
 
     // Parse the tokens (with inline macro expansion)
-    let (ast, parse_errors, macro_calls) = parse::parse_tokens_with_macros(&tokens, macros);
+    let (ast, parse_errors, macro_calls) =
+        parse::parse_tokens_with_macros(&tokens, macros, options.refuse_escaped_identifiers);
 
     let errors: Vec<ParseError> = parse_errors
         .into_iter()

@@ -31,10 +31,12 @@ pub struct Parser<'a> {
     next_id: i64,
     /// Map of comprehension/expansion IDs to original macro call expressions.
     macro_calls: MacroCalls,
-    /// Accumulated macro expansion errors (non-fatal).
+    /// Accumulated non-fatal errors: macro expansions, and fields written in backticks when they are refused.
     macro_errors: Vec<ParseError>,
     /// Registry of macros for expansion.
     macros: MacroRegistry,
+    /// Whether a field written in backticks is an error ([`super::ParseOptions::refuse_escaped_identifiers`]).
+    refuse_escaped: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -52,6 +54,15 @@ impl<'a> Parser<'a> {
             macro_calls: HashMap::new(),
             macro_errors: Vec::new(),
             macros,
+            refuse_escaped: false,
+        }
+    }
+
+    /// cel-go's visitor without `EnableIdentEscapeSyntax`: the field written in backticks at `span` is refused
+    /// (`unsupported syntax: '`'`, at the opening backtick), and parsing goes on.
+    fn refuse_escaped_field(&mut self, span: Span) {
+        if self.refuse_escaped {
+            self.add_macro_error("unsupported syntax: '`'".to_string(), span);
         }
     }
 
@@ -450,7 +461,14 @@ impl<'a> Parser<'a> {
 
     /// The postfix operators after `expr`.
     fn parse_postfix_of(&mut self, mut expr: SpannedExpr) -> Result<SpannedExpr, ParseError> {
+        // a field written in backticks is a selection only: neither called nor a message's type name (cel-go's
+        // grammar); what follows it is left to the enclosing rule, which refuses it as cel-go's does
+        let mut escaped = false;
         loop {
+            if escaped && (self.check(&Token::LParen) || self.check(&Token::LBrace)) {
+                break;
+            }
+            escaped = false;
             if self.check(&Token::LParen) {
                 // Function call
                 expr = self.parse_call(expr)?;
@@ -459,7 +477,7 @@ impl<'a> Parser<'a> {
                 expr = self.parse_index(expr)?;
             } else if self.check(&Token::Dot) {
                 // Member access
-                expr = self.parse_member(expr)?;
+                (expr, escaped) = self.parse_member(expr)?;
             } else if self.check(&Token::LBrace) && self.is_type_expr(&expr) {
                 // Struct literal (only if expr is an ident or member chain)
                 expr = self.parse_struct_init(expr)?;
@@ -662,14 +680,18 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// Parse member access: expr.field or expr.?field
-    fn parse_member(&mut self, base: SpannedExpr) -> Result<SpannedExpr, ParseError> {
+    /// Parse member access: expr.field or expr.?field, and whether the field was written in backticks.
+    fn parse_member(&mut self, base: SpannedExpr) -> Result<(SpannedExpr, bool), ParseError> {
         let start = base.span.start;
         self.expect(&Token::Dot)?;
         let optional = self.match_token(&Token::Question);
 
+        let escaped = matches!(self.peek(), Some(Token::EscapedIdent(_)));
+        if escaped {
+            self.refuse_escaped_field(self.peek_span());
+        }
         let (field, end) = match self.advance() {
-            Some((Token::Ident(name), span)) => (name.clone(), span.end),
+            Some((Token::Ident(name) | Token::EscapedIdent(name), span)) => (name.clone(), span.end),
             Some((Token::Reserved(name), span)) => (name.clone(), span.end),
             other => {
                 let found = other.cloned();
@@ -677,7 +699,7 @@ impl<'a> Parser<'a> {
             }
         };
 
-        Ok(Spanned::new(
+        let member = Spanned::new(
             self.next_id(),
             Expr::Member {
                 expr: Box::new(base),
@@ -685,7 +707,8 @@ impl<'a> Parser<'a> {
                 optional,
             },
             start..end,
-        ))
+        );
+        Ok((member, escaped))
     }
 
     /// Parse struct initialization: Type{field: value, ...}
@@ -720,8 +743,11 @@ impl<'a> Parser<'a> {
     fn parse_struct_field(&mut self) -> Result<StructField, ParseError> {
         let optional = self.match_token(&Token::Question);
 
+        if matches!(self.peek(), Some(Token::EscapedIdent(_))) {
+            self.refuse_escaped_field(self.peek_span());
+        }
         let name = match self.advance() {
-            Some((Token::Ident(name), _)) => name.clone(),
+            Some((Token::Ident(name) | Token::EscapedIdent(name), _)) => name.clone(),
             Some((Token::Reserved(name), _)) => name.clone(),
             other => {
                 let found = other.cloned();
@@ -841,8 +867,23 @@ impl<'a> Parser<'a> {
             // Map literal
             Some(Token::LBrace) => self.parse_map(),
 
-            // Error cases
-            Some(token) => Err(self.mismatched(Some((token, span)), PRIMARY_EXPECTED)),
+            // Error cases. At the start of the input, ANTLR deletes a single unwanted token when the next one could
+            // start the expression (`` `b-c`() ``, `*@a`: `extraneous input`); elsewhere, and when nothing that could
+            // follows, it reports it `mismatched` (`a + * 2`, `1 + +`, `?`: cel-go's parser tests).
+            Some(token) => {
+                let mut error = self.mismatched(Some((token, span)), PRIMARY_EXPECTED);
+                if self.pos == 0
+                    && self
+                        .tokens
+                        .get(1)
+                        .is_some_and(|(next, _)| starts_primary(next))
+                {
+                    error.message = error
+                        .message
+                        .replacen("mismatched input", "extraneous input", 1);
+                }
+                Err(error)
+            }
 
             None => Err(self.mismatched(None, PRIMARY_EXPECTED)),
         }
@@ -920,6 +961,29 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// Whether `token` is one of [`PRIMARY_EXPECTED`]: it can start a primary expression.
+fn starts_primary(token: &Token) -> bool {
+    matches!(
+        token,
+        Token::LBracket
+            | Token::LBrace
+            | Token::LParen
+            | Token::Dot
+            | Token::Minus
+            | Token::Not
+            | Token::True
+            | Token::False
+            | Token::Null
+            | Token::Float(_)
+            | Token::Int(_)
+            | Token::IntOverflow(_)
+            | Token::UInt(_)
+            | Token::String(_)
+            | Token::Bytes(_)
+            | Token::Ident(_)
+    )
+}
+
 /// Parse tokens into an AST with inline macro expansion using standard macros.
 /// Returns the AST, any parse errors encountered, and a map of macro call IDs to original expressions.
 /// Macro expansion errors (wrong arity, invalid arguments) are included in the errors list
@@ -962,9 +1026,12 @@ pub fn parse_tokens(tokens: &[SpannedToken]) -> (Option<SpannedExpr>, Vec<ParseE
 /// Returns the AST, any parse errors encountered, and a map of macro call IDs to original expressions.
 /// Macro expansion errors (wrong arity, invalid arguments) are included in the errors list
 /// and produce `Expr::Error` nodes in the AST to prevent misleading checker errors.
+/// Errors are in the order of their place in the source, as cel-go lists them. `refuse_escaped`:
+/// [`super::ParseOptions::refuse_escaped_identifiers`].
 pub fn parse_tokens_with_macros(
     tokens: &[SpannedToken],
     macros: MacroRegistry,
+    refuse_escaped: bool,
 ) -> (Option<SpannedExpr>, Vec<ParseError>, MacroCalls) {
     if tokens.is_empty() {
         return (
@@ -979,23 +1046,31 @@ pub fn parse_tokens_with_macros(
     }
 
     let mut parser = Parser::with_macros(tokens, macros);
-    match parser.parse_expr() {
+    parser.refuse_escaped = refuse_escaped;
+    let (ast, mut errors, macro_calls) = match parser.parse_expr() {
         Ok(ast) => {
             let macro_calls = parser.take_macro_calls();
             let mut errors = parser.take_macro_errors();
-            if parser.at_end() {
-                (Some(ast), errors, macro_calls)
-            } else {
+            if !parser.at_end() {
                 errors.push(parser.not_at_end());
-                (Some(ast), errors, macro_calls)
             }
+            (Some(ast), errors, macro_calls)
         }
         Err(e) => {
             let mut errors = parser.take_macro_errors();
             errors.push(e);
             (None, errors, MacroCalls::new())
         }
+    };
+    // a few errors: a stable insertion sort by place (the standard library's sort would add its code to the modules)
+    for i in 1..errors.len() {
+        let mut j = i;
+        while j > 0 && errors[j - 1].span.start > errors[j].span.start {
+            errors.swap(j - 1, j);
+            j -= 1;
+        }
     }
+    (ast, errors, macro_calls)
 }
 
 #[cfg(test)]
@@ -1461,7 +1536,7 @@ mod tests {
     #[test]
     fn parse_with_no_macros() {
         let tokens = lex("[1,2].all(x, x > 0)").unwrap();
-        let (ast, errors, _) = parse_tokens_with_macros(&tokens, MacroRegistry::new());
+        let (ast, errors, _) = parse_tokens_with_macros(&tokens, MacroRegistry::new(), false);
         assert!(errors.is_empty());
         let ast = ast.unwrap();
         // Without macros, all() should be a regular call
@@ -1505,14 +1580,14 @@ mod tests {
 
         // has() should expand
         let tokens = lex("has(m.x)").unwrap();
-        let (ast, errors, _) = parse_tokens_with_macros(&tokens, registry.clone());
+        let (ast, errors, _) = parse_tokens_with_macros(&tokens, registry.clone(), false);
         assert!(errors.is_empty());
         let ast = ast.unwrap();
         assert!(matches!(ast.node, Expr::MemberTestOnly { .. }));
 
         // all() should NOT expand (not in our custom registry)
         let tokens = lex("[1,2].all(x, x > 0)").unwrap();
-        let (ast, errors, _) = parse_tokens_with_macros(&tokens, registry);
+        let (ast, errors, _) = parse_tokens_with_macros(&tokens, registry, false);
         assert!(errors.is_empty());
         let ast = ast.unwrap();
         assert!(matches!(ast.node, Expr::Call { .. }));
