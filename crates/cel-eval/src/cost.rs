@@ -79,10 +79,10 @@ impl Budget {
     }
 }
 
-/// Whose strings extension a program calls: the environments Palisade follows declare cel-go's extension at different
-/// versions of different cel-go releases, which price it differently and answer a few edge cases differently.
+/// Whose CEL a program follows: the environments Palisade reproduces are built on different cel-go releases, which
+/// declare the strings extension at different versions, price it differently, and answer a few edge cases differently.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum StringsExtension {
+pub enum Dialect {
     /// kube-apiserver's: version 2 of cel-go v0.22 to v0.28 (Kubernetes 1.32 to 1.36), priced by its own library's
     /// cost functions (k8s.io/apiserver `library/cost.go`: one traversal of the receiver, two for `replace` and
     /// `split`). `indexOf`/`lastIndexOf` with an offset at or past the end of the string find nothing (-1), and an
@@ -91,7 +91,7 @@ pub enum StringsExtension {
     Kubernetes,
     /// cel-go v0.30's, for `ext.Strings()` at its latest version (approver-policy v0.27's): the extension's own
     /// trackers (`ext/strings.go`, version 5), which charge the call (1), a traversal, and the size of what is built.
-    /// As [`StringsExtension::Kubernetes`] for offsets, but an empty substring is found at the offset clamped to the
+    /// As [`Dialect::Kubernetes`] for offsets, but an empty substring is found at the offset clamped to the
     /// end of the string, and a negative offset is an error (cel-go 14f6746a, June 2026).
     CelGo,
     /// The cel-spec conformance suite's (`palisade_cel::Env::standard`), priced as kube-apiserver's: an offset outside
@@ -110,7 +110,7 @@ const SIZE_MEMO_FROM: usize = 256;
 pub struct Meter<'m, 'a> {
     pub budget: &'m mut Budget,
     pub sizes: &'m mut Sizes<'a>,
-    pub strings: StringsExtension,
+    pub dialect: Dialect,
 }
 
 impl<'a> Meter<'_, 'a> {

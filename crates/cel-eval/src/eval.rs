@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use cel_core::{BinaryOp, ComprehensionData, Expr, ReferenceInfo, SpannedExpr, UnaryOp};
 
-use crate::cost::{Budget, Meter, Sizes, StringsExtension};
+use crate::cost::{Budget, Dialect, Meter, Sizes};
 use crate::error::EvalError;
 use crate::functions::{self, Call, Method, Target};
 use crate::value::{
@@ -57,8 +57,8 @@ pub struct Compiled {
     /// cel-go's `EnableErrorOnBadPresenceTest`: `has(x.f)` and `x.?f` on a value that is not a
     /// map fail instead of being absent (the cel-spec conformance suite turns it on).
     pub strict_presence: bool,
-    /// Whose strings extension the program calls (its prices, its answers at the edges).
-    pub strings: StringsExtension,
+    /// Whose CEL the program follows (the strings extension's prices, the answers at the edges).
+    pub dialect: Dialect,
 }
 
 type Slot<'a> = Result<Value<'a>, EvalError>;
@@ -114,7 +114,7 @@ impl<'p: 'a, 'a, S: Scope<'a> + ?Sized> Ctx<'p, 'a, '_, S> {
         Meter {
             budget: self.budget,
             sizes: &mut self.sizes,
-            strings: self.prog.strings,
+            dialect: self.prog.dialect,
         }
     }
 

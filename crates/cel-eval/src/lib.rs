@@ -35,7 +35,7 @@ pub use activation::{Activation, NamespaceFn, VariablePrograms};
 pub use approver::ServiceAccount;
 pub use authz::{AuthzValue, User};
 pub use bound::CostBound;
-pub use cost::{Budget, StringsExtension};
+pub use cost::{Budget, Dialect};
 pub use error::{EvalError, EvalErrorKind};
 pub use kube::KubeValue;
 pub use time::{Duration, Timestamp};

@@ -1,8 +1,9 @@
-//! Timestamps and durations (UTC and fixed offsets; IANA zone names are not supported).
+//! Timestamps and durations (UTC, fixed offsets and the tz database's fixed zones; the IANA zones with rules are not
+//! supported).
 
 use std::fmt;
 
-use chrono::{DateTime, Datelike, FixedOffset, Timelike, Utc};
+use chrono::{DateTime, Datelike, NaiveDateTime, TimeDelta, Timelike};
 
 use crate::error::EvalError;
 
@@ -69,23 +70,30 @@ impl Timestamp {
     pub fn diff(&self, other: &Timestamp) -> Result<Duration, EvalError> {
         Duration::from_nanos(self.nanos() - other.nanos())
     }
-    fn utc(&self) -> Option<DateTime<Utc>> {
+    fn utc(&self) -> Option<DateTime<chrono::Utc>> {
         DateTime::from_timestamp(self.secs, self.sub)
     }
-    fn in_zone(&self, tz: Option<&str>) -> Result<DateTime<FixedOffset>, EvalError> {
+    /// The wall clock at `offset` seconds east of UTC (any offset, as Go's `time.FixedZone` takes any).
+    fn in_zone(&self, offset: i64) -> Result<NaiveDateTime, EvalError> {
         let utc = self.utc().ok_or_else(range_err)?;
+        utc.naive_utc()
+            .checked_add_signed(TimeDelta::try_seconds(offset).ok_or_else(range_err)?)
+            .ok_or_else(range_err)
+    }
+    /// `getFullYear`, `getMonth` … with cel-go's zero-based month/day-of-year/day-of-month, in the zone `tz` as
+    /// [`zone_offset`] reads it (`minutes_checked`: cel-go v0.30's check of an offset's minutes); the zone is read
+    /// first, so a bad zone is reported whatever the component (`None`: not a getter).
+    pub fn component(
+        &self,
+        c: Option<Component>,
+        tz: Option<&str>,
+        minutes_checked: bool,
+    ) -> Result<i64, EvalError> {
         let offset = match tz {
             None => 0,
-            Some(z) => parse_zone(z)?,
+            Some(z) => zone_offset(z, minutes_checked)?,
         };
-        let off = FixedOffset::east_opt(offset)
-            .ok_or_else(|| EvalError::new(format!("unknown time zone {tz:?}")))?;
-        Ok(utc.with_timezone(&off))
-    }
-    /// `getFullYear`, `getMonth` … with cel-go's zero-based month/day-of-year/day-of-month; the
-    /// zone is read first, so a bad zone is reported whatever the component (`None`: not a getter).
-    pub fn component(&self, c: Option<Component>, tz: Option<&str>) -> Result<i64, EvalError> {
-        let t = self.in_zone(tz)?;
+        let t = self.in_zone(offset)?;
         let Some(c) = c else {
             return Err(EvalError::no_such_overload());
         };
@@ -138,29 +146,92 @@ impl Component {
     }
 }
 
-/// `UTC`, `Z`, or a fixed offset `+HH:MM` / `-HH:MM`. Returns seconds east of UTC.
-fn parse_zone(z: &str) -> Result<i32, EvalError> {
-    if z.eq_ignore_ascii_case("utc") || z == "Z" || z == "Etc/UTC" || z == "GMT" {
-        return Ok(0);
-    }
-    let bytes = z.as_bytes();
-    let (sign, rest) = match bytes.first() {
-        Some(b'+') => (1, z.get(1..).unwrap_or("")),
-        Some(b'-') => (-1, z.get(1..).unwrap_or("")),
-        Some(b'0'..=b'9') if z.contains(':') => (1, z),
-        _ => return Err(EvalError::new(format!("unknown time zone {z}"))),
+/// The offset east of UTC, in seconds, of the zone `z` of `t.getHours(z)` and the other getters, as cel-go's
+/// `timeZone` (common/types/timestamp.go) reads it.
+///
+/// - With a `:`, a numeric offset: the hours before it and the minutes after it are read by Go's `strconv.Atoi` (a
+///   sign allowed on each; any size), and the minutes are subtracted when the text starts with `-` (`-02:30` is two
+///   and a half hours west). `minutes_checked` (cel-go v0.30, 783267d0): minutes outside 0 to 59 are an error.
+/// - Without one, a location, as Go's `time.LoadLocation` finds it: `""` and `UTC` are UTC, `Local` the server's zone
+///   (UTC here, as on a server that sets none), and the tz database's zones of a fixed offset (`GMT`, `Etc/UTC`,
+///   `Etc/GMT+5`, which is five hours west …). A zone with daylight-saving rules (`America/New_York`) is not known
+///   here: `unknown time zone America/New_York`, Go's words for a name it cannot find.
+fn zone_offset(z: &str, minutes_checked: bool) -> Result<i64, EvalError> {
+    let Some((hours, minutes)) = z.split_once(':') else {
+        return fixed_zone(z).ok_or_else(|| EvalError::new(format!("unknown time zone {z}")));
     };
-    let (h, m) = rest.split_once(':').unwrap_or((rest, "0"));
-    let h: i32 = h
-        .parse()
-        .map_err(|_| EvalError::new(format!("unknown time zone {z}")))?;
-    let m: i32 = m
-        .parse()
-        .map_err(|_| EvalError::new(format!("unknown time zone {z}")))?;
-    if !(0..24).contains(&h) || !(0..60).contains(&m) {
-        return Err(EvalError::new(format!("unknown time zone {z}")));
+    let hours = go_atoi(hours)?;
+    let minutes = go_atoi(minutes)?;
+    if minutes_checked && !(0..=59).contains(&minutes) {
+        return Err(EvalError::new(format!(
+            "timezone offset minutes out of range [0, 59]: {z}"
+        )));
     }
-    Ok(sign * (h * 3600 + m * 60))
+    // Go's int arithmetic, which wraps (`time.Duration(offset) * time.Minute`, then whole seconds)
+    let offset = if z.starts_with('-') {
+        hours.wrapping_mul(60).wrapping_sub(minutes)
+    } else {
+        hours.wrapping_mul(60).wrapping_add(minutes)
+    };
+    Ok(offset.wrapping_mul(60_000_000_000) / 1_000_000_000)
+}
+
+/// Go's `strconv.Atoi`: an optional sign and decimal digits, within an `int` (64 bits), with its error words.
+fn go_atoi(text: &str) -> Result<i64, EvalError> {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(EvalError::new(format!(
+            "strconv.Atoi: parsing {text:?}: invalid syntax"
+        )));
+    }
+    text.parse::<i64>().map_err(|_| {
+        EvalError::new(format!(
+            "strconv.Atoi: parsing {text:?}: value out of range"
+        ))
+    })
+}
+
+/// The offset east of UTC, in seconds, of a location of a fixed offset Go's `time.LoadLocation` finds: UTC (`""`,
+/// `UTC`, `Local` on a server that sets no zone) and the tz database's zones that never change (their names as the
+/// database spells them, links included; `Etc/GMT+5` is UTC-5, POSIX's sign).
+fn fixed_zone(name: &str) -> Option<i64> {
+    const UTC: [&str; 17] = [
+        "",
+        "UTC",
+        "Local",
+        "GMT",
+        "GMT0",
+        "GMT+0",
+        "GMT-0",
+        "Greenwich",
+        "UCT",
+        "Universal",
+        "Zulu",
+        "Etc/GMT",
+        "Etc/GMT0",
+        "Etc/GMT+0",
+        "Etc/GMT-0",
+        "Etc/Greenwich",
+        "Etc/UCT",
+    ];
+    if UTC.contains(&name) || matches!(name, "Etc/UTC" | "Etc/Universal" | "Etc/Zulu") {
+        return Some(0);
+    }
+    let hours = name.strip_prefix("Etc/GMT")?;
+    let (west, n) = match hours.as_bytes().first() {
+        Some(b'+') => (true, hours.get(1..)?),
+        Some(b'-') => (false, hours.get(1..)?),
+        _ => return None,
+    };
+    // the database's names: no leading zero, Etc/GMT+1 to +12 and Etc/GMT-1 to -14
+    if n.starts_with('0') || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: i64 = n.parse().ok()?;
+    let limit = if west { 12 } else { 14 };
+    (1..=limit)
+        .contains(&n)
+        .then_some(if west { -n * 3600 } else { n * 3600 })
 }
 
 impl fmt::Display for Timestamp {

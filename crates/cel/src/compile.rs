@@ -7,7 +7,7 @@ use std::sync::Arc;
 use cel_core::{CelType, CheckError, CheckErrorKind, Expr, ReferenceInfo, SpannedExpr};
 
 use crate::{Expect, Flavor, Program};
-use palisade_cel_eval::StringsExtension;
+use palisade_cel_eval::Dialect;
 use palisade_cel_eval::eval::{Compiled, qualified_name};
 use palisade_cel_eval::functions::{
     Call, Function, MAP_INSERT, Method, Rendering, Target, is_namespaced,
@@ -254,10 +254,10 @@ pub(crate) fn compile(
             presence,
             container: env.container().to_string(),
             strict_presence,
-            strings: match flavor {
-                Flavor::Admission => StringsExtension::Kubernetes,
-                Flavor::CertificateRequest => StringsExtension::CelGo,
-                Flavor::Custom => StringsExtension::Spec,
+            dialect: match flavor {
+                Flavor::Admission => Dialect::Kubernetes,
+                Flavor::CertificateRequest => Dialect::CelGo,
+                Flavor::Custom => Dialect::Spec,
             },
         },
         result_type,

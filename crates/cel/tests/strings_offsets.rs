@@ -1,5 +1,5 @@
 //! `indexOf` and `lastIndexOf` with offsets, and escaped identifiers, in the three environments, each as its upstream
-//! answers (`palisade_cel_eval::StringsExtension`):
+//! answers (`palisade_cel_eval::Dialect`):
 //!
 //! - kube-apiserver's (`Env::admission`): cel-go v0.22 to v0.28's `ext/strings.go` (Kubernetes 1.32 to 1.36 vendor
 //!   them): an offset at or past the end finds nothing, an empty substring is found at whatever offset is asked.

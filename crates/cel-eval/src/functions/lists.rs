@@ -13,7 +13,7 @@ use super::args::{
 };
 use super::names::Method;
 use super::operators::add;
-use crate::cost::{Meter, StringsExtension};
+use crate::cost::{Dialect, Meter};
 use crate::error::EvalError;
 use crate::time::Duration;
 use crate::value::{List, Type, Value};
@@ -131,12 +131,10 @@ pub fn member<'a>(
         }
         let seps = (l.len() as u64).saturating_sub(1);
         chars = chars.saturating_add(seps.saturating_mul(sep));
-        let cost = match ctx.strings {
-            StringsExtension::Kubernetes | StringsExtension::Spec => {
-                ceil_cost(chars, 2.0 * STRING_TRAVERSAL_FACTOR)
-            }
+        let cost = match ctx.dialect {
+            Dialect::Kubernetes | Dialect::Spec => ceil_cost(chars, 2.0 * STRING_TRAVERSAL_FACTOR),
             // ext/strings.go `trackStringJoinCost`: the call, a traversal of the list, and the string built
-            StringsExtension::CelGo => ceil_cost(l.len() as u64 + 1, STRING_TRAVERSAL_FACTOR)
+            Dialect::CelGo => ceil_cost(l.len() as u64 + 1, STRING_TRAVERSAL_FACTOR)
                 .saturating_add(chars.saturating_add(1)),
         };
         ctx.budget.charge(cost)?;

@@ -148,7 +148,7 @@ pub fn member<'a>(
             Method::Size if args.is_empty() => size_of(ctx, &v),
             _ => nso(),
         },
-        Value::Timestamp(t) => time::timestamp_member(&t, method, &args),
+        Value::Timestamp(t) => time::timestamp_member(&t, method, &args, ctx.dialect),
         Value::Duration(d) => time::duration_member(&d, method, &args),
         Value::Optional(o) => optional::member(method, o, args),
         Value::Authz(a) => authz::member(method, &a, &args),

@@ -8,7 +8,7 @@ use super::args::{REGEX_LENGTH_FACTOR, STRING_TRAVERSAL_FACTOR, ceil_cost, int_a
 use super::format::{Rendering, format};
 use super::names::Method;
 use super::regex as re;
-use crate::cost::{Meter, StringsExtension};
+use crate::cost::{Dialect, Meter};
 use crate::error::EvalError;
 use crate::value::Value;
 use palisade_json::char_count;
@@ -78,7 +78,7 @@ pub fn member_cost<'a>(
     size: u64,
     args: &[Value<'a>],
 ) -> u64 {
-    if ctx.strings == StringsExtension::CelGo
+    if ctx.dialect == Dialect::CelGo
         && let Some(cost) = cel_go_cost(ctx, method, size, args)
     {
         return cost;
@@ -174,7 +174,7 @@ pub fn member<'a>(
     args: &[Value<'a>],
     regex: Option<&Regex>,
 ) -> Result<Value<'a>, EvalError> {
-    let cel_go = ctx.strings == StringsExtension::CelGo;
+    let cel_go = ctx.dialect == Dialect::CelGo;
     if method == Method::Replace && !cel_go {
         // upstream charges two traversals of the receiver whatever the replacement; an
         // output beyond four times the input (`'a'.replace('', long)`) is charged for
@@ -205,7 +205,7 @@ pub fn member<'a>(
         (Method::Matches | Method::Find | Method::FindAll, _) => {
             re::member(method, s, args, regex)?
         }
-        _ => ext_member(method, s, args, ctx.strings)?,
+        _ => ext_member(method, s, args, ctx.dialect)?,
     };
     if cel_go
         && matches!(
@@ -229,11 +229,11 @@ pub fn member<'a>(
     Ok(out)
 }
 
-/// `indexOf` and `lastIndexOf` (`method`) on `s`, offsets in characters, as `strings`' release answers them
-/// ([`StringsExtension`]: cel-go `indexOfOffset`/`lastIndexOfOffset` in kube-apiserver's and approver-policy's, the
+/// `indexOf` and `lastIndexOf` (`method`) on `s`, offsets in characters, as `dialect`'s release answers them
+/// ([`Dialect`]: cel-go `indexOfOffset`/`lastIndexOfOffset` in kube-apiserver's and approver-policy's, the
 /// cel-spec suite's errors in the conformance environment).
 fn index_of<'a>(
-    strings: StringsExtension,
+    dialect: Dialect,
     method: Method,
     s: &str,
     args: &[Value<'a>],
@@ -249,8 +249,8 @@ fn index_of<'a>(
     };
     let out_of_range = |at: i64| Err(EvalError::new(format!("index out of range: {at}")));
     // where the search starts (`indexOf`), or the last character a match may start at (`lastIndexOf`)
-    let at = match (strings, offset) {
-        (StringsExtension::Spec, at) => {
+    let at = match (dialect, offset) {
+        (Dialect::Spec, at) => {
             let at = at.unwrap_or(if last { len_i } else { 0 });
             if !(0..=len_i).contains(&at) {
                 return out_of_range(at);
@@ -269,7 +269,7 @@ fn index_of<'a>(
         }
         (_, at) => {
             let at = at.unwrap_or(0);
-            if sub.is_empty() && strings == StringsExtension::Kubernetes {
+            if sub.is_empty() && dialect == Dialect::Kubernetes {
                 return Ok(Value::Int(at));
             }
             if at < 0 {
@@ -306,7 +306,7 @@ fn ext_member<'a>(
     method: Method,
     s: &str,
     args: &[Value<'a>],
-    strings: StringsExtension,
+    dialect: Dialect,
 ) -> Result<Value<'a>, EvalError> {
     match (method, args.len()) {
         (Method::CharAt, 1) => {
@@ -320,7 +320,7 @@ fn ext_member<'a>(
                 _ => Err(EvalError::new(format!("index out of range: {i}"))),
             }
         }
-        (Method::IndexOf | Method::LastIndexOf, 1 | 2) => index_of(strings, method, s, args),
+        (Method::IndexOf | Method::LastIndexOf, 1 | 2) => index_of(dialect, method, s, args),
         (Method::LowerAscii, 0) => Ok(Value::string(s.to_ascii_lowercase())),
         (Method::UpperAscii, 0) => Ok(Value::string(s.to_ascii_uppercase())),
         (Method::Replace, 2 | 3) => {

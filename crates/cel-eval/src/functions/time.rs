@@ -3,6 +3,7 @@
 
 use super::args::nso;
 use super::names::Method;
+use crate::cost::Dialect;
 use crate::error::EvalError;
 use crate::time::{Duration, Timestamp};
 use crate::value::Value;
@@ -12,6 +13,7 @@ pub fn timestamp_member<'a>(
     t: &Timestamp,
     method: Method,
     args: &[Value<'a>],
+    dialect: Dialect,
 ) -> Result<Value<'a>, EvalError> {
     let tz = match args.first() {
         None => None,
@@ -22,7 +24,9 @@ pub fn timestamp_member<'a>(
         Method::Time(c) => Some(c),
         _ => None,
     };
-    t.component(component, tz).map(Value::Int)
+    // cel-go v0.30 (approver-policy's) refuses an offset's minutes outside 0 to 59; v0.27 (kube-apiserver's) adds them
+    t.component(component, tz, dialect == Dialect::CelGo)
+        .map(Value::Int)
 }
 
 /// `d.getX()`
