@@ -119,6 +119,16 @@ fn kubernetes_library() -> Env {
         &["strings", "optionals"],
         &["string_reverse"],
     )
+    // cel-go before v0.28 (kube-apiserver's v0.27) declares `duration(int)`, which fails when it runs
+    // (`palisade_cel_eval::functions::conversions`); cel-go v0.28 dropped it (339269b4)
+    .with_extension(signature::declare(rows![(
+        "duration",
+        "int64_to_duration",
+        false,
+        "int",
+        "google.protobuf.Duration",
+        &[]
+    )]))
 }
 
 fn with_kubernetes_additions(standard: Env, extensions: &[&str], except: &[&str]) -> Env {

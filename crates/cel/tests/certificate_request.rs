@@ -514,3 +514,18 @@ fn growing_strings_run_out_of_cost_as_in_cel_go() {
     let e = eval(&six, "", user("")).unwrap_err();
     assert!(e.contains("cost limit exceeded"), "{e}");
 }
+
+/// cel-go v0.28 dropped `duration(int)` (339269b4): in approver-policy's cel-go v0.30 a literal int does not compile,
+/// and an int reached through `dyn` is no overload of `duration` when it runs (kube-apiserver's v0.27 declares it and
+/// fails it: `kubernetes_env.rs`).
+#[test]
+fn duration_of_an_int_is_no_overload_as_in_cel_go_v0_28_and_later() {
+    assert_eq!(
+        compile_err("duration(1) == duration('1s')"),
+        "ERROR: <input>:1:9: found no matching overload for 'duration' applied to '(int)'\n | duration(1) == duration('1s')\n | ........^"
+    );
+    assert_eq!(
+        eval("duration(dyn(1)) == duration('1ns')", "x", user("alice")),
+        Err("no such overload".to_string())
+    );
+}

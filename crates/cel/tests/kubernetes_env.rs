@@ -461,3 +461,26 @@ fn escaped_identifiers_are_refused_as_cel_go_v0_27_refuses_them() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// cel-go v0.27 (Kubernetes 1.36) declares `duration(int)` (`int64_to_duration`, common/stdlib/standard.go) and fails
+/// every call of it with `type conversion error from 'int' to 'google.protobuf.Duration'`; with a literal, kube-apiserver's
+/// `ValidateDurationLiterals` evaluates the call when the policy compiles and refuses it. A field that holds an int
+/// (`duration(object.a.x)`, a `timeoutSeconds` read as a duration) is an error when it runs, never a duration of
+/// nanoseconds. (cel-go v0.28 dropped the overload: `certificate_request.rs`.)
+#[test]
+fn duration_of_an_int_fails_as_cel_go_v0_27_fails_it() {
+    assert_eq!(
+        compile_err("duration(1) == duration('1s')"),
+        "ERROR: <input>:1:10: invalid duration argument\n | duration(1) == duration('1s')\n | .........^"
+    );
+    for src in [
+        "duration(object.a.x) == duration('1ns')",
+        "duration(dyn(1)) == duration('1ns')",
+    ] {
+        assert_eq!(
+            eval(src),
+            Err("type conversion error from 'int' to 'google.protobuf.Duration'".to_string()),
+            "{src}"
+        );
+    }
+}

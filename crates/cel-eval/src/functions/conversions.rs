@@ -6,12 +6,13 @@ use std::rc::Rc;
 use super::args::nso;
 use super::names::{Conversion, Function};
 use super::strings;
+use crate::cost::Dialect;
 use crate::error::EvalError;
 use crate::time::{Duration, Timestamp};
 use crate::value::{Const, Value};
 
-/// `int(v)`, `string(v)` …
-pub fn convert(conv: Conversion, v: Value<'_>) -> Result<Value<'_>, EvalError> {
+/// `int(v)`, `string(v)` …, as `dialect`'s cel-go release converts.
+pub fn convert(conv: Conversion, v: Value<'_>, dialect: Dialect) -> Result<Value<'_>, EvalError> {
     match conv {
         Conversion::Int => to_int(v),
         Conversion::Uint => to_uint(v),
@@ -42,7 +43,11 @@ pub fn convert(conv: Conversion, v: Value<'_>) -> Result<Value<'_>, EvalError> {
         Conversion::Duration => match v {
             Value::Duration(d) => Ok(Value::Duration(d)),
             Value::String(s) => Duration::parse(s.as_str()).map(Value::Duration),
-            Value::Int(i) => Duration::from_nanos(i128::from(i)).map(Value::Duration),
+            // cel-go before v0.28 (kube-apiserver's v0.27) declares `duration(int)` and fails every call of it; from
+            // v0.28 (339269b4) no such overload is declared
+            Value::Int(_) if dialect == Dialect::Kubernetes => Err(EvalError::new(
+                "type conversion error from 'int' to 'google.protobuf.Duration'",
+            )),
             _ => nso(),
         },
     }
@@ -53,7 +58,10 @@ pub fn convert(conv: Conversion, v: Value<'_>) -> Result<Value<'_>, EvalError> {
 pub fn convert_const(function: Function, c: Const) -> Option<Const> {
     match function {
         Function::Dyn => Some(c),
-        Function::Convert(conv) => Const::scalar(&convert(conv, c.to_value()).ok()?),
+        // a conversion that fails is left to run time, so the dialect, which words failures only, does not matter
+        Function::Convert(conv) => {
+            Const::scalar(&convert(conv, c.to_value(), Dialect::default()).ok()?)
+        }
         _ => None,
     }
 }

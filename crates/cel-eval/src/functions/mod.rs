@@ -104,7 +104,9 @@ pub fn global<'a>(
             [v] => Ok(Value::Type(v.type_of())),
             _ => nso(),
         },
-        Function::Convert(c) if args.len() == 1 => conversions::convert(c, args.swap_remove(0)),
+        Function::Convert(c) if args.len() == 1 => {
+            conversions::convert(c, args.swap_remove(0), ctx.dialect)
+        }
         Function::Optional(o) => optional::call(o, args),
         #[cfg(feature = "extensions")]
         Function::Math(m) => math::call(m, args),
