@@ -88,6 +88,11 @@ impl EvalError {
     pub fn uint_overflow() -> Self {
         EvalError::new("unsigned integer overflow")
     }
+    /// cel-go's `ConvertToType` failure (common/types): `type conversion error from 'string' to 'int'`, each type
+    /// named as cel-go names it (`google.protobuf.Duration`), one message whatever the value.
+    pub fn conversion(from: &str, to: &str) -> Self {
+        EvalError::new(format!("type conversion error from '{from}' to '{to}'"))
+    }
 }
 
 impl fmt::Display for EvalError {

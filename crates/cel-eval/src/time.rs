@@ -30,8 +30,9 @@ pub struct Duration {
     nanos: i64,
 }
 
+/// cel-go's `errTimestampOverflow`: a timestamp outside 0001-01-01 to 9999-12-31 (common/types/overflow.go).
 fn range_err() -> EvalError {
-    EvalError::new("timestamp out of range")
+    EvalError::new("timestamp overflow")
 }
 
 impl Timestamp {
@@ -54,10 +55,11 @@ impl Timestamp {
     pub fn secs(&self) -> i64 {
         self.secs
     }
-    /// Parses RFC 3339 (`2006-01-02T15:04:05.999999999Z07:00`).
+    /// Parses RFC 3339 (`2006-01-02T15:04:05.999999999Z07:00`); a text that is not one is cel-go's `type conversion
+    /// error from 'string' to 'google.protobuf.Timestamp'`, one outside the range its `timestamp overflow`.
     pub fn parse(s: &str) -> Result<Self, EvalError> {
         let dt = DateTime::parse_from_rfc3339(s)
-            .map_err(|_| EvalError::new(format!("timestamp parse error: cannot parse {s:?}")))?;
+            .map_err(|_| EvalError::conversion("string", "google.protobuf.Timestamp"))?;
         let n = i128::from(dt.timestamp()) * NANOS + i128::from(dt.timestamp_subsec_nanos());
         Self::from_nanos(n)
     }
@@ -264,7 +266,8 @@ impl Duration {
         // cel-go durations are Go `time.Duration`s: int64 nanoseconds
         match i64::try_from(nanos) {
             Ok(nanos) => Ok(Duration { nanos }),
-            Err(_) => Err(EvalError::new("duration out of range")),
+            // cel-go's `errIntOverflow`: its duration arithmetic is int64 arithmetic
+            Err(_) => Err(EvalError::overflow()),
         }
     }
     pub fn nanos(&self) -> i128 {
@@ -279,9 +282,11 @@ impl Duration {
     pub fn neg(&self) -> Result<Self, EvalError> {
         Self::from_nanos(-self.nanos())
     }
-    /// Go `time.ParseDuration` syntax: `-1h2m3.5s`, units ns us µs ms s m h.
+    /// Go `time.ParseDuration` syntax: `-1h2m3.5s`, units ns us µs ms s m h. A text that is not one, or whose value
+    /// does not fit (Go: `time: invalid duration`), is cel-go's `type conversion error from 'string' to
+    /// 'google.protobuf.Duration'`.
     pub fn parse(s: &str) -> Result<Self, EvalError> {
-        let err = || EvalError::new(format!("invalid duration {s:?}"));
+        let err = || EvalError::conversion("string", "google.protobuf.Duration");
         let mut rest = s;
         let mut neg = false;
         if let Some(r) = rest.strip_prefix('-') {
@@ -337,7 +342,7 @@ impl Duration {
             }
             rest = tail2;
         }
-        Self::from_nanos(if neg { -total } else { total })
+        Self::from_nanos(if neg { -total } else { total }).map_err(|_| err())
     }
     pub fn component(&self, c: Component) -> Result<i64, EvalError> {
         let v = match c {

@@ -213,6 +213,48 @@ fn runtime_errors_use_cel_go_wording() {
             "invalid substring range. start: 2, end: 1",
         ),
         ("'abc'.charAt(4) == ''", "index out of range: 4"),
+        // a conversion that fails, in cel-go's words (common/types/*.go `ConvertToType`, overflow.go): one message
+        // for every text, the type named as cel-go names it; a timestamp past year 9999 overflows
+        (
+            "int(object.spec.containers[0].name) == 1",
+            "type conversion error from 'string' to 'int'",
+        ),
+        (
+            "uint(object.metadata.name) == 1u",
+            "type conversion error from 'string' to 'uint'",
+        ),
+        (
+            "double(object.metadata.name) == 1.0",
+            "type conversion error from 'string' to 'double'",
+        ),
+        (
+            "bool(object.metadata.name)",
+            "type conversion error from 'string' to 'bool'",
+        ),
+        (
+            "duration(object.metadata.name) > duration('1s')",
+            "type conversion error from 'string' to 'google.protobuf.Duration'",
+        ),
+        (
+            "duration(string(object.spec.replicas) + '000000000000000000000ns') > duration('1s')",
+            "type conversion error from 'string' to 'google.protobuf.Duration'",
+        ),
+        (
+            "timestamp(object.metadata.name) > timestamp(0)",
+            "type conversion error from 'string' to 'google.protobuf.Timestamp'",
+        ),
+        (
+            "timestamp('9999-12-31T23:59:59Z') + duration(string(object.spec.replicas) + 's') > timestamp(0)",
+            "timestamp overflow",
+        ),
+        (
+            "timestamp(object.spec.replicas * 100000000000) > timestamp(0)",
+            "timestamp overflow",
+        ),
+        (
+            "duration('2562047h') + duration(string(object.spec.replicas) + 'h') > duration('1s')",
+            "integer overflow",
+        ),
     ];
     let mut failures = Vec::new();
     for (src, want) in cases {

@@ -28,9 +28,7 @@ pub fn convert(conv: Conversion, v: Value<'_>, dialect: Dialect) -> Result<Value
             Value::String(s) => match s.as_str() {
                 "1" | "t" | "T" | "TRUE" | "true" | "True" => Ok(Value::Bool(true)),
                 "0" | "f" | "F" | "FALSE" | "false" | "False" => Ok(Value::Bool(false)),
-                other => Err(EvalError::new(format!(
-                    "type conversion error from 'string' to 'bool': {other:?}"
-                ))),
+                _ => Err(EvalError::conversion("string", "bool")),
             },
             _ => nso(),
         },
@@ -45,9 +43,9 @@ pub fn convert(conv: Conversion, v: Value<'_>, dialect: Dialect) -> Result<Value
             Value::String(s) => Duration::parse(s.as_str()).map(Value::Duration),
             // cel-go before v0.28 (kube-apiserver's v0.27) declares `duration(int)` and fails every call of it; from
             // v0.28 (339269b4) no such overload is declared
-            Value::Int(_) if dialect == Dialect::Kubernetes => Err(EvalError::new(
-                "type conversion error from 'int' to 'google.protobuf.Duration'",
-            )),
+            Value::Int(_) if dialect == Dialect::Kubernetes => {
+                Err(EvalError::conversion("int", "google.protobuf.Duration"))
+            }
             _ => nso(),
         },
     }
@@ -85,7 +83,7 @@ fn to_int(v: Value<'_>) -> Result<Value<'static>, EvalError> {
             .as_str()
             .parse::<i64>()
             .map(Value::Int)
-            .map_err(|_| EvalError::new(format!("cannot convert {:?} to int", s.as_str()))),
+            .map_err(|_| EvalError::conversion("string", "int")),
         Value::Timestamp(t) => Ok(Value::Int(t.secs())),
         _ => nso(),
     }
@@ -107,7 +105,7 @@ fn to_uint(v: Value<'_>) -> Result<Value<'static>, EvalError> {
             .as_str()
             .parse::<u64>()
             .map(Value::Uint)
-            .map_err(|_| EvalError::new(format!("cannot convert {:?} to uint", s.as_str()))),
+            .map_err(|_| EvalError::conversion("string", "uint")),
         _ => nso(),
     }
 }
@@ -119,7 +117,7 @@ fn to_double(v: Value<'_>) -> Result<Value<'static>, EvalError> {
         Value::Uint(u) => Ok(Value::Double(u as f64)),
         Value::String(s) => cel_core::parse_f64(s.as_str())
             .map(Value::Double)
-            .ok_or_else(|| EvalError::new(format!("cannot convert {:?} to double", s.as_str()))),
+            .ok_or_else(|| EvalError::conversion("string", "double")),
         _ => nso(),
     }
 }
