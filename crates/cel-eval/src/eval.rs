@@ -937,12 +937,21 @@ fn select_optional<'a>(
 }
 
 fn list_index(l: &List<'_>, idx: &Value<'_>) -> Result<usize, EvalError> {
+    // cel-go's `types.IndexOrError`: a uint or a double only when it is an int exactly
+    let unsupported = || {
+        EvalError::new(format!(
+            "unsupported index value {} in list",
+            crate::value::key_display(idx)
+        ))
+    };
     let i: i64 = match idx {
         Value::Int(i) => *i,
-        Value::Uint(u) => i64::try_from(*u).unwrap_or(i64::MAX),
+        Value::Uint(u) => i64::try_from(*u).map_err(|_| unsupported())?,
         Value::Double(d) => {
-            if d.fract() != 0.0 || !d.is_finite() {
-                return Err(EvalError::new(format!("unsupported index value {d}")));
+            // doubleToInt64Lossless: no fraction, and strictly between -2^63 and 2^63
+            const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+            if d.fract() != 0.0 || *d <= -TWO_63 || *d >= TWO_63 {
+                return Err(unsupported());
             }
             *d as i64
         }

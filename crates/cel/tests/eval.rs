@@ -213,6 +213,19 @@ fn runtime_errors_use_cel_go_wording() {
             "invalid substring range. start: 2, end: 1",
         ),
         ("'abc'.charAt(4) == ''", "index out of range: 4"),
+        // types.IndexOrError: a double or a uint only when it is an int exactly, printed with %v
+        (
+            "object.spec.containers[object.spec.ratio] == 1",
+            "unsupported index value 0.5 in list",
+        ),
+        (
+            "object.spec.containers[object.spec.ratio * 2e19] == 1",
+            "unsupported index value 1e+19 in list",
+        ),
+        (
+            "object.spec.containers[uint(object.spec.replicas) + 9223372036854775805u] == 1",
+            "unsupported index value 9223372036854775808 in list",
+        ),
         // a conversion that fails, in cel-go's words (common/types/*.go `ConvertToType`, overflow.go): one message
         // for every text, the type named as cel-go names it; a timestamp past year 9999 overflows
         (
@@ -265,6 +278,31 @@ fn runtime_errors_use_cel_go_wording() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `string(double)` is cel-go's `fmt.Sprintf("%g", d)` (common/types/double.go): the shortest digits, in exponent form
+/// from an exponent of 6 (cel-go's own example: `string(-1.23e4) // '-12300'`), and a map key that is a double is printed
+/// so in `no such key`.
+#[test]
+fn doubles_print_as_go_percent_g() {
+    let obj = pod();
+    for (src, want) in [
+        ("string(object.spec.ratio * 2e6)", "1e+06"),
+        ("string(object.spec.ratio * 1999998.0)", "999999"),
+        ("string(object.spec.ratio * -2.46e4)", "-12300"),
+        ("string(object.spec.ratio * 2469135.0)", "1.2345675e+06"),
+        ("string(object.spec.ratio / 5e4)", "1e-05"),
+        ("string(object.spec.ratio / 5e3)", "0.0001"),
+    ] {
+        match eval_with(src, &obj) {
+            Ok(Value::String(s)) => assert_eq!(s.as_str(), want, "{src}"),
+            other => panic!("{src}: {other:?}"),
+        }
+    }
+    assert_eq!(
+        eval_with("{1: 1}[object.spec.ratio * 2e7] == 1", &obj).err(),
+        Some("no such key: 1e+07".to_string())
+    );
 }
 
 #[test]

@@ -434,7 +434,10 @@ pub fn quote(s: &str) -> String {
     out
 }
 
-/// Go's `strconv.FormatFloat(d, 'g', -1, 64)` as cel-go's `string(double)` uses it.
+/// Go's `%g` (and `%v`) of a double, `strconv.FormatFloat(d, 'g', -1, 64)`, as cel-go's `string(double)` writes it
+/// (common/types/double.go `fmt.Sprintf("%g", …)`) and its errors print a key: the shortest digits, in exponent form
+/// when the exponent is below -4 or at least 6 (strconv/ftoa.go: "if precision was the shortest possible, use
+/// precision 6 for this decision"), so `string(1e6)` is `1e+06` and `string(123456.5)` is `123456.5`.
 pub fn format_double_g(d: f64) -> String {
     if d.is_nan() {
         return "NaN".into();
@@ -460,7 +463,7 @@ pub fn format_double_g(d: f64) -> String {
         digits.pop();
     }
     let sign = if d.is_sign_negative() { "-" } else { "" };
-    if !(-4..21).contains(&exp) {
+    if !(-4..6).contains(&exp) {
         let (first, rest) = digits.split_at(1.min(digits.len()));
         let frac = if rest.is_empty() {
             String::new()
@@ -684,7 +687,7 @@ mod tests {
                 "{d:e}"
             );
             assert_eq!(ours.starts_with('-'), d < 0.0, "{d:e}");
-            if (-4..21).contains(&exp) {
+            if (-4..6).contains(&exp) {
                 assert!(!ours.contains('e'), "{ours} for {d:e}");
                 assert_eq!(ours.parse::<f64>().unwrap(), d);
             } else {
@@ -696,7 +699,13 @@ mod tests {
             }
         }
         assert_eq!(format_double_g(1e21), "1e+21");
-        assert_eq!(format_double_g(1e20), "100000000000000000000");
+        // Go: fmt.Sprintf("%g", 1e20) is 1e+20, and 1e6 is 1e+06 (the shortest form decides at precision 6)
+        assert_eq!(format_double_g(1e20), "1e+20");
+        assert_eq!(format_double_g(1e6), "1e+06");
+        assert_eq!(format_double_g(999999.0), "999999");
+        assert_eq!(format_double_g(123456.5), "123456.5");
+        assert_eq!(format_double_g(1234567.0), "1.234567e+06");
+        assert_eq!(format_double_g(-12300.0), "-12300");
         assert_eq!(format_double_g(1.5e-5), "1.5e-05");
         assert_eq!(format_double_g(-0.0001), "-0.0001");
         assert_eq!(format_double_g(123.456), "123.456");
