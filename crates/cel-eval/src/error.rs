@@ -90,6 +90,8 @@ impl EvalError {
     }
     /// cel-go's `ConvertToType` failure (common/types): `type conversion error from 'string' to 'int'`, each type
     /// named as cel-go names it (`google.protobuf.Duration`), one message whatever the value.
+    #[cold]
+    #[inline(never)]
     pub fn conversion(from: &str, to: &str) -> Self {
         EvalError::new(format!("type conversion error from '{from}' to '{to}'"))
     }

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use chrono::{DateTime, Datelike, NaiveDateTime, TimeDelta, Timelike};
+use chrono::{DateTime, Datelike, NaiveDateTime, Timelike};
 
 use crate::error::EvalError;
 
@@ -77,9 +77,10 @@ impl Timestamp {
     }
     /// The wall clock at `offset` seconds east of UTC (any offset, as Go's `time.FixedZone` takes any).
     fn in_zone(&self, offset: i64) -> Result<NaiveDateTime, EvalError> {
-        let utc = self.utc().ok_or_else(range_err)?;
-        utc.naive_utc()
-            .checked_add_signed(TimeDelta::try_seconds(offset).ok_or_else(range_err)?)
+        // the instant `offset` seconds later, read in UTC: the wall clock at that offset
+        let shifted = self.secs.checked_add(offset).ok_or_else(range_err)?;
+        DateTime::from_timestamp(shifted, self.sub)
+            .map(|t| t.naive_utc())
             .ok_or_else(range_err)
     }
     /// `getFullYear`, `getMonth` … with cel-go's zero-based month/day-of-year/day-of-month, in the zone `tz` as
@@ -180,16 +181,15 @@ fn zone_offset(z: &str, minutes_checked: bool) -> Result<i64, EvalError> {
 
 /// Go's `strconv.Atoi`: an optional sign and decimal digits, within an `int` (64 bits), with its error words.
 fn go_atoi(text: &str) -> Result<i64, EvalError> {
-    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(EvalError::new(format!(
-            "strconv.Atoi: parsing {text:?}: invalid syntax"
-        )));
-    }
-    text.parse::<i64>().map_err(|_| {
-        EvalError::new(format!(
-            "strconv.Atoi: parsing {text:?}: value out of range"
-        ))
+    // Rust's integer syntax is Go's here: one optional sign, then decimal digits
+    text.parse::<i64>().map_err(|e| {
+        let why = match e.kind() {
+            std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
+                "value out of range"
+            }
+            _ => "invalid syntax",
+        };
+        EvalError::new(format!("strconv.Atoi: parsing {text:?}: {why}"))
     })
 }
 
