@@ -58,8 +58,14 @@ impl Timestamp {
     /// Parses RFC 3339 (`2006-01-02T15:04:05.999999999Z07:00`); a text that is not one is cel-go's `type conversion
     /// error from 'string' to 'google.protobuf.Timestamp'`, one outside the range its `timestamp overflow`.
     pub fn parse(s: &str) -> Result<Self, EvalError> {
-        let dt = DateTime::parse_from_rfc3339(s)
-            .map_err(|_| EvalError::conversion("string", "google.protobuf.Timestamp"))?;
+        let refused = || EvalError::conversion("string", "google.protobuf.Timestamp");
+        // Go's `time.Parse(time.RFC3339, …)` reads an upper-case `T` and `Z` only, and seconds below 60; chrono also
+        // reads a lower-case `t` or a space, a lower-case `z` and a leap second
+        let b = s.as_bytes();
+        if b.get(10) != Some(&b'T') || s.ends_with('z') || b.get(17..19) == Some(b"60".as_slice()) {
+            return Err(refused());
+        }
+        let dt = DateTime::parse_from_rfc3339(s).map_err(|_| refused())?;
         let n = i128::from(dt.timestamp()) * NANOS + i128::from(dt.timestamp_subsec_nanos());
         Self::from_nanos(n)
     }

@@ -256,6 +256,23 @@ fn runtime_errors_use_cel_go_wording() {
             "timestamp(object.metadata.name) > timestamp(0)",
             "type conversion error from 'string' to 'google.protobuf.Timestamp'",
         ),
+        // Go's time.Parse(RFC3339): `T` and `Z` in upper case, no leap second (chrono reads all three)
+        (
+            "timestamp('2024-01-01 00:00:00Z' + object.metadata.name.substring(3)) > timestamp(0)",
+            "type conversion error from 'string' to 'google.protobuf.Timestamp'",
+        ),
+        (
+            "timestamp('2024-01-01t00:00:00Z' + object.metadata.name.substring(3)) > timestamp(0)",
+            "type conversion error from 'string' to 'google.protobuf.Timestamp'",
+        ),
+        (
+            "timestamp('2024-01-01T00:00:00z' + object.metadata.name.substring(3)) > timestamp(0)",
+            "type conversion error from 'string' to 'google.protobuf.Timestamp'",
+        ),
+        (
+            "timestamp('2016-12-31T23:59:60Z' + object.metadata.name.substring(3)) > timestamp(0)",
+            "type conversion error from 'string' to 'google.protobuf.Timestamp'",
+        ),
         (
             "timestamp('9999-12-31T23:59:59Z') + duration(string(object.spec.replicas) + 's') > timestamp(0)",
             "timestamp overflow",

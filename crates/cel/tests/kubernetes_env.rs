@@ -306,6 +306,13 @@ fn literals_are_validated_as_kube_apiserver_validates_them() {
                 "ERROR: <input>:1:11: invalid timestamp argument\n | timestamp('1000-00-00T00:00:00Z')\n | ..........^",
             ),
         ),
+        // Go's time.Parse(RFC3339) reads no space for the `T` (chrono does)
+        (
+            "timestamp('2024-01-01 00:00:00Z')",
+            Some(
+                "ERROR: <input>:1:11: invalid timestamp argument\n | timestamp('2024-01-01 00:00:00Z')\n | ..........^",
+            ),
+        ),
         (
             "timestamp('1000-01-01T00:00:00ZZ')",
             Some(
