@@ -203,7 +203,7 @@ fn go_atoi(text: &str) -> Result<i64, EvalError> {
 /// `UTC`, `Local` on a server that sets no zone) and the tz database's zones that never change (their names as the
 /// database spells them, links included; `Etc/GMT+5` is UTC-5, POSIX's sign).
 fn fixed_zone(name: &str) -> Option<i64> {
-    const UTC: [&str; 17] = [
+    const UTC: [&str; 20] = [
         "",
         "UTC",
         "Local",
@@ -221,8 +221,11 @@ fn fixed_zone(name: &str) -> Option<i64> {
         "Etc/GMT-0",
         "Etc/Greenwich",
         "Etc/UCT",
+        "Etc/UTC",
+        "Etc/Universal",
+        "Etc/Zulu",
     ];
-    if UTC.contains(&name) || matches!(name, "Etc/UTC" | "Etc/Universal" | "Etc/Zulu") {
+    if UTC.contains(&name) {
         return Some(0);
     }
     let hours = name.strip_prefix("Etc/GMT")?;
