@@ -227,6 +227,27 @@ def main():
             data += b"\xff" + compact(context).encode()
         write("webhook", os.path.relpath(c, rel("tests", "cases")), data)
 
+    # kubewarden: settings 0xFF AdmissionRequest 0xFF host answer, for a spread of cases: the case's bundle as the
+    # settings, its review's request, and what `kubernetes/get_resource` would answer for the request's namespace (or
+    # `kubernetes/can_i` for the first authorization) from its context; and a payload that is not policy-server's
+    for c, (bundle, inp) in parts[::max(1, len(parts) // 30)]:
+        review, context = (inp["review"], inp["context"]) if "context" in inp and "review" in inp else (inp, None)
+        request = review.get("request") if isinstance(review, dict) else None
+        if not isinstance(request, dict):
+            continue
+        answer = b""
+        if isinstance(context, dict):
+            namespaces = [n for n in context.get("namespaces") or []
+                          if isinstance(n, dict) and (n.get("metadata") or {}).get("name") == request.get("namespace")]
+            if namespaces:
+                answer = compact(namespaces[0]).encode()
+            elif context.get("authorizations"):
+                answer = compact({"allowed": bool(context["authorizations"][0].get("allowed"))}).encode()
+        write("kubewarden", os.path.relpath(c, rel("tests", "cases")),
+              compact(bundle).encode() + b"\xff" + compact(request).encode() + b"\xff" + answer)
+    write("kubewarden", "namespace-lookup-fails",
+          b"{}\xff" + compact({"uid": "u", "operation": "CREATE"}).encode() + b"\xff!namespaces \"x\" not found")
+
 
 if __name__ == "__main__":
     main()

@@ -19,6 +19,7 @@ pub const TARGETS: &[&str] = &[
     "api",
     "differential",
     "webhook",
+    "kubewarden",
 ];
 
 /// Runs the check of `target` on `data` (the stable corpus replay dispatches through this).
@@ -32,6 +33,7 @@ pub fn check(target: &str, data: &[u8]) {
         "api" => check_api(data),
         "differential" => check_differential(data),
         "webhook" => check_webhook(data),
+        "kubewarden" => check_kubewarden(data),
         other => unreachable!("no fuzz target `{other}`"),
     }
 }
@@ -980,4 +982,142 @@ pub fn check_differential(data: &[u8]) {
         String::from_utf8_lossy(&wasm)
     );
     check_answer(review.as_bytes(), &native);
+}
+
+/// `kubewarden`: the Kubewarden module's doors, natively (`palisade::abi::kubewarden`, what
+/// `palisade-kubewarden.wasm` runs under its waPC glue). The bytes, split at `0xFF`, are the settings, a request and
+/// what the host capabilities answer (those bytes, or a failure with their text when they start with `!`).
+///
+/// One instance checks the settings (`validate_settings`, as policy-server does first) and then gets three payloads,
+/// each twice: policy-server's `{"request":R,"settings":S}`, the same with the settings as serde_json writes them
+/// (equal in value, other bytes), and the request bytes as a whole payload. So the settings compiled last are
+/// recognised at a payload's end without being read, and found again by value. Every answer must be byte for byte
+/// what an instance that has compiled nothing answers to that payload, and well-formed: a rejection says why, and
+/// the guest asks the host only `kubernetes/get_resource` and `kubernetes/can_i`, in JSON.
+pub fn check_kubewarden(data: &[u8]) {
+    let mut parts = data.splitn(3, |b| *b == 0xFF);
+    let settings = parts.next().unwrap_or_default().to_vec();
+    let Some(request) = parts.next() else {
+        return;
+    };
+    let host = parts.next().unwrap_or_default().to_vec();
+    let payload = |settings: &[u8]| {
+        [
+            b"{\"request\":".as_slice(),
+            request,
+            b",\"settings\":",
+            settings,
+            b"}",
+        ]
+        .concat()
+    };
+    let mut payloads = vec![payload(&settings)];
+    if let Ok(value) = serde_json::from_slice::<Value>(&settings)
+        && let Ok(rewritten) = serde_json::to_vec(&value)
+        && rewritten != settings
+    {
+        payloads.push(payload(&rewritten));
+    }
+    payloads.push(request.to_vec());
+
+    let (checked, answers) = {
+        let (settings, payloads, host) = (settings.clone(), payloads.clone(), host.clone());
+        in_a_fresh_kubewarden_instance(move || {
+            let checked = palisade::abi::kubewarden::validate_settings(&settings);
+            let call = kubewarden_host(host);
+            let answers: Vec<[Vec<u8>; 2]> = payloads
+                .iter()
+                .map(|p| {
+                    let once = palisade::abi::kubewarden::validate(p, &call).to_bytes();
+                    [
+                        once,
+                        palisade::abi::kubewarden::validate(p, &call).to_bytes(),
+                    ]
+                })
+                .collect();
+            (checked, answers)
+        })
+    };
+    assert!(
+        checked.valid || checked.message.as_deref().is_some_and(|m| !m.is_empty()),
+        "settings refused without a message"
+    );
+    for (payload, [once, again]) in payloads.into_iter().zip(answers) {
+        let fresh = {
+            let (payload, host) = (payload.clone(), host.clone());
+            in_a_fresh_kubewarden_instance(move || {
+                palisade::abi::kubewarden::validate(&payload, &kubewarden_host(host)).to_bytes()
+            })
+        };
+        let shown = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        assert!(
+            once == fresh && again == fresh,
+            "an instance that compiled the settings answers otherwise than a fresh one\npayload: {}\nfresh:   {}\nonce:    {}\nagain:   {}",
+            shown(&payload),
+            shown(&fresh),
+            shown(&once),
+            shown(&again)
+        );
+        check_validation_response(&fresh);
+    }
+}
+
+/// `f` in a thread of its own: the Kubewarden guest keeps the settings it compiled last per thread, so a new thread
+/// is a fresh instance. The thread has the stack a wasm guest has (rust-lld's 1 MiB), so that what would overflow it
+/// in `palisade-kubewarden.wasm` overflows here. A panic in it is the caller's.
+fn in_a_fresh_kubewarden_instance<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let thread = std::thread::Builder::new().stack_size(1 << 20).spawn(f);
+    match thread.map(std::thread::JoinHandle::join) {
+        Ok(Ok(v)) => v,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(e) => unreachable!("cannot start a thread: {e}"),
+    }
+}
+
+/// The host capabilities of the `kubewarden` target: every call answers `answer`, or fails with its text when it
+/// starts with `!`. Each call must be one the guest makes, with a JSON request.
+fn kubewarden_host(answer: Vec<u8>) -> impl Fn(&str, &str, &[u8]) -> Result<Vec<u8>, String> {
+    move |namespace: &str, operation: &str, payload: &[u8]| {
+        assert_eq!(namespace, "kubernetes");
+        assert!(
+            operation == "get_resource" || operation == "can_i",
+            "the guest called kubernetes/{operation}"
+        );
+        assert!(
+            serde_json::from_slice::<Value>(payload).is_ok(),
+            "the guest's kubernetes/{operation} request is not JSON: {}",
+            String::from_utf8_lossy(payload)
+        );
+        match answer.strip_prefix(b"!") {
+            Some(failure) => Err(String::from_utf8_lossy(failure).into_owned()),
+            None => Ok(answer.clone()),
+        }
+    }
+}
+
+/// A ValidationResponse as policy-server reads it: JSON with a bool `accepted`; a rejection has a message and, when it
+/// has a code, an HTTP status code.
+fn check_validation_response(bytes: &[u8]) {
+    let shown = String::from_utf8_lossy(bytes);
+    let response: Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(e) => unreachable!("the ValidationResponse is not JSON ({e}): {shown}"),
+    };
+    let accepted = response.get("accepted").and_then(Value::as_bool);
+    assert!(accepted.is_some(), "`accepted` is not a bool: {shown}");
+    if accepted == Some(false) {
+        assert!(
+            response
+                .get("message")
+                .and_then(Value::as_str)
+                .is_some_and(|m| !m.is_empty()),
+            "a rejection without a message: {shown}"
+        );
+    }
+    if let Some(code) = response.get("code").filter(|c| !c.is_null()) {
+        assert!(
+            code.as_u64().is_some_and(|c| (100..600).contains(&c)),
+            "`code` is not an HTTP status: {shown}"
+        );
+    }
 }

@@ -94,3 +94,8 @@ fn differential_corpus() {
 fn webhook_corpus() {
     replay("webhook");
 }
+
+#[test]
+fn kubewarden_corpus() {
+    replay("kubewarden");
+}
