@@ -984,15 +984,17 @@ pub fn check_differential(data: &[u8]) {
     check_answer(review.as_bytes(), &native);
 }
 
-/// `kubewarden`: the Kubewarden module's doors, natively (`palisade::abi::kubewarden`, what
-/// `palisade-kubewarden.wasm` runs under its waPC glue). The bytes, split at `0xFF`, are the settings, a request and
-/// what the host capabilities answer (those bytes, or a failure with their text when they start with `!`).
+/// `kubewarden`: the Kubewarden module's doors. The bytes, split at `0xFF`, are the settings, a request and what the
+/// host capabilities answer (those bytes, or a failure with their text when they start with `!`).
 ///
 /// One instance checks the settings (`validate_settings`, as policy-server does first) and then gets three payloads,
 /// each twice: policy-server's `{"request":R,"settings":S}`, the same with the settings as serde_json writes them
 /// (equal in value, other bytes), and the request bytes as a whole payload. So the settings compiled last are
-/// recognised at a payload's end without being read, and found again by value. Every answer must be byte for byte
-/// what an instance that has compiled nothing answers to that payload, and well-formed: a rejection says why, and
+/// recognised at a payload's end without being read, and found again by value. That instance is the guest run
+/// natively (`palisade::abi::kubewarden`, everything but the waPC glue), and then the real `palisade-kubewarden.wasm`
+/// through the harness's waPC host (wapc and wasmtime-provider, as policy-server runs it), given the same host: the
+/// module must neither trap nor time out, and answer what the native guest answers, byte for byte. Every answer must
+/// be what an instance that has compiled nothing answers to that payload, and well-formed: a rejection says why, and
 /// the guest asks the host only `kubernetes/get_resource` and `kubernetes/can_i`, in JSON.
 pub fn check_kubewarden(data: &[u8]) {
     let mut parts = data.splitn(3, |b| *b == 0xFF);
@@ -1042,6 +1044,26 @@ pub fn check_kubewarden(data: &[u8]) {
         checked.valid || checked.message.as_deref().is_some_and(|m| !m.is_empty()),
         "settings refused without a message"
     );
+    let wasm = kubewarden_module_answers(&settings, &payloads, host.clone());
+    let native_checked = serde_json::to_vec(&checked).unwrap_or_default();
+    let shown = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    assert!(
+        wasm.0 == native_checked,
+        "validate_settings: the module answers {}, the native guest {}",
+        shown(&wasm.0),
+        shown(&native_checked)
+    );
+    for ((payload, native), module) in payloads.iter().zip(&answers).zip(&wasm.1) {
+        assert!(
+            native == module,
+            "the module answers otherwise than the native guest\npayload: {}\nnative:  {} / {}\nmodule:  {} / {}",
+            shown(payload),
+            shown(&native[0]),
+            shown(&native[1]),
+            shown(&module[0]),
+            shown(&module[1])
+        );
+    }
     for (payload, [once, again]) in payloads.into_iter().zip(answers) {
         let fresh = {
             let (payload, host) = (payload.clone(), host.clone());
@@ -1049,7 +1071,6 @@ pub fn check_kubewarden(data: &[u8]) {
                 palisade::abi::kubewarden::validate(&payload, &kubewarden_host(host)).to_bytes()
             })
         };
-        let shown = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         assert!(
             once == fresh && again == fresh,
             "an instance that compiled the settings answers otherwise than a fresh one\npayload: {}\nfresh:   {}\nonce:    {}\nagain:   {}",
@@ -1060,6 +1081,63 @@ pub fn check_kubewarden(data: &[u8]) {
         );
         check_validation_response(&fresh);
     }
+}
+
+/// Where the built Kubewarden module is: `$PALISADE_WASM_DIR/palisade-kubewarden.wasm` (as the harness tests), or
+/// `target/wasm/palisade-kubewarden.wasm` of this checkout.
+pub fn kubewarden_wasm_path() -> std::path::PathBuf {
+    match std::env::var_os("PALISADE_WASM_DIR") {
+        Some(dir) => std::path::PathBuf::from(dir).join("palisade-kubewarden.wasm"),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../target/wasm/palisade-kubewarden.wasm"),
+    }
+}
+
+fn kubewarden_module() -> &'static palisade_harness::kubewarden::KubewardenBackend {
+    static MODULE: std::sync::OnceLock<palisade_harness::kubewarden::KubewardenBackend> =
+        std::sync::OnceLock::new();
+    MODULE.get_or_init(|| {
+        let path = kubewarden_wasm_path();
+        match palisade_harness::kubewarden::KubewardenBackend::load(&path) {
+            Ok(module) => module,
+            Err(e) => unreachable!("cannot load {}: {e}", path.display()),
+        }
+    })
+}
+
+/// What one fresh instance of `palisade-kubewarden.wasm` answers to `validate_settings` of `settings`, then to
+/// `validate` of each payload, twice, its host capabilities answered by [`kubewarden_host`] of `host`. A trap, a
+/// timeout or a waPC error fails the check.
+fn kubewarden_module_answers(
+    settings: &[u8],
+    payloads: &[Vec<u8>],
+    host: Vec<u8>,
+) -> (Vec<u8>, Vec<[Vec<u8>; 2]>) {
+    let host = kubewarden_host(host);
+    let answer = move |binding: &str, namespace: &str, operation: &str, payload: &[u8]| {
+        assert_eq!(binding, "kubewarden");
+        host(namespace, operation, payload)
+    };
+    let instance = match kubewarden_module().instantiate_answering(
+        std::sync::Arc::new(answer),
+        std::time::Duration::from_secs(5),
+    ) {
+        Ok(instance) => instance,
+        Err(e) => unreachable!("cannot instantiate palisade-kubewarden.wasm: {e}"),
+    };
+    let call = |operation: &str, payload: &[u8]| match instance.call(operation, payload) {
+        Ok(bytes) => bytes,
+        Err(e) => unreachable!(
+            "palisade-kubewarden.wasm failed `{operation}` of {}: {e}",
+            String::from_utf8_lossy(payload)
+        ),
+    };
+    let checked = call("validate_settings", settings);
+    let answers = payloads
+        .iter()
+        .map(|p| [call("validate", p), call("validate", p)])
+        .collect();
+    (checked, answers)
 }
 
 /// `f` in a thread of its own: the Kubewarden guest keeps the settings it compiled last per thread, so a new thread

@@ -110,6 +110,10 @@ impl Grants {
     }
 }
 
+/// What answers a waPC guest's host calls: `(binding, namespace, operation, payload)` to the answer's bytes, or the
+/// host's message.
+pub type HostAnswer = dyn Fn(&str, &str, &str, &[u8]) -> Result<Vec<u8>, String> + Send + Sync;
+
 /// Everything the host callback of one instance answers from.
 #[derive(Debug)]
 struct HostState {
@@ -117,8 +121,6 @@ struct HostState {
     /// A kwctl session that answers the Kubernetes capabilities instead of `context`.
     replay: Option<Arc<replay::Session>>,
     grants: Grants,
-    /// Every host call the guest made, as `namespace/operation`, in order.
-    calls: std::sync::Mutex<Vec<String>>,
 }
 
 /// The host callback: policy-evaluator's `host_callback` for the capabilities a case's context can answer, with
@@ -253,17 +255,14 @@ impl std::fmt::Debug for KubewardenBackend {
 pub struct KubewardenInstance {
     host: wapc::WapcHost,
     deadline: Duration,
-    state: Arc<HostState>,
+    /// Every host call the guest made, as `namespace/operation`, in order.
+    calls: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl KubewardenInstance {
     /// The host calls the guest made on this instance so far, as `namespace/operation`, in order.
     pub fn host_calls(&self) -> Vec<String> {
-        self.state
-            .calls
-            .lock()
-            .map(|c| c.clone())
-            .unwrap_or_default()
+        self.calls.lock().map(|c| c.clone()).unwrap_or_default()
     }
 
     /// Call one waPC operation; the answer's bytes, or why there is none.
@@ -504,6 +503,29 @@ impl KubewardenBackend {
             Some(value) => serde_json::from_value(value.clone())
                 .map_err(|e| HostError::Host(format!("the context is not valid: {e}")))?,
         };
+        let state = HostState {
+            context,
+            replay: self.replay.clone(),
+            grants: self.grants.clone(),
+        };
+        self.instantiate_answering(
+            Arc::new(
+                move |binding: &str, namespace: &str, operation: &str, payload: &[u8]| {
+                    answer(&state, binding, namespace, operation, payload)
+                },
+            ),
+            deadline,
+        )
+    }
+
+    /// A fresh instance (`wapc_init` run) whose host calls `answer` answers; every call has `deadline`.
+    /// [`Self::instantiate`] answers from a case's context; the `kubewarden` fuzz target gives the module the very host
+    /// it gives the guest's native half, to compare the two.
+    pub fn instantiate_answering(
+        &self,
+        answer: Arc<HostAnswer>,
+        deadline: Duration,
+    ) -> Result<KubewardenInstance, HostError> {
         let ticks = epoch_ticks(deadline);
         let provider = self
             .pre
@@ -515,19 +537,14 @@ impl KubewardenBackend {
                 module: self.path.display().to_string(),
                 reason: e.to_string(),
             })?;
-        let state = Arc::new(HostState {
-            context,
-            replay: self.replay.clone(),
-            grants: self.grants.clone(),
-            calls: std::sync::Mutex::default(),
-        });
-        let seen = Arc::clone(&state);
+        let calls = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = Arc::clone(&calls);
         let callback =
             move |_id: u64, binding: &str, namespace: &str, operation: &str, payload: &[u8]| {
-                if let Ok(mut calls) = seen.calls.lock() {
+                if let Ok(mut calls) = seen.lock() {
                     calls.push(format!("{namespace}/{operation}"));
                 }
-                answer(&seen, binding, namespace, operation, payload).map_err(Into::into)
+                answer(binding, namespace, operation, payload).map_err(Into::into)
             };
         let host =
             wapc::WapcHost::new(Box::new(provider), Some(Box::new(callback))).map_err(|e| {
@@ -552,7 +569,7 @@ impl KubewardenBackend {
         Ok(KubewardenInstance {
             host,
             deadline,
-            state,
+            calls,
         })
     }
 
@@ -684,7 +701,6 @@ mod tests {
 
     fn state(context: Value, metadata: Option<Value>) -> HostState {
         HostState {
-            calls: std::sync::Mutex::default(),
             context: serde_json::from_value(context).unwrap(),
             replay: None,
             grants: metadata
