@@ -245,6 +245,20 @@ def main():
                 answer = compact({"allowed": bool(context["authorizations"][0].get("allowed"))}).encode()
         write("kubewarden", os.path.relpath(c, rel("tests", "cases")),
               compact(bundle).encode() + b"\xff" + compact(request).encode() + b"\xff" + answer)
+    # the edges of recognising the last settings at a payload's end: settings nested past the depth it recognises,
+    # a request that spells the settings' key inside a string, and settings that are not an object
+    pod = {"uid": "u", "kind": {"group": "", "version": "v1", "kind": "Pod"},
+           "resource": {"group": "", "version": "v1", "resource": "pods"}, "operation": "CREATE",
+           "namespace": "default", "object": {"metadata": {"name": "p"}}}
+    deep = {}
+    for _ in range(70):
+        deep = {"d": deep}
+    write("kubewarden", "settings-nested-70-levels",
+          compact({"params": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": deep}]}
+                  ).encode() + b"\xff" + compact(pod).encode())
+    spelled = dict(pod, object={"metadata": {"name": "p", "annotations": {"a": '","settings":{}}'}}})
+    write("kubewarden", "request-spells-the-settings-key", b"{}\xff" + compact(spelled).encode())
+    write("kubewarden", "settings-not-an-object", b"[1,2]\xff" + compact(pod).encode())
     write("kubewarden", "namespace-lookup-fails",
           b"{}\xff" + compact({"uid": "u", "operation": "CREATE"}).encode() + b"\xff!namespaces \"x\" not found")
 

@@ -3,8 +3,8 @@
 #   fuzz/run.sh TARGET [SECONDS] [extra libFuzzer flags...]
 # libFuzzer writes what it finds into fuzz/corpus-work/TARGET (ignored by git) and reads the committed seeds from
 # fuzz/corpus/TARGET; a crash lands in fuzz/artifacts/TARGET/. Needs nightly and cargo-fuzz
-# (cargo +nightly install cargo-fuzz --locked) and, for `differential`, target/wasm/palisade.wasm
-# (cargo build --release -p palisade-harness).
+# (cargo +nightly install cargo-fuzz --locked) and, for `differential` and `kubewarden`, target/wasm/palisade.wasm and
+# palisade-kubewarden.wasm (cargo build --release -p palisade-harness).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: fuzz/run.sh TARGET [SECONDS] [libFuzzer flags...]}
