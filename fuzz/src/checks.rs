@@ -936,16 +936,23 @@ pub fn split_differential(data: &[u8]) -> (String, String) {
     }
 }
 
-/// Where the built C ABI module is: `$PALISADE_WASM`, `$PALISADE_WASM_DIR/palisade.wasm` (as the harness tests), or
-/// `target/wasm/palisade.wasm` of this checkout.
+/// Where the built module `name` is: `$PALISADE_WASM_DIR/<name>` (as the harness tests), or `target/wasm/<name>` of
+/// this checkout (both crates that include this file lie one level below it).
+fn built_module(name: &str) -> std::path::PathBuf {
+    match std::env::var_os("PALISADE_WASM_DIR") {
+        Some(dir) => std::path::PathBuf::from(dir).join(name),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../target/wasm")
+            .join(name),
+    }
+}
+
+/// Where the built C ABI module is: `$PALISADE_WASM`, else [`built_module`]'s `palisade.wasm`.
 pub fn wasm_path() -> std::path::PathBuf {
-    if let Some(p) = std::env::var_os("PALISADE_WASM") {
-        return p.into();
+    match std::env::var_os("PALISADE_WASM") {
+        Some(p) => p.into(),
+        None => built_module("palisade.wasm"),
     }
-    if let Some(dir) = std::env::var_os("PALISADE_WASM_DIR") {
-        return std::path::PathBuf::from(dir).join("palisade.wasm");
-    }
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/wasm/palisade.wasm")
 }
 
 fn wasm_host() -> &'static palisade_harness::WasmHost {
@@ -1083,21 +1090,11 @@ pub fn check_kubewarden(data: &[u8]) {
     }
 }
 
-/// Where the built Kubewarden module is: `$PALISADE_WASM_DIR/palisade-kubewarden.wasm` (as the harness tests), or
-/// `target/wasm/palisade-kubewarden.wasm` of this checkout.
-pub fn kubewarden_wasm_path() -> std::path::PathBuf {
-    match std::env::var_os("PALISADE_WASM_DIR") {
-        Some(dir) => std::path::PathBuf::from(dir).join("palisade-kubewarden.wasm"),
-        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../target/wasm/palisade-kubewarden.wasm"),
-    }
-}
-
 fn kubewarden_module() -> &'static palisade_harness::kubewarden::KubewardenBackend {
     static MODULE: std::sync::OnceLock<palisade_harness::kubewarden::KubewardenBackend> =
         std::sync::OnceLock::new();
     MODULE.get_or_init(|| {
-        let path = kubewarden_wasm_path();
+        let path = built_module("palisade-kubewarden.wasm");
         match palisade_harness::kubewarden::KubewardenBackend::load(&path) {
             Ok(module) => module,
             Err(e) => unreachable!("cannot load {}: {e}", path.display()),
