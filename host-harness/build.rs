@@ -108,7 +108,7 @@ fn run() -> Result<(), String> {
         &build_dir.join("palisade.named.wasm"),
         &profile,
     )?;
-    keep_only_c_abi_exports(&out_dir.join("palisade.wasm"))?;
+    keep_only_exports(&out_dir.join("palisade.wasm"), &C_ABI_EXPORTS)?;
 
     // 2. The Kubewarden waPC module, annotated with metadata.yml.
     inner.build(
@@ -132,7 +132,7 @@ fn run() -> Result<(), String> {
             &built.join("palisade_bench_floors.wasm"),
             &out_dir.join(format!("floor-{floor}.wasm")),
         )?;
-        keep_only_c_abi_exports(&out_dir.join(format!("floor-{floor}.wasm")))?;
+        keep_only_exports(&out_dir.join(format!("floor-{floor}.wasm")), &C_ABI_EXPORTS)?;
     }
 
     // 3b. The browser module: the `web` feature build, through wasm-bindgen (target `web`), then wasm-opt. A separate
@@ -173,6 +173,7 @@ fn run() -> Result<(), String> {
             .join("palisade-wasi.wasm"),
         &out_dir.join("palisade-wasi.wasm"),
     )?;
+    keep_only_exports(&out_dir.join("palisade-wasi.wasm"), &WASI_EXPORTS)?;
     Ok(())
 }
 
@@ -421,16 +422,18 @@ const C_ABI_EXPORTS: [&str; 5] = [
     "validate",
 ];
 
-/// Functions the shipped module does not export (the C ABI is exactly [`C_ABI_EXPORTS`]) but `palisade bake` calls on
-/// the copy it runs: their indices are kept in the custom section [`TOOL_EXPORTS_SECTION`] as `name=index` lines
-/// (host-harness/src/bake/mod.rs reads it).
-const TOOL_EXPORTS: [&str; 1] = ["palisade_seal"];
+/// The exports of the WASI command as rustc links it: what a WASI host runs, and nothing of bake's.
+const WASI_EXPORTS: [&str; 3] = ["memory", "_start", "__main_void"];
+
+/// Functions the shipped modules do not export (the C ABI is exactly [`C_ABI_EXPORTS`], the WASI command
+/// [`WASI_EXPORTS`]) but `palisade bake` calls on the copy it runs: their indices are kept in the custom section
+/// [`TOOL_EXPORTS_SECTION`] as `name=index` lines (host-harness/src/bake/mod.rs reads it).
+const TOOL_EXPORTS: [&str; 3] = ["palisade_seal", "palisade_bake_alloc", "palisade_bake"];
 const TOOL_EXPORTS_SECTION: &str = "palisade.tool-exports";
 
-fn keep_only_c_abi_exports(path: &Path) -> Result<(), String> {
+fn keep_only_exports(path: &Path, keep: &[&str]) -> Result<(), String> {
     let bytes = fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let rewritten =
-        filter_exports(&bytes, &C_ABI_EXPORTS).map_err(|e| format!("{}: {e}", path.display()))?;
+    let rewritten = filter_exports(&bytes, keep).map_err(|e| format!("{}: {e}", path.display()))?;
     fs::write(path, rewritten).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 

@@ -183,13 +183,17 @@ enum Command {
         max_regression: f64,
     },
     /// Pre-compile a bundle into a module: a fresh instance of OUT answers `validate` without `configure` (with
-    /// --kubewarden: without compiling its settings, when a call sends the baked ones)
+    /// --kubewarden: without compiling its settings, when a call sends the baked ones; with --wasi: without a bundle
+    /// file)
     Bake {
         #[arg(short = 'p', long = "policy", value_name = "BUNDLE")]
         bundle: PathBuf,
         /// Bake palisade-kubewarden.wasm (default: palisade.wasm; --module picks another)
-        #[arg(long)]
+        #[arg(long, conflicts_with = "wasi")]
         kubewarden: bool,
+        /// Bake palisade-wasi.wasm, the WASI command: `validate` and `explain` then need no `-p` and no directory
+        #[arg(long)]
+        wasi: bool,
         /// Where to write the baked module
         #[arg(short = 'o', long, value_name = "OUT.wasm")]
         output: PathBuf,
@@ -556,26 +560,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Bake {
             bundle,
             kubewarden,
+            wasi,
             output,
         } => {
-            let source = module.map_or_else(
-                || {
-                    artifacts::artifact(if kubewarden {
-                        artifacts::KUBEWARDEN
-                    } else {
-                        artifacts::C_ABI
-                    })
-                },
-                Path::to_path_buf,
-            );
+            let (protocol, artifact) = if kubewarden {
+                (bake::Protocol::Kubewarden, artifacts::KUBEWARDEN)
+            } else if wasi {
+                (bake::Protocol::Wasi, artifacts::WASI)
+            } else {
+                (bake::Protocol::CAbi, artifacts::C_ABI)
+            };
+            let source = module.map_or_else(|| artifacts::artifact(artifact), Path::to_path_buf);
             let wasm = std::fs::read(&source)
                 .map_err(|e| anyhow::anyhow!("cannot read `{}`: {e}", source.display()))?;
             let bundle_json = bundle_bytes(&documents::read_bundle(&bundle)?)?;
-            let protocol = if kubewarden {
-                bake::Protocol::Kubewarden
-            } else {
-                bake::Protocol::CAbi
-            };
             let baked = bake::bake(&wasm, protocol, &bundle_json)
                 .map_err(|e| anyhow::anyhow!("cannot bake `{}`: {e}", bundle.display()))?;
             std::fs::write(&output, &baked)

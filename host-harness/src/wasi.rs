@@ -3,7 +3,8 @@
 //! stdout and stderr in memory and the files it is given in a directory of their own, preopened as `.` (read-only).
 //!
 //! [`WasiBackend`] runs case files through it (`palisade test --wasi`, and CI's `wasi::` tests): the bundle written to
-//! that directory, `validate -p bundle.json` with the input of the C ABI's `validate` on stdin.
+//! that directory, `validate -p bundle.json` with the input of the C ABI's `validate` on stdin. A module baked with
+//! the case's bundle (`palisade bake --wasi`) runs `validate` alone, with no directory.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -42,19 +43,24 @@ struct State {
 pub struct WasiHost {
     runtime: Runtime,
     path: PathBuf,
+    /// The bundle hash of a baked module (`palisade bake --wasi`).
+    baked: Option<String>,
     pre: InstancePre<State>,
 }
 
 impl WasiHost {
     /// Compiles `palisade-wasi.wasm` (or another WASI command) and links it with WASI preview 1.
     pub fn load(path: &Path) -> Result<Self, HostError> {
-        let runtime = Runtime::shared()?;
+        Self::from_bytes(&Runtime::shared()?, path, &read_module(path)?)
+    }
+
+    /// Compiles a WASI command from bytes in `runtime`; `path` only names it in errors.
+    pub fn from_bytes(runtime: &Runtime, path: &Path, bytes: &[u8]) -> Result<Self, HostError> {
         let load_err = |reason: String| HostError::Load {
             module: path.display().to_string(),
             reason,
         };
-        let module = Module::new(runtime.engine(), &read_module(path)?)
-            .map_err(|e| load_err(error_text(&e)))?;
+        let module = Module::new(runtime.engine(), bytes).map_err(|e| load_err(error_text(&e)))?;
         let mut linker: Linker<State> = Linker::new(runtime.engine());
         wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s: &mut State| &mut s.wasi)
             .map_err(|e| load_err(error_text(&e)))?;
@@ -62,15 +68,24 @@ impl WasiHost {
             .instantiate_pre(&module)
             .map_err(|e| load_err(error_text(&e)))?;
         Ok(Self {
-            runtime,
+            runtime: runtime.clone(),
             path: path.to_path_buf(),
+            baked: crate::bake::baked_bundle_hash(bytes),
             pre,
         })
     }
 
+    /// Whether the module was baked with this bundle, so that a run named no bundle file decides with it.
+    pub fn is_baked_with(&self, bundle_json: &[u8]) -> bool {
+        self.baked
+            .as_deref()
+            .is_some_and(|h| h == crate::bake::bundle_hash(bundle_json))
+    }
+
     /// Runs the command once in a fresh instance: `args` after the program name, `stdin`, `files` (name, bytes)
-    /// readable in the directory it is given as `.`, and the environment `vars`. A trap, a timeout or the memory cap
-    /// is a [`HostError`]; an exit, whatever its status, is a [`Run`].
+    /// readable in the directory it is given as `.` (no files: no directory, as `wasmtime run` without `--dir`), and
+    /// the environment `vars`. A trap, a timeout or the memory cap is a [`HostError`]; an exit, whatever its status,
+    /// is a [`Run`].
     pub fn run(
         &self,
         args: &[&str],
@@ -79,7 +94,11 @@ impl WasiHost {
         vars: &[(&str, &str)],
         deadline: Duration,
     ) -> Result<Run, HostError> {
-        let dir = FileDir::new(files)?;
+        let dir = if files.is_empty() {
+            None
+        } else {
+            Some(FileDir::new(files)?)
+        };
         let stdout = MemoryOutputPipe::new(MAX_OUTPUT);
         let stderr = MemoryOutputPipe::new(MAX_OUTPUT);
         let mut ctx = WasiCtxBuilder::new();
@@ -91,8 +110,12 @@ impl WasiHost {
         for (name, value) in vars {
             ctx.env(name, value);
         }
-        ctx.preopened_dir(&dir.path, ".", FsPerms::ReadOnly)
-            .map_err(|e| HostError::Host(format!("cannot preopen {}: {e}", dir.path.display())))?;
+        if let Some(dir) = &dir {
+            ctx.preopened_dir(&dir.path, ".", FsPerms::ReadOnly)
+                .map_err(|e| {
+                    HostError::Host(format!("cannot preopen {}: {e}", dir.path.display()))
+                })?;
+        }
         let state = State {
             wasi: ctx.build_p1(),
             limits: StoreState::new(DEFAULT_MEMORY_LIMIT),
@@ -167,26 +190,28 @@ pub struct WasiBackend {
 
 impl WasiBackend {
     pub fn load(path: &Path) -> Result<Self, HostError> {
-        WasiHost::load(path).map(|host| Self { host })
+        WasiHost::load(path).map(Self::new)
+    }
+
+    pub fn new(host: WasiHost) -> Self {
+        Self { host }
     }
 
     pub fn host(&self) -> &WasiHost {
         &self.host
     }
 
-    /// Runs a command that answers JSON on stdout; a usage error, or stdout that is not JSON, is a malformed answer.
+    /// Runs a command that answers JSON on stdout, with `files` in its directory; a usage error, or stdout that is
+    /// not JSON, is a malformed answer.
     fn run_json(
         &self,
         command: &str,
         args: &[&str],
         stdin: &[u8],
-        bundle: &Value,
+        files: &[(&str, &[u8])],
         deadline: Duration,
     ) -> Result<Value, HostError> {
-        let bundle = bundle_bytes(bundle)?;
-        let run = self
-            .host
-            .run(args, stdin, &[("bundle.json", &bundle)], &[], deadline)?;
+        let run = self.host.run(args, stdin, files, &[], deadline)?;
         let bad = |reason: String| HostError::BadOutput {
             call: command.into(),
             reason,
@@ -215,13 +240,20 @@ impl Backend for WasiBackend {
         context: Option<&Value>,
         deadline: Duration,
     ) -> Result<Value, HostError> {
-        let answer = self.run_json(
-            "validate",
-            &["validate", "-p", "bundle.json"],
-            &validate_input(review, context)?,
-            bundle,
-            deadline,
-        )?;
+        let bundle = bundle_bytes(bundle)?;
+        let input = validate_input(review, context)?;
+        let answer = if self.host.is_baked_with(&bundle) {
+            // the bundle is in the module's image: no file, no directory
+            self.run_json("validate", &["validate"], &input, &[], deadline)?
+        } else {
+            self.run_json(
+                "validate",
+                &["validate", "-p", "bundle.json"],
+                &input,
+                &[("bundle.json", &bundle)],
+                deadline,
+            )?
+        };
         if answer.is_object() {
             Ok(answer)
         } else {
@@ -237,7 +269,7 @@ impl Backend for WasiBackend {
             "check",
             &["check", "bundle.json"],
             &[],
-            bundle,
+            &[("bundle.json", &bundle_bytes(bundle)?)],
             DEFAULT_DEADLINE,
         )?;
         match answer.get("valid").and_then(Value::as_bool) {

@@ -8,7 +8,9 @@
 //! - `baked::<case>`: through a `palisade.wasm` baked with the case's bundle (`palisade bake`): a fresh instance answers
 //!   without `configure`, and the outcome must not change;
 //! - `wasi::<case>`: through `palisade-wasi.wasm`, the WASI command, in wasmtime's WASI preview 1 (`validate -p
-//!   bundle.json` with the input on stdin).
+//!   bundle.json` with the input on stdin);
+//! - `baked_wasi::<case>`: through a `palisade-wasi.wasm` baked with the case's bundle (`palisade bake --wasi`):
+//!   `validate` alone, with no bundle file and no directory, and the outcome must not change.
 //!
 //! `tests/cases/KNOWN-GAPS.txt` lists cases one backend cannot pass for a reason outside Palisade (`<backend> <path
 //! relative to tests/cases>  # reason`, `*` for every backend). A listed case must still fail: one that passes fails
@@ -36,7 +38,7 @@ use palisade_harness::case::Case;
 use palisade_harness::host::{CAbiBackend, DEFAULT_DEADLINE, Runtime, WasmHost, bundle_bytes};
 use palisade_harness::kubewarden::KubewardenBackend;
 use palisade_harness::runner;
-use palisade_harness::wasi::WasiBackend;
+use palisade_harness::wasi::{WasiBackend, WasiHost};
 use serde_json::{Value, json};
 
 fn cases_dir() -> PathBuf {
@@ -62,14 +64,35 @@ fn wasi() -> &'static WasiBackend {
     BACKEND.get_or_init(|| WasiBackend::load(&common::artifact("palisade-wasi.wasm")).unwrap())
 }
 
-/// One baked module per distinct bundle, baked once however many cases share it.
-fn baked(bundle: &[u8]) -> Result<Arc<CAbiBackend>, Failed> {
+/// Baked modules are compiled without optimizing (one per bundle), where compile time dominates.
+fn unoptimized() -> &'static Runtime {
     static RUNTIME: OnceLock<Runtime> = OnceLock::new();
-    static BAKER: OnceLock<Mutex<Baker>> = OnceLock::new();
-    type Slot = Arc<OnceLock<Result<Arc<CAbiBackend>, String>>>;
-    static MODULES: OnceLock<Mutex<HashMap<Vec<u8>, Slot>>> = OnceLock::new();
-    let runtime = RUNTIME.get_or_init(|| Runtime::unoptimized().unwrap());
-    let slot = MODULES
+    RUNTIME.get_or_init(|| Runtime::unoptimized().unwrap())
+}
+
+/// Backends over baked modules, one per distinct bundle, each made once however many cases share the bundle.
+type Baked<T> = OnceLock<Mutex<HashMap<Vec<u8>, Arc<OnceLock<Result<Arc<T>, String>>>>>>;
+
+/// The baker of one shipped module, instrumented and compiled once.
+fn baker(
+    cell: &'static OnceLock<Mutex<Baker>>,
+    artifact: &str,
+    protocol: Protocol,
+) -> &'static Mutex<Baker> {
+    cell.get_or_init(|| {
+        let original = std::fs::read(common::artifact(artifact)).unwrap();
+        Mutex::new(Baker::new(unoptimized(), &original, protocol).unwrap())
+    })
+}
+
+/// The backend `modules` holds for `bundle`, made by `make` from the module `baker` bakes with it, the first time.
+fn baked_once<T>(
+    modules: &'static Baked<T>,
+    baker: &Mutex<Baker>,
+    bundle: &[u8],
+    make: impl FnOnce(&[u8]) -> Result<T, String>,
+) -> Result<Arc<T>, Failed> {
+    let slot = modules
         .get_or_init(Mutex::default)
         .lock()
         .unwrap()
@@ -77,21 +100,43 @@ fn baked(bundle: &[u8]) -> Result<Arc<CAbiBackend>, Failed> {
         .or_default()
         .clone();
     slot.get_or_init(|| {
-        let baker = BAKER.get_or_init(|| {
-            let original = std::fs::read(common::artifact("palisade.wasm")).unwrap();
-            Mutex::new(Baker::new(runtime, &original, Protocol::CAbi).unwrap())
-        });
         let module = baker
             .lock()
             .unwrap()
             .bake(bundle)
             .map_err(|e| format!("cannot bake the bundle: {e}"))?;
-        let host = WasmHost::from_bytes(runtime, Path::new("palisade.wasm (baked)"), &module)
-            .map_err(|e| e.to_string())?;
-        Ok(Arc::new(CAbiBackend::new(host)))
+        make(&module).map(Arc::new)
     })
     .clone()
     .map_err(Failed::from)
+}
+
+/// `palisade.wasm` baked with `bundle`.
+fn baked(bundle: &[u8]) -> Result<Arc<CAbiBackend>, Failed> {
+    static BAKER: OnceLock<Mutex<Baker>> = OnceLock::new();
+    static MODULES: Baked<CAbiBackend> = OnceLock::new();
+    let baker = baker(&BAKER, "palisade.wasm", Protocol::CAbi);
+    baked_once(&MODULES, baker, bundle, |module| {
+        WasmHost::from_bytes(unoptimized(), Path::new("palisade.wasm (baked)"), module)
+            .map(CAbiBackend::new)
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// `palisade-wasi.wasm` baked with `bundle`.
+fn baked_wasi(bundle: &[u8]) -> Result<Arc<WasiBackend>, Failed> {
+    static BAKER: OnceLock<Mutex<Baker>> = OnceLock::new();
+    static MODULES: Baked<WasiBackend> = OnceLock::new();
+    let baker = baker(&BAKER, "palisade-wasi.wasm", Protocol::Wasi);
+    baked_once(&MODULES, baker, bundle, |module| {
+        WasiHost::from_bytes(
+            unoptimized(),
+            Path::new("palisade-wasi.wasm (baked)"),
+            module,
+        )
+        .map(WasiBackend::new)
+        .map_err(|e| e.to_string())
+    })
 }
 
 /// `(backend, case)` pairs of tests/cases/KNOWN-GAPS.txt, the case relative to tests/cases.
@@ -200,8 +245,12 @@ fn main() {
         }));
         // a bundle that must not compile has nothing to bake
         if compiles {
+            let (f, b) = (file.clone(), bundle.clone());
             trials.push(Trial::test(format!("baked::{relative}"), move || {
-                check(&file, baked(&bundle)?.as_ref(), wasm_gap)
+                check(&f, baked(&b)?.as_ref(), wasm_gap)
+            }));
+            trials.push(Trial::test(format!("baked_wasi::{relative}"), move || {
+                check(&file, baked_wasi(&bundle)?.as_ref(), wasi_gap)
             }));
         }
     }

@@ -14,6 +14,7 @@ mod common;
 use std::sync::OnceLock;
 
 use common::{hostile, palisade, workspace};
+use palisade_harness::bake::{Protocol, bake};
 use palisade_harness::host::DEFAULT_DEADLINE;
 use palisade_harness::wasi::{Run, WasiHost};
 use serde_json::Value;
@@ -70,6 +71,167 @@ fn the_command_imports_only_wasi_preview_1() {
         ["wasi_snapshot_preview1"]
     );
     assert!(start, "a WASI command exports `_start`");
+    // bake's functions are not exported, only named for it
+    assert_eq!(exports(&bytes), ["memory", "_start", "__main_void"]);
+    let layout = palisade_harness::bake::layout(&bytes).unwrap();
+    let mut tools: Vec<&str> = layout
+        .tool_exports
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect();
+    tools.sort_unstable();
+    assert_eq!(
+        tools,
+        ["palisade_bake", "palisade_bake_alloc", "palisade_seal"]
+    );
+}
+
+fn exports(module: &[u8]) -> Vec<String> {
+    wasmparser::Parser::new(0)
+        .parse_all(module)
+        .filter_map(|p| match p.unwrap() {
+            wasmparser::Payload::ExportSection(exports) => Some(
+                exports
+                    .into_iter()
+                    .map(|e| e.unwrap().name.to_owned())
+                    .collect::<Vec<_>>(),
+            ),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+fn imports(module: &[u8]) -> Vec<String> {
+    wasmparser::Parser::new(0)
+        .parse_all(module)
+        .filter_map(|p| match p.unwrap() {
+            wasmparser::Payload::ImportSection(imports) => Some(
+                imports
+                    .into_iter()
+                    .map(|i| {
+                        let i = i.unwrap();
+                        format!("{}.{}", i.module, i.name)
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// `palisade-wasi.wasm` baked with pod-baseline (`palisade bake --wasi`), compiled once.
+fn baked() -> &'static WasiHost {
+    static HOST: OnceLock<WasiHost> = OnceLock::new();
+    HOST.get_or_init(|| {
+        let module = baked_module();
+        WasiHost::from_bytes(
+            &palisade_harness::host::Runtime::shared().unwrap(),
+            std::path::Path::new("palisade-wasi.wasm (baked)"),
+            &module,
+        )
+        .unwrap()
+    })
+}
+
+fn pod_baseline_json() -> Vec<u8> {
+    serde_json::to_vec(
+        &palisade_harness::documents::read_bundle(&workspace().join("bench/pod-baseline.yaml"))
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+fn baked_module() -> Vec<u8> {
+    let original = std::fs::read(common::artifact("palisade-wasi.wasm")).unwrap();
+    bake(&original, Protocol::Wasi, &pod_baseline_json()).unwrap()
+}
+
+fn run_baked(args: &[&str], stdin: &[u8], files: &[(&str, &[u8])]) -> Run {
+    baked()
+        .run(args, stdin, files, &[], DEFAULT_DEADLINE)
+        .unwrap_or_else(|e| panic!("{args:?}: the baked command must exit, not fail: {e}"))
+}
+
+/// A baked command decides with its bundle when it is named none, and needs no directory for it: every answer,
+/// explanation and exit status is the one the shipped command gives with the bundle's file.
+#[test]
+fn a_baked_command_answers_without_a_bundle_file_as_the_command_with_it() {
+    let bundle = read("bench/pod-baseline.yaml");
+    let files: &[(&str, &[u8])] = &[("pod-baseline.yaml", &bundle)];
+    let review = read("bench/pod-review.json");
+    let team_z = String::from_utf8(review.clone())
+        .unwrap()
+        .replace(r#""team": "b""#, r#""team": "z""#);
+    for (input, allowed) in [(&review[..], true), (team_z.as_bytes(), false)] {
+        for command in ["validate", "explain"] {
+            let baked = run_baked(&[command], input, &[]);
+            let shipped = run(&[command, "-p", "pod-baseline.yaml"], input, files);
+            assert_eq!(baked, shipped, "{command}");
+        }
+        let out = run_baked(&["validate"], input, &[]);
+        assert_eq!(stdout_json(&out)["response"]["allowed"], allowed);
+        assert_eq!(out.status, i32::from(!allowed));
+        assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    }
+    let check = run_baked(&["check"], b"", &[]);
+    assert_eq!(stdout_json(&check), serde_json::json!({"valid": true}));
+    assert_eq!(check.status, 0);
+    assert!(baked().is_baked_with(&pod_baseline_json()));
+}
+
+/// A bundle file named, by `-p` or `$PALISADE_BUNDLE`, replaces the baked one for the run: the baked module still reads
+/// files where the host gives it a directory.
+#[test]
+fn a_bundle_file_named_replaces_the_baked_bundle() {
+    let team_z = String::from_utf8(read("bench/pod-review.json"))
+        .unwrap()
+        .replace(r#""team": "b""#, r#""team": "z""#);
+    let empty: &[(&str, &[u8])] = &[("empty.json", br#"{"policies": []}"#)];
+    let out = run_baked(&["validate", "-p", "empty.json"], team_z.as_bytes(), empty);
+    assert_eq!(stdout_json(&out)["response"]["allowed"], true);
+    let out = baked()
+        .run(
+            &["validate"],
+            team_z.as_bytes(),
+            empty,
+            &[("PALISADE_BUNDLE", "empty.json")],
+            DEFAULT_DEADLINE,
+        )
+        .unwrap();
+    assert_eq!(stdout_json(&out)["response"]["allowed"], true);
+    // a file that is not there fails closed, as in the shipped command
+    let out = run_baked(
+        &["validate", "-p", "missing.yaml"],
+        team_z.as_bytes(),
+        empty,
+    );
+    assert_eq!(stdout_json(&out)["response"]["status"]["code"], 500);
+    assert_eq!(out.status, 1);
+}
+
+/// The baked module is the shipped one with a memory image: the same imports and exports, the bake recorded.
+#[test]
+fn a_baked_command_keeps_the_command_contract() {
+    let original = std::fs::read(common::artifact("palisade-wasi.wasm")).unwrap();
+    let module = baked_module();
+    assert_eq!(imports(&module), imports(&original));
+    assert_eq!(exports(&module), exports(&original));
+    assert_eq!(
+        palisade_harness::bake::baked_bundle_hash(&module),
+        Some(palisade_harness::bake::bundle_hash(&pod_baseline_json()))
+    );
+    // baking again gives the same bytes
+    assert_eq!(module, baked_module());
+    // a bundle that does not compile is not baked, with configure's words
+    let broken = bake(&original, Protocol::Wasi, br#"{"policies": 7}"#).unwrap_err();
+    assert!(
+        broken
+            .to_string()
+            .starts_with("the bundle does not compile: "),
+        "{broken}"
+    );
 }
 
 #[test]

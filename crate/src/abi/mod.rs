@@ -6,9 +6,14 @@
 pub mod c;
 #[cfg(any(feature = "kubewarden", test))]
 pub mod kubewarden;
-#[cfg(all(target_arch = "wasm32", any(feature = "c-abi", feature = "kubewarden")))]
+#[cfg(all(
+    target_arch = "wasm32",
+    any(feature = "c-abi", feature = "kubewarden", feature = "wasi")
+))]
 pub mod seal;
 #[cfg(any(feature = "wasi", test))]
 pub mod wasi;
+#[cfg(all(target_arch = "wasm32", feature = "wasi"))]
+pub mod wasi_bake;
 #[cfg(feature = "web")]
 pub mod web;

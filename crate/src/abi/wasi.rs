@@ -12,7 +12,8 @@
 //!
 //! - BUNDLE is a JSON or YAML file, a bundle document or a stream of upstream objects, read as `palisade eval` reads
 //!   one ([`crate::bundle::from_documents`]); without `-p`, the file `$PALISADE_BUNDLE` names. The host must give the
-//!   command the file's directory (`wasmtime run --dir .`).
+//!   command the file's directory (`wasmtime run --dir .`). With neither, a module made by `palisade bake --wasi`
+//!   decides with the bundle baked into its image ([`bake`]), and needs no directory at all.
 //! - REVIEW is what the C ABI's `validate` takes: an AdmissionReview, or `{"review": …, "context": …}`, on stdin, or
 //!   in each file named (the bundle is then compiled once for all of them). `--context FILE` (JSON or YAML) is the
 //!   context instead of any the input carries.
@@ -24,9 +25,29 @@
 //!
 //! Everything but [`main`] is plain Rust over [`Io`], so it is tested natively with files in memory.
 
+use std::cell::RefCell;
+
 use crate::api::{self, ADMISSION_REVIEW, Configured, ReadError, ReadFault};
 use crate::bundle::{ConfigError, MAX_BUNDLE_BYTES, from_documents};
 use crate::context::StaticContext;
+
+thread_local! {
+    /// The bundle compiled into this module's image by `palisade bake --wasi` ([`bake`]): what a run decides with when
+    /// it is named no bundle file. `None` in the module as built.
+    static BAKED: RefCell<Option<Configured>> = const { RefCell::new(None) };
+}
+
+/// Compile `bundle_json` (a bundle, as the C ABI's `configure` takes it) and keep it as the baked bundle when it
+/// compiles; answers as `configure` does. `palisade bake --wasi` calls it, through the module's unexported
+/// `palisade_bake` (`abi/wasi_bake.rs`), on an instance whose memory it then writes out as the baked module's image.
+pub fn bake(bundle_json: &[u8]) -> String {
+    let configured = api::configure(bundle_json);
+    let answer = configured.answer();
+    if configured.engine().is_some() {
+        BAKED.with(|baked| *baked.borrow_mut() = Some(configured));
+    }
+    answer
+}
 
 /// What the command reads from its host: files, stdin, the environment. A reader stops after `limit + 1` bytes, so
 /// that what is too large is known to be without being held.
@@ -87,7 +108,8 @@ usage: palisade-wasi validate [-p BUNDLE] [--context FILE] [REVIEW…]
   check     compile the bundle; print {\"valid\": …} with every problem
 
   BUNDLE    a JSON or YAML file: a bundle document, or a stream of upstream objects
-            (default: the file $PALISADE_BUNDLE names; with neither, every request is
+            (default: the file $PALISADE_BUNDLE names; with neither, the bundle a module
+            made by `palisade bake --wasi` holds, and in any other module every request is
             answered 500, not configured); the host must preopen its directory,
             e.g. `wasmtime run --dir . palisade-wasi.wasm validate -p bundle.yaml < review.json`
   REVIEW    a file with an AdmissionReview, or {\"review\": …, \"context\": …}
@@ -155,8 +177,9 @@ fn parse(args: &[String]) -> Result<Command, String> {
     Ok(command)
 }
 
-/// Run the command line `args` (the program name first).
-pub fn run(args: &[String], io: &dyn Io) -> Outcome {
+/// Run the command line `args` (the program name first). `baked` is what a run decides with when it is named no
+/// bundle file (a baked module's bundle, [`bake`]); a bundle file named replaces it for the run.
+pub fn run(args: &[String], io: &dyn Io, baked: Option<&Configured>) -> Outcome {
     if matches!(
         args.get(1).map(String::as_str),
         Some("help" | "-h" | "--help")
@@ -171,9 +194,17 @@ pub fn run(args: &[String], io: &dyn Io) -> Outcome {
         Ok(command) => command,
         Err(problem) => return Outcome::usage(&problem),
     };
-    let configured = match command.bundle.clone().or_else(|| io.var(BUNDLE_VAR)) {
-        Some(path) => configure_file(&path, io),
-        None => Configured::Never(NO_BUNDLE),
+    let compiled;
+    let configured = match (command.bundle.clone().or_else(|| io.var(BUNDLE_VAR)), baked) {
+        (Some(path), _) => {
+            compiled = configure_file(&path, io);
+            &compiled
+        }
+        (None, Some(baked)) => baked,
+        (None, None) => {
+            compiled = Configured::Never(NO_BUNDLE);
+            &compiled
+        }
     };
     let rejected = configured
         .why_not_configured()
@@ -196,7 +227,7 @@ pub fn run(args: &[String], io: &dyn Io) -> Outcome {
     let mut stdout = String::new();
     let mut all_allowed = true;
     let mut decide_input = |input: &[u8]| {
-        let (printed, allowed) = decide(&command, &configured, context.as_ref(), input);
+        let (printed, allowed) = decide(&command, configured, context.as_ref(), input);
         stdout.push_str(&printed);
         all_allowed &= allowed;
     };
@@ -344,7 +375,7 @@ impl Io for Std {
 pub fn main() -> std::process::ExitCode {
     use std::io::Write as _;
     let args: Vec<String> = std::env::args().collect();
-    let outcome = run(&args, &Std);
+    let outcome = BAKED.with(|baked| run(&args, &Std, baked.borrow().as_ref()));
     let written = std::io::stdout()
         .lock()
         .write_all(outcome.stdout.as_bytes())
@@ -449,7 +480,7 @@ spec:
             .chain(args.iter().copied())
             .map(str::to_owned)
             .collect();
-        let outcome = run(&args, io);
+        let outcome = run(&args, io, None);
         let json = serde_json::from_str(&outcome.stdout).unwrap_or(serde_json::Value::Null);
         (json, outcome)
     }
@@ -516,6 +547,70 @@ spec:
         let (answer, out) = run_with(&io, &["validate"]);
         assert_eq!(answer["response"]["allowed"], true);
         assert_eq!(out.status, 0);
+    }
+
+    /// A baked module's bundle decides when no bundle file is named; a file named, by `-p` or the environment,
+    /// replaces it for the run, as it would in any module.
+    #[test]
+    fn a_baked_bundle_decides_when_no_file_is_named() {
+        let json = serde_json::to_vec(&from_documents(
+            palisade_yaml::parse_json_or_yaml(BUNDLE)
+                .unwrap()
+                .into_iter()
+                .map(|d| d.value)
+                .collect(),
+        ))
+        .unwrap();
+        // what bake keeps: only a bundle that compiles, answered as configure answers
+        let refused = bake(b"{\"policies\": 7}");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&refused).unwrap()["valid"],
+            false
+        );
+        assert!(BAKED.with(|b| b.borrow().is_none()));
+        assert_eq!(bake(&json), r#"{"valid":true}"#);
+        let baked = BAKED.with(|b| b.borrow_mut().take()).unwrap();
+        let run_baked = |io: &Fake, args: &[&str]| {
+            let args: Vec<String> = std::iter::once("palisade-wasi")
+                .chain(args.iter().copied())
+                .map(str::to_owned)
+                .collect();
+            let out = run(&args, io, Some(&baked));
+            let json = serde_json::from_str(&out.stdout).unwrap_or(serde_json::Value::Null);
+            (json, out)
+        };
+        // no file at all: not even the bundle's
+        let mut io = fake(&with_context(&bare_review("bad"), LOCKED));
+        io.files.clear();
+        let (answer, out) = run_baked(&io, &["validate"]);
+        assert_eq!(answer["response"]["allowed"], false, "{out:?}");
+        assert_eq!(
+            answer["response"]["status"]["message"],
+            "ValidatingAdmissionPolicy 'no-bad-names' with binding 'no-bad-names' denied request: the name is bad"
+        );
+        assert_eq!((out.status, out.stderr.as_str()), (1, ""));
+        let (answer, out) = run_baked(&fake(&review("good")), &["validate"]);
+        assert_eq!(
+            (&answer["response"]["allowed"], out.status),
+            (&serde_json::json!(true), 0)
+        );
+        let (trace, _) = run_baked(&io, &["explain"]);
+        assert_eq!(trace["verdict"]["response"]["allowed"], false);
+        let (answer, out) = run_baked(&fake(""), &["check"]);
+        assert_eq!(
+            (answer, out.status),
+            (serde_json::json!({"valid": true}), 0)
+        );
+        // a file named replaces the baked bundle for the run: here one that does not compile, so it fails closed
+        let (answer, _) = run_baked(&fake(&review("good")), &["validate", "-p", "invalid.yaml"]);
+        assert_eq!(answer["response"]["status"]["code"], 500);
+        let mut io = fake(&review("good"));
+        io.vars
+            .insert(BUNDLE_VAR.to_owned(), "broken.yaml".to_owned());
+        let (answer, _) = run_baked(&io, &["validate"]);
+        assert_eq!(answer["response"]["status"]["code"], 500);
+        let (answer, _) = run_baked(&fake(""), &["check", "invalid.yaml"]);
+        assert_eq!(answer["valid"], false);
     }
 
     #[test]
@@ -668,6 +763,7 @@ spec:
             ]
             .map(str::to_owned),
             &io,
+            None,
         );
         let lines: Vec<serde_json::Value> = out
             .stdout

@@ -1,5 +1,6 @@
-//! Running a module to bake it: configure an instrumented copy in wasmtime — the C ABI's `configure`, or waPC's
-//! `validate_settings` for the Kubewarden module — and snapshot it ([`super`] does the rewriting).
+//! Running a module to bake it: configure an instrumented copy in wasmtime — the C ABI's `configure`, waPC's
+//! `validate_settings` for the Kubewarden module, or `palisade_bake` for the WASI command — and snapshot it
+//! ([`super`] does the rewriting).
 
 use wasm_encoder::Section as _;
 
@@ -16,6 +17,9 @@ pub enum Protocol {
     /// `palisade-kubewarden.wasm`: waPC `validate_settings(bundle)`, which leaves the compiled engine cached for the
     /// same settings.
     Kubewarden,
+    /// `palisade-wasi.wasm`: its unexported `palisade_bake(bundle)` (crate/src/abi/wasi_bake.rs), in WASI preview 1
+    /// with nothing given to it; a run then decides with the bundle when it is named no bundle file.
+    Wasi,
 }
 
 /// Bake `module` with `bundle_json`: the module a fresh instance of which is already configured with the bundle.
@@ -35,6 +39,7 @@ pub struct Baker {
 enum Kind {
     CAbi(crate::host::WasmHost),
     Kubewarden(wapc::Guest),
+    Wasi(wasi::Guest),
 }
 
 impl Baker {
@@ -57,6 +62,7 @@ impl Baker {
             Protocol::Kubewarden => {
                 Kind::Kubewarden(wapc::Guest::new(runtime.engine(), &instrumented)?)
             }
+            Protocol::Wasi => Kind::Wasi(wasi::Guest::new(runtime.engine(), &instrumented)?),
         };
         Ok(Self {
             original: module.to_vec(),
@@ -70,6 +76,7 @@ impl Baker {
         let mut snapshot = match &self.kind {
             Kind::CAbi(host) => configure_c_abi(host, &self.layout, bundle_json)?,
             Kind::Kubewarden(guest) => guest.configure(&self.layout, bundle_json)?,
+            Kind::Wasi(guest) => guest.configure(&self.layout, bundle_json)?,
         };
         self.layout.clear_dead_stack(&mut snapshot);
         let mut baked = apply(&self.original, &snapshot)?;
@@ -111,6 +118,33 @@ fn configure_c_abi(
     })
 }
 
+/// The configured `instance`, sealed when the module has `palisade_seal` (its heap's holes taken, so that a fresh
+/// instance allocates past the image: crate/src/abi/seal.rs), then its memory and mutable globals read.
+fn seal_and_snapshot<T: 'static>(
+    store: &mut wasmtime::Store<T>,
+    instance: &wasmtime::Instance,
+    layout: &Layout,
+    wasm_err: fn(wasmtime::Error) -> BakeError,
+) -> Result<Snapshot, BakeError> {
+    if let Ok(seal) = instance.get_typed_func::<(), ()>(&mut *store, super::SEAL) {
+        seal.call(&mut *store, ()).map_err(wasm_err)?;
+    }
+    let mut globals = Vec::with_capacity(layout.mutable_globals.len());
+    for &index in &layout.mutable_globals {
+        let global = instance
+            .get_global(&mut *store, &global_export_name(index))
+            .ok_or_else(|| err(format!("global {index} was not exported")))?;
+        globals.push((index, global_value(&global.get(&mut *store))?));
+    }
+    let memory = instance
+        .get_memory(&mut *store, "memory")
+        .ok_or_else(|| err("the module exports no memory"))?;
+    Ok(Snapshot {
+        memory: memory.data(&*store).to_vec(),
+        globals,
+    })
+}
+
 fn global_value(v: &wasmtime::Val) -> Result<GlobalValue, BakeError> {
     Ok(match v {
         wasmtime::Val::I32(x) => GlobalValue::I32(*x),
@@ -131,8 +165,8 @@ fn global_value(v: &wasmtime::Val) -> Result<GlobalValue, BakeError> {
 mod wapc {
     use wasmtime::{Caller, Engine, Linker, Module, Store};
 
-    use super::global_value;
-    use crate::bake::{BakeError, Layout, Snapshot, err, global_export_name};
+    use super::seal_and_snapshot;
+    use crate::bake::{BakeError, Layout, Snapshot, err};
 
     #[derive(Default)]
     struct Call {
@@ -300,23 +334,100 @@ mod wapc {
             let message = answer.message.as_deref().unwrap_or("invalid settings");
             return Err(err(format!("the bundle does not compile: {message}")));
         }
-        // the heap's holes taken, so that a fresh instance allocates past the image (crate/src/abi/seal.rs)
-        if let Ok(seal) = instance.get_typed_func::<(), ()>(&mut store, crate::bake::SEAL) {
-            seal.call(&mut store, ()).map_err(wasm_err)?;
+        seal_and_snapshot(&mut store, &instance, layout, wasm_err)
+    }
+}
+
+/// Just enough of a WASI host to call the WASI command's `palisade_bake` (the harness's WASI host only runs `_start`):
+/// WASI preview 1 with no arguments, no environment, no directory and no stdio, since compiling a bundle reads
+/// nothing, and random bytes from a fixed seed. `_start` is never called, so the image holds no state of a run.
+mod wasi {
+    use rand::SeedableRng as _;
+    use wasmtime::{Engine, Linker, Module, Store};
+    use wasmtime_wasi::WasiCtxBuilder;
+    use wasmtime_wasi::p1::WasiP1Ctx;
+
+    use super::seal_and_snapshot;
+    use crate::bake::{BakeError, Layout, Snapshot, err};
+
+    /// The instrumented command, compiled once.
+    pub(super) struct Guest {
+        module: Module,
+        linker: Linker<WasiP1Ctx>,
+    }
+
+    fn wasm_err(e: wasmtime::Error) -> BakeError {
+        err(format!("the WASI command failed: {e}"))
+    }
+
+    impl Guest {
+        pub(super) fn new(engine: &Engine, instrumented: &[u8]) -> Result<Self, BakeError> {
+            let mut linker = Linker::new(engine);
+            wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |cx: &mut WasiP1Ctx| cx)
+                .map_err(wasm_err)?;
+            Ok(Self {
+                module: Module::new(engine, instrumented).map_err(wasm_err)?,
+                linker,
+            })
         }
-        let mut globals = Vec::with_capacity(layout.mutable_globals.len());
-        for &index in &layout.mutable_globals {
-            let global = instance
-                .get_global(&mut store, &global_export_name(index))
-                .ok_or_else(|| err(format!("global {index} was not exported")))?;
-            globals.push((index, global_value(&global.get(&mut store))?));
+
+        /// Instantiate the command, hand `palisade_bake` the bundle, and snapshot it.
+        pub(super) fn configure(
+            &self,
+            layout: &Layout,
+            bundle_json: &[u8],
+        ) -> Result<Snapshot, BakeError> {
+            // random bytes from a fixed seed (the standard library's hash keys are drawn while compiling), so that a
+            // bundle always bakes into the same module
+            let seeded = || rand::rngs::StdRng::seed_from_u64(0);
+            let ctx = WasiCtxBuilder::new()
+                .secure_random(seeded())
+                .insecure_random(seeded())
+                .insecure_random_seed(0)
+                .build_p1();
+            let mut store = Store::new(self.module.engine(), ctx);
+            // the runtime's engine interrupts by epoch: compiling a bundle gets a generous deadline
+            store.set_epoch_deadline(60_000);
+            let instance = self
+                .linker
+                .instantiate(&mut store, &self.module)
+                .map_err(wasm_err)?;
+            let missing = |name: &str| {
+                err(format!(
+                    "the module has no `{name}`: not palisade-wasi.wasm as host-harness/build.rs builds it"
+                ))
+            };
+            let alloc = instance
+                .get_typed_func::<i32, i32>(&mut store, "palisade_bake_alloc")
+                .map_err(|_| missing("palisade_bake_alloc"))?;
+            let bake = instance
+                .get_typed_func::<(i32, i32), i64>(&mut store, "palisade_bake")
+                .map_err(|_| missing("palisade_bake"))?;
+            let memory = instance
+                .get_memory(&mut store, "memory")
+                .ok_or_else(|| missing("memory"))?;
+            let len =
+                i32::try_from(bundle_json.len()).map_err(|_| err("the bundle is too large"))?;
+            let ptr = alloc.call(&mut store, len).map_err(wasm_err)?;
+            memory
+                .write(&mut store, ptr as u32 as usize, bundle_json)
+                .map_err(|e| err(format!("cannot write the bundle into the module: {e}")))?;
+            let packed = bake.call(&mut store, (ptr, len)).map_err(wasm_err)? as u64;
+            let (at, n) = ((packed >> 32) as usize, (packed & 0xffff_ffff) as usize);
+            // configure's answer: `{"valid": true}`, or `{"valid": false, "message": …}`
+            let answer: serde_json::Value = memory
+                .data(&store)
+                .get(at..at.saturating_add(n))
+                .and_then(|bytes| serde_json::from_slice(bytes).ok())
+                .ok_or_else(|| err("palisade_bake answered garbage"))?;
+            if answer.get("valid") != Some(&serde_json::Value::Bool(true)) {
+                let message = answer
+                    .get("message")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("invalid bundle");
+                return Err(err(format!("the bundle does not compile: {message}")));
+            }
+            seal_and_snapshot(&mut store, &instance, layout, wasm_err)
         }
-        let memory = instance
-            .get_memory(&mut store, "memory")
-            .ok_or_else(|| err("the guest exports no memory"))?;
-        Ok(Snapshot {
-            memory: memory.data(&store).to_vec(),
-            globals,
-        })
     }
 }
