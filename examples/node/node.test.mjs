@@ -39,14 +39,14 @@ function evaluated(bundlePath, reviewPath, contextPath) {
   return JSON.parse(run.stdout);
 }
 
-/** One run of the WASI command in node:wasi: stdin from a file, stdout captured. */
-async function wasi(args, input) {
+/** One run of the WASI command in node:wasi: stdin from a file, stdout captured; `module` and `dir` as given. */
+async function wasi(args, input, { module = wasiWasm, dir = root } = {}) {
   const inPath = join(scratch, 'stdin');
   const outPath = join(scratch, 'stdout');
   writeFileSync(inPath, input);
   const stdin = openSync(inPath, 'r');
   const stdout = openSync(outPath, 'w');
-  const status = await runPalisadeWasi(readFileSync(wasiWasm), { args, stdin, stdout, dir: root });
+  const status = await runPalisadeWasi(readFileSync(module), { args, stdin, stdout, dir });
   closeSync(stdin);
   closeSync(stdout);
   return { status, stdout: readFileSync(outPath, 'utf8') };
@@ -115,4 +115,27 @@ test('the WASI command in node:wasi answers byte for byte what the C ABI answers
     const run = await wasi(['validate', '-p', 'target/node-host-tests/empty-bundle.json'], bytes);
     assert.equal(run.stdout.trim(), engine.validateBytes(bytes), file);
   }
+});
+
+test('a WASI command baked with its bundle answers in node:wasi with no directory, as the command with the file does', async () => {
+  const baked = join(scratch, 'pod-baseline-wasi.wasm');
+  const bake = spawnSync(palisade, ['bake', '--wasi', '-p', 'bench/pod-baseline.yaml', '-o', baked], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  assert.equal(bake.status, 0, bake.stderr);
+  for (const [input, status] of [[podReview, 0], [privileged, 1]]) {
+    const shipped = await wasi(['validate', '-p', 'bench/pod-baseline.yaml'], input);
+    const run = await wasi(['validate'], input, { module: baked, dir: null });
+    assert.equal(run.status, status);
+    assert.equal(run.stdout, shipped.stdout);
+  }
+  // the shipped command given no directory and no bundle fails closed
+  const unbaked = await wasi(['validate'], podReview, { dir: null });
+  assert.equal(unbaked.status, 1);
+  assert.equal(JSON.parse(unbaked.stdout).response.status.code, 500);
+  // a bundle file named replaces the baked one where the host gives a directory
+  writeFileSync(join(scratch, 'empty-bundle.json'), '{"policies": []}');
+  const replaced = await wasi(['validate', '-p', 'target/node-host-tests/empty-bundle.json'], privileged, { module: baked });
+  assert.equal(replaced.status, 0, replaced.stdout);
 });

@@ -11,14 +11,14 @@ import { WASI } from 'node:wasi';
 
 /**
  * Runs the command once: `args` after the program name, `stdin`/`stdout`/`stderr` file descriptors, `dir` the
- * directory preopened as `.`. Answers the exit status.
+ * directory preopened as `.` (`null`: none, as a command baked with its bundle needs). Answers the exit status.
  */
 export async function runPalisadeWasi(bytes, { args, stdin = 0, stdout = 1, stderr = 2, dir = '.', env = {} }) {
   const wasi = new WASI({
     version: 'preview1',
     args: ['palisade-wasi', ...args],
     env,
-    preopens: { '.': dir },
+    preopens: dir === null ? {} : { '.': dir },
     stdin,
     stdout,
     stderr,
