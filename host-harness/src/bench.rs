@@ -49,6 +49,11 @@ impl Default for Options {
 /// The suffix of a module's label when its instances come from wasmtime's pooling allocator (`--pooling`).
 pub const POOLED: &str = ", pooled";
 
+/// `--wasi`: the WASI command as shipped, given the bundle's file, and baked with the bundle; the baked command's
+/// ratio is to the shipped one (there is no WASI floor).
+pub const WASI: &str = "palisade-wasi";
+pub const WASI_BAKED: &str = "palisade-wasi, baked";
+
 /// Latency statistics of one series of samples.
 #[derive(Debug, Clone, Default)]
 pub struct Stats {
@@ -466,6 +471,13 @@ pub fn render_text(r: &BenchReport) -> String {
             dr.throughput()
         );
     }
+    if let (Some(baked), Some(shipped)) = (find(WASI_BAKED), find(WASI)) {
+        let _ = writeln!(
+            out,
+            "{WASI_BAKED} / {WASI} (reading the bundle's file): fresh {:.2}x",
+            ratio(baked.fresh.median, shipped.fresh.median)
+        );
+    }
     for m in r
         .modules
         .iter()
@@ -548,7 +560,8 @@ pub fn render_json(r: &BenchReport) -> String {
 
 /// The run's figures that can be compared between runs and machines: each palisade module's p50 (reused and fresh)
 /// divided by the same mode's p50 of the floor measured in the same run (`scan floor`, or `waPC floor` with
-/// `--kubewarden`; for a pooled module, the pooled floor). Keys are `<module>/<mode>`, e.g. `palisade, baked/fresh`.
+/// `--kubewarden`; for a pooled module, the pooled floor; with `--wasi`, the shipped command). Keys are
+/// `<module>/<mode>`, e.g. `palisade, baked/fresh`.
 pub fn ratios(r: &BenchReport) -> Vec<(String, f64)> {
     let mut out = Vec::new();
     for m in r.modules.iter().filter(|m| m.label.starts_with("palisade")) {
@@ -570,8 +583,11 @@ pub fn ratios(r: &BenchReport) -> Vec<(String, f64)> {
 }
 
 /// The floor a module is measured against: the scan floor (the waPC floor with `--kubewarden`), allocated as the
-/// module is (pooled or on demand).
+/// module is (pooled or on demand); with `--wasi`, the shipped command for the baked one.
 fn floor_of<'a>(r: &'a BenchReport, m: &ModuleFigures) -> Option<&'a ModuleFigures> {
+    if m.label == WASI_BAKED {
+        return r.modules.iter().find(|f| f.label == WASI);
+    }
     let pooled = m.label.ends_with(POOLED);
     r.modules.iter().find(|f| {
         let base = f.label.strip_suffix(POOLED).unwrap_or(&f.label);

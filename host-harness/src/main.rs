@@ -164,11 +164,15 @@ enum Command {
         warmup: usize,
         #[arg(long, value_enum, default_value = "text")]
         format: FormatArg,
-        #[arg(long)]
+        #[arg(long, conflicts_with = "wasi")]
         kubewarden: bool,
+        /// Measure fresh runs of palisade-wasi.wasm, the WASI command, as shipped (reading the bundle's file) and baked
+        /// with the bundle, instead
+        #[arg(long)]
+        wasi: bool,
         /// Also measure fresh instances of the baked module and of the floor from wasmtime's pooling allocator, as a
         /// server making an instance per request would configure it, beside the same modules allocated on demand
-        #[arg(long)]
+        #[arg(long, conflicts_with = "wasi")]
         pooling: bool,
         /// Fail when this run is slower than a run saved with `--format json`: every ratio to the floor is compared
         #[arg(long, value_name = "FILE")]
@@ -502,6 +506,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             warmup,
             format,
             kubewarden,
+            wasi,
             pooling,
             baseline,
             max_regression,
@@ -524,6 +529,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     Path::to_path_buf,
                 );
                 bench_kubewarden(&path, &bundle_value, &reviews, context.as_ref(), &opts)?
+            } else if wasi {
+                let path =
+                    module.map_or_else(|| artifacts::artifact(artifacts::WASI), Path::to_path_buf);
+                let inputs: Vec<Vec<u8>> = reviews
+                    .iter()
+                    .map(|p| bench::input_for(p, context.as_ref()))
+                    .collect::<Result<_>>()?;
+                palisade_harness::wasi::bench(&path, &bundle_value, &inputs, &opts)?
             } else {
                 let path =
                     module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);

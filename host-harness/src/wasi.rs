@@ -8,7 +8,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
 
 use serde_json::Value;
 use wasmtime::{InstancePre, Linker, Module, Store};
@@ -17,6 +19,7 @@ use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 
 use crate::backend::{Backend, HostError};
+use crate::bench;
 use crate::host::{
     DEFAULT_DEADLINE, DEFAULT_MEMORY_LIMIT, Runtime, StoreState, bundle_bytes, error_text,
     read_module, ticks, validate_input,
@@ -43,6 +46,7 @@ struct State {
 pub struct WasiHost {
     runtime: Runtime,
     path: PathBuf,
+    compile_time: Duration,
     /// The bundle hash of a baked module (`palisade bake --wasi`).
     baked: Option<String>,
     pre: InstancePre<State>,
@@ -60,7 +64,9 @@ impl WasiHost {
             module: path.display().to_string(),
             reason,
         };
+        let started = Instant::now();
         let module = Module::new(runtime.engine(), bytes).map_err(|e| load_err(error_text(&e)))?;
+        let compile_time = started.elapsed();
         let mut linker: Linker<State> = Linker::new(runtime.engine());
         wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s: &mut State| &mut s.wasi)
             .map_err(|e| load_err(error_text(&e)))?;
@@ -70,9 +76,17 @@ impl WasiHost {
         Ok(Self {
             runtime: runtime.clone(),
             path: path.to_path_buf(),
+            compile_time,
             baked: crate::bake::baked_bundle_hash(bytes),
             pre,
         })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    pub fn compile_time(&self) -> Duration {
+        self.compile_time
     }
 
     /// Whether the module was baked with this bundle, so that a run named no bundle file decides with it.
@@ -99,6 +113,24 @@ impl WasiHost {
         } else {
             Some(FileDir::new(files)?)
         };
+        self.run_in(
+            args,
+            stdin,
+            dir.as_ref().map(|d| d.path.as_path()),
+            vars,
+            deadline,
+        )
+    }
+
+    /// [`WasiHost::run`] with `dir` (an existing directory, read-only) preopened as `.`, or none.
+    fn run_in(
+        &self,
+        args: &[&str],
+        stdin: &[u8],
+        dir: Option<&Path>,
+        vars: &[(&str, &str)],
+        deadline: Duration,
+    ) -> Result<Run, HostError> {
         let stdout = MemoryOutputPipe::new(MAX_OUTPUT);
         let stderr = MemoryOutputPipe::new(MAX_OUTPUT);
         let mut ctx = WasiCtxBuilder::new();
@@ -110,11 +142,9 @@ impl WasiHost {
         for (name, value) in vars {
             ctx.env(name, value);
         }
-        if let Some(dir) = &dir {
-            ctx.preopened_dir(&dir.path, ".", FsPerms::ReadOnly)
-                .map_err(|e| {
-                    HostError::Host(format!("cannot preopen {}: {e}", dir.path.display()))
-                })?;
+        if let Some(dir) = dir {
+            ctx.preopened_dir(dir, ".", FsPerms::ReadOnly)
+                .map_err(|e| HostError::Host(format!("cannot preopen {}: {e}", dir.display())))?;
         }
         let state = State {
             wasi: ctx.build_p1(),
@@ -287,4 +317,95 @@ impl Backend for WasiBackend {
             }),
         }
     }
+}
+
+/// `palisade bench --wasi`: fresh runs of the WASI command (a run is a process's life: it has no reused instance),
+/// interleaved round by round ([`bench::round_order`]): the command as shipped, `validate -p bundle.json` with the
+/// bundle's file in a directory written once, and the command baked with the bundle, `validate` with no directory.
+/// The baked command's ratio is to the shipped one measured in the same run ([`bench::ratios`]). Both must answer
+/// every review alike.
+pub fn bench(
+    path: &Path,
+    bundle: &Value,
+    inputs: &[Vec<u8>],
+    opts: &bench::Options,
+) -> anyhow::Result<bench::BenchReport> {
+    if inputs.is_empty() {
+        anyhow::bail!("give at least one review to measure");
+    }
+    let runtime = Runtime::shared()?;
+    let bundle_json = bundle_bytes(bundle)?;
+    let shipped_bytes = read_module(path)?;
+    let baked_bytes = crate::bake::bake(&shipped_bytes, crate::bake::Protocol::Wasi, &bundle_json)
+        .map_err(|e| anyhow::anyhow!("cannot bake the bundle: {e}"))?;
+    let shipped = WasiHost::from_bytes(&runtime, path, &shipped_bytes)?;
+    let baked = WasiHost::from_bytes(&runtime, path, &baked_bytes)?;
+    let dir = FileDir::new(&[("bundle.json", &bundle_json)])?;
+    let subjects: [(&str, &WasiHost, &[&str], Option<&Path>, &[u8]); 2] = [
+        (
+            bench::WASI,
+            &shipped,
+            &["validate", "-p", "bundle.json"],
+            Some(&dir.path),
+            &shipped_bytes,
+        ),
+        (bench::WASI_BAKED, &baked, &["validate"], None, &baked_bytes),
+    ];
+    let run = |i: usize, input: &[u8]| -> anyhow::Result<Run> {
+        let (label, host, args, dir, _) = subjects.get(i).context("no such module")?;
+        let run = host.run_in(args, input, *dir, &[], DEFAULT_DEADLINE)?;
+        if run.status == i32::from(palisade::abi::wasi::USAGE_ERROR) {
+            anyhow::bail!(
+                "{label} exited 2: {}",
+                String::from_utf8_lossy(&run.stderr).trim()
+            );
+        }
+        Ok(run)
+    };
+    for input in inputs {
+        if run(0, input)?.stdout != run(1, input)?.stdout {
+            anyhow::bail!("the baked command answers a review otherwise than the shipped one");
+        }
+    }
+    let sample_answer = match inputs.first() {
+        Some(input) => serde_json::from_slice(&run(0, input)?.stdout).ok(),
+        None => None,
+    };
+    let mut fresh: Vec<Vec<Duration>> = vec![Vec::new(); subjects.len()];
+    let progress = bench::Progress::new(opts.warmup + opts.iterations);
+    for round in 0..opts.warmup + opts.iterations {
+        progress.tick(round);
+        for i in bench::round_order(round, subjects.len()) {
+            for input in inputs {
+                let t = Instant::now();
+                run(i, input)?;
+                let d = t.elapsed();
+                if round >= opts.warmup
+                    && let Some(v) = fresh.get_mut(i)
+                {
+                    v.push(d);
+                }
+            }
+        }
+    }
+    progress.tick(opts.warmup + opts.iterations);
+    let mut modules = Vec::new();
+    for ((label, host, _, _, bytes), samples) in subjects.iter().zip(fresh) {
+        modules.push(bench::ModuleFigures {
+            label: (*label).to_owned(),
+            path: host.path().to_path_buf(),
+            raw_size: bytes.len() as u64,
+            gzip_size: bench::gzip9_len(bytes)?,
+            compile_time: host.compile_time(),
+            reused: None,
+            fresh: bench::Stats::from_samples(samples),
+        });
+    }
+    Ok(bench::BenchReport {
+        reviews: inputs.len(),
+        review_bytes: inputs.iter().map(Vec::len).collect(),
+        iterations: opts.iterations,
+        modules,
+        sample_answer,
+    })
 }
