@@ -341,22 +341,37 @@ pub fn bench(
     let shipped = WasiHost::from_bytes(&runtime, path, &shipped_bytes)?;
     let baked = WasiHost::from_bytes(&runtime, path, &baked_bytes)?;
     let dir = FileDir::new(&[("bundle.json", &bundle_json)])?;
-    let subjects: [(&str, &WasiHost, &[&str], Option<&Path>, &[u8]); 2] = [
-        (
-            bench::WASI,
-            &shipped,
-            &["validate", "-p", "bundle.json"],
-            Some(&dir.path),
-            &shipped_bytes,
-        ),
-        (bench::WASI_BAKED, &baked, &["validate"], None, &baked_bytes),
+    /// One command measured: how it is run, and its bytes.
+    struct Subject<'a> {
+        label: &'static str,
+        host: &'a WasiHost,
+        args: &'a [&'a str],
+        dir: Option<&'a Path>,
+        bytes: &'a [u8],
+    }
+    let subjects = [
+        Subject {
+            label: bench::WASI,
+            host: &shipped,
+            args: &["validate", "-p", "bundle.json"],
+            dir: Some(&dir.path),
+            bytes: &shipped_bytes,
+        },
+        Subject {
+            label: bench::WASI_BAKED,
+            host: &baked,
+            args: &["validate"],
+            dir: None,
+            bytes: &baked_bytes,
+        },
     ];
     let run = |i: usize, input: &[u8]| -> anyhow::Result<Run> {
-        let (label, host, args, dir, _) = subjects.get(i).context("no such module")?;
-        let run = host.run_in(args, input, *dir, &[], DEFAULT_DEADLINE)?;
+        let s = subjects.get(i).context("no such module")?;
+        let run = s.host.run_in(s.args, input, s.dir, &[], DEFAULT_DEADLINE)?;
         if run.status == i32::from(palisade::abi::wasi::USAGE_ERROR) {
             anyhow::bail!(
-                "{label} exited 2: {}",
+                "{} exited 2: {}",
+                s.label,
                 String::from_utf8_lossy(&run.stderr).trim()
             );
         }
@@ -390,13 +405,13 @@ pub fn bench(
     }
     progress.tick(opts.warmup + opts.iterations);
     let mut modules = Vec::new();
-    for ((label, host, _, _, bytes), samples) in subjects.iter().zip(fresh) {
+    for (s, samples) in subjects.iter().zip(fresh) {
         modules.push(bench::ModuleFigures {
-            label: (*label).to_owned(),
-            path: host.path().to_path_buf(),
-            raw_size: bytes.len() as u64,
-            gzip_size: bench::gzip9_len(bytes)?,
-            compile_time: host.compile_time(),
+            label: s.label.to_owned(),
+            path: s.host.path().to_path_buf(),
+            raw_size: s.bytes.len() as u64,
+            gzip_size: bench::gzip9_len(s.bytes)?,
+            compile_time: s.host.compile_time(),
             reused: None,
             fresh: bench::Stats::from_samples(samples),
         });
