@@ -238,9 +238,7 @@ impl WasmHost {
     }
     /// Whether a fresh instance already holds this bundle (a module baked with it).
     pub fn is_baked_with(&self, bundle_json: &[u8]) -> bool {
-        self.baked
-            .as_deref()
-            .is_some_and(|h| h == crate::bake::bundle_hash(bundle_json))
+        crate::bake::is_baked_with(self.baked.as_deref(), bundle_json)
     }
 
     /// A fresh instance in a fresh store.

@@ -91,9 +91,7 @@ impl WasiHost {
 
     /// Whether the module was baked with this bundle, so that a run named no bundle file decides with it.
     pub fn is_baked_with(&self, bundle_json: &[u8]) -> bool {
-        self.baked
-            .as_deref()
-            .is_some_and(|h| h == crate::bake::bundle_hash(bundle_json))
+        crate::bake::is_baked_with(self.baked.as_deref(), bundle_json)
     }
 
     /// Runs the command once in a fresh instance: `args` after the program name, `stdin`, `files` (name, bytes)

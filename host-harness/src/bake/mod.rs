@@ -457,6 +457,11 @@ pub fn bundle_hash(bundle_json: &[u8]) -> String {
     format!("{hash:016x}")
 }
 
+/// Whether a module that carries the bundle hash `baked` ([`baked_bundle_hash`]) was baked with this bundle.
+pub fn is_baked_with(baked: Option<&str>, bundle_json: &[u8]) -> bool {
+    baked.is_some_and(|h| h == bundle_hash(bundle_json))
+}
+
 /// The bundle hash a baked module carries, `None` for a module that is not baked.
 pub fn baked_bundle_hash(module: &[u8]) -> Option<String> {
     Parser::new(0)
