@@ -357,6 +357,7 @@ fn a_bundle_that_cannot_be_read_or_compiled_fails_closed_echoing_the_uid() {
     assert_eq!(valid.status, 0);
 }
 
+/// The shipped command given the empty bundle's file, and the command baked with pod-baseline given none.
 #[test]
 fn every_hostile_input_is_answered_as_the_c_abi_answers_it() {
     let empty = br#"{"policies": []}"#;
@@ -394,6 +395,19 @@ fn every_hostile_input_is_answered_as_the_c_abi_answers_it() {
             out.status,
             if allowed { 0 } else { 1 },
             "{}",
+            path.display()
+        );
+        // and the command baked with pod-baseline, with no file, as the C ABI configured with it
+        let baked = run_baked(&["validate"], &input, &[]);
+        let mut session = palisade().instantiate().unwrap();
+        assert_eq!(session.configure(&pod_baseline_json()).unwrap(), None);
+        let c_abi = session
+            .call(palisade_harness::host::Entry::Validate, &input)
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&baked.stdout).trim_end(),
+            String::from_utf8_lossy(&c_abi),
+            "baked: {}",
             path.display()
         );
     }
