@@ -175,6 +175,24 @@ fn a_bundle_that_does_not_compile_is_not_baked() {
     assert!(e.to_string().contains("the bundle does not compile"), "{e}");
 }
 
+/// Baking is reproducible: the same bundle bakes into the same bytes, so a shipped module can be checked by baking again
+/// and comparing. (The WASI command's, whose standard library draws random hash keys, is `tests/wasi.rs`.)
+#[test]
+fn a_bundle_bakes_into_the_same_bytes_every_time() {
+    let (bundle, _) = workload();
+    for (artifact, protocol) in [
+        ("palisade.wasm", Protocol::CAbi),
+        ("palisade-kubewarden.wasm", Protocol::Kubewarden),
+    ] {
+        let original = std::fs::read(common::artifact(artifact)).unwrap();
+        let once = bake::bake(&original, protocol, &bundle).unwrap();
+        assert!(
+            once == bake::bake(&original, protocol, &bundle).unwrap(),
+            "{artifact}"
+        );
+    }
+}
+
 #[test]
 fn a_baked_module_keeps_the_c_abi_contract() {
     let (bundle, _) = workload();
