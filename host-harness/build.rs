@@ -10,6 +10,7 @@
 //! target/wasm/web/palisade.js            package `palisade`, feature `web`, through wasm-bindgen (target `web`):
 //! target/wasm/web/palisade_bg.wasm       the browser module and its glue (the playground loads them)
 //! target/wasm/palisade-wasi.wasm         package `palisade`, bin `palisade-wasi`, feature `wasi` (wasm32-wasip1)
+//! target/wasm/floor-wasi.wasm            the WASI bench floor (host-harness/floors, bin `wasi-floor`, feature `scan`)
 //! ```
 //!
 //! The inner cargo runs with its own `CARGO_TARGET_DIR=<workspace>/target/wasm-build` (a nested
@@ -174,6 +175,22 @@ fn run() -> Result<(), String> {
         &out_dir.join("palisade-wasi.wasm"),
     )?;
     keep_only_exports(&out_dir.join("palisade-wasi.wasm"), &WASI_EXPORTS)?;
+
+    // 6. The WASI floor of `palisade bench --wasi`: the scan floor as a WASI command.
+    inner.build_for(
+        WASI_TARGET,
+        &floors,
+        &["--bin", "wasi-floor", "--features", "scan"],
+    )?;
+    install(
+        &build_dir
+            .join(WASI_TARGET)
+            .join("wasm")
+            .join("wasi-floor.wasm"),
+        &out_dir.join("floor-wasi.wasm"),
+    )?;
+    // the library's C ABI functions, linked in, are not the command's
+    keep_only_exports(&out_dir.join("floor-wasi.wasm"), &WASI_EXPORTS)?;
     Ok(())
 }
 

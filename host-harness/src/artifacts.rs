@@ -13,6 +13,8 @@ pub const FLOOR_SCAN: &str = "floor-scan.wasm";
 pub const FLOOR_DOM: &str = "floor-dom.wasm";
 /// The waPC floor of `bench --kubewarden`.
 pub const FLOOR_WAPC: &str = "floor-wapc.wasm";
+/// The WASI floor of `bench --wasi`.
+pub const FLOOR_WASI: &str = "floor-wasi.wasm";
 
 /// The `target/wasm` directory: `$PALISADE_WASM_DIR`, else next to the running binary
 /// (`target/release/palisade` → `target/wasm`), else the one this harness was built in.

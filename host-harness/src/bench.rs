@@ -49,10 +49,11 @@ impl Default for Options {
 /// The suffix of a module's label when its instances come from wasmtime's pooling allocator (`--pooling`).
 pub const POOLED: &str = ", pooled";
 
-/// `--wasi`: the WASI command as shipped, given the bundle's file, and baked with the bundle; the baked command's
-/// ratio is to the shipped one (there is no WASI floor).
+/// `--wasi`: the WASI command as shipped, given the bundle's file, and baked with the bundle, next to the WASI floor
+/// (the scan floor as a WASI command, `floor-wasi.wasm`).
 pub const WASI: &str = "palisade-wasi";
 pub const WASI_BAKED: &str = "palisade-wasi, baked";
+pub const WASI_FLOOR: &str = "WASI floor";
 
 /// Latency statistics of one series of samples.
 #[derive(Debug, Clone, Default)]
@@ -471,10 +472,14 @@ pub fn render_text(r: &BenchReport) -> String {
             dr.throughput()
         );
     }
-    if let (Some(baked), Some(shipped)) = (find(WASI_BAKED), find(WASI)) {
+    if let (Some(baked), Some(shipped), Some(floor)) =
+        (find(WASI_BAKED), find(WASI), find(WASI_FLOOR))
+    {
         let _ = writeln!(
             out,
-            "{WASI_BAKED} / {WASI} (reading the bundle's file): fresh {:.2}x",
+            "{WASI} / {WASI_FLOOR}: fresh {:.2}x; {WASI_BAKED} / {WASI_FLOOR}: fresh {:.2}x; baked / shipped (reading the bundle's file) {:.2}x",
+            ratio(shipped.fresh.median, floor.fresh.median),
+            ratio(baked.fresh.median, floor.fresh.median),
             ratio(baked.fresh.median, shipped.fresh.median)
         );
     }
@@ -560,8 +565,8 @@ pub fn render_json(r: &BenchReport) -> String {
 
 /// The run's figures that can be compared between runs and machines: each palisade module's p50 (reused and fresh)
 /// divided by the same mode's p50 of the floor measured in the same run (`scan floor`, or `waPC floor` with
-/// `--kubewarden`; for a pooled module, the pooled floor; with `--wasi`, the shipped command). Keys are
-/// `<module>/<mode>`, e.g. `palisade, baked/fresh`.
+/// `--kubewarden`; for a pooled module, the pooled floor; with `--wasi`, the WASI floor). Keys are `<module>/<mode>`,
+/// e.g. `palisade, baked/fresh`.
 pub fn ratios(r: &BenchReport) -> Vec<(String, f64)> {
     let mut out = Vec::new();
     for m in r.modules.iter().filter(|m| m.label.starts_with("palisade")) {
@@ -582,16 +587,14 @@ pub fn ratios(r: &BenchReport) -> Vec<(String, f64)> {
     out
 }
 
-/// The floor a module is measured against: the scan floor (the waPC floor with `--kubewarden`), allocated as the
-/// module is (pooled or on demand); with `--wasi`, the shipped command for the baked one.
+/// The floor a module is measured against: the scan floor (the waPC floor with `--kubewarden`, the WASI floor with
+/// `--wasi`), allocated as the module is (pooled or on demand).
 fn floor_of<'a>(r: &'a BenchReport, m: &ModuleFigures) -> Option<&'a ModuleFigures> {
-    if m.label == WASI_BAKED {
-        return r.modules.iter().find(|f| f.label == WASI);
-    }
     let pooled = m.label.ends_with(POOLED);
     r.modules.iter().find(|f| {
         let base = f.label.strip_suffix(POOLED).unwrap_or(&f.label);
-        f.label.ends_with(POOLED) == pooled && (base == "scan floor" || base == "waPC floor")
+        f.label.ends_with(POOLED) == pooled
+            && (base == "scan floor" || base == "waPC floor" || base == WASI_FLOOR)
     })
 }
 

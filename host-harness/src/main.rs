@@ -536,7 +536,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     .iter()
                     .map(|p| bench::input_for(p, context.as_ref()))
                     .collect::<Result<_>>()?;
-                palisade_harness::wasi::bench(&path, &bundle_value, &inputs, &opts)?
+                let floor = artifacts::artifact(artifacts::FLOOR_WASI);
+                palisade_harness::wasi::bench(&path, &floor, &bundle_value, &inputs, &opts)?
             } else {
                 let path =
                     module.map_or_else(|| artifacts::artifact(artifacts::C_ABI), Path::to_path_buf);

@@ -319,11 +319,12 @@ impl Backend for WasiBackend {
 
 /// `palisade bench --wasi`: fresh runs of the WASI command (a run is a process's life: it has no reused instance),
 /// interleaved round by round ([`bench::round_order`]): the command as shipped, `validate -p bundle.json` with the
-/// bundle's file in a directory written once, and the command baked with the bundle, `validate` with no directory.
-/// The baked command's ratio is to the shipped one measured in the same run ([`bench::ratios`]). Both must answer
-/// every review alike.
+/// bundle's file in a directory written once; the command baked with the bundle, `validate` with no directory; and
+/// the WASI floor at `floor` (the scan floor as a command), to which both are compared ([`bench::ratios`]). The two
+/// commands must answer every review alike.
 pub fn bench(
     path: &Path,
+    floor: &Path,
     bundle: &Value,
     inputs: &[Vec<u8>],
     opts: &bench::Options,
@@ -336,8 +337,10 @@ pub fn bench(
     let shipped_bytes = read_module(path)?;
     let baked_bytes = crate::bake::bake(&shipped_bytes, crate::bake::Protocol::Wasi, &bundle_json)
         .map_err(|e| anyhow::anyhow!("cannot bake the bundle: {e}"))?;
+    let floor_bytes = read_module(floor)?;
     let shipped = WasiHost::from_bytes(&runtime, path, &shipped_bytes)?;
     let baked = WasiHost::from_bytes(&runtime, path, &baked_bytes)?;
+    let floor_host = WasiHost::from_bytes(&runtime, floor, &floor_bytes)?;
     let dir = FileDir::new(&[("bundle.json", &bundle_json)])?;
     /// One command measured: how it is run, and its bytes.
     struct Subject<'a> {
@@ -361,6 +364,13 @@ pub fn bench(
             args: &["validate"],
             dir: None,
             bytes: &baked_bytes,
+        },
+        Subject {
+            label: bench::WASI_FLOOR,
+            host: &floor_host,
+            args: &["validate"],
+            dir: None,
+            bytes: &floor_bytes,
         },
     ];
     let run = |i: usize, input: &[u8]| -> anyhow::Result<Run> {
