@@ -121,6 +121,37 @@ fn imports(module: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// The WASI floor of `palisade bench --wasi` is a command like the shipped one that answers as the scan floor does.
+#[test]
+fn the_wasi_floor_answers_a_review_as_the_scan_floor() {
+    let path = common::artifact("floor-wasi.wasm");
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(exports(&bytes), ["memory", "_start", "__main_void"]);
+    assert!(
+        imports(&bytes)
+            .iter()
+            .all(|i| i.starts_with("wasi_snapshot_preview1.")),
+        "{:?}",
+        imports(&bytes)
+    );
+    let out = WasiHost::load(&path)
+        .unwrap()
+        .run(
+            &["validate"],
+            &read("bench/pod-review.json"),
+            &[],
+            &[],
+            DEFAULT_DEADLINE,
+        )
+        .unwrap();
+    assert_eq!(out.status, 0);
+    assert_eq!(
+        stdout_json(&out),
+        serde_json::json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "response": {"uid": "705ab4f5-6393-11e8-b7cc-42010a800002", "allowed": true}})
+    );
+}
+
 /// `palisade-wasi.wasm` baked with pod-baseline (`palisade bake --wasi`), compiled once.
 fn baked() -> &'static WasiHost {
     static HOST: OnceLock<WasiHost> = OnceLock::new();
