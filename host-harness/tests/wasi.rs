@@ -166,6 +166,16 @@ fn baked() -> &'static WasiHost {
     })
 }
 
+/// What `palisade.wasm`, configured with `bundle_json` (which must compile), answers to `input`.
+fn c_abi_answer(bundle_json: &[u8], input: &[u8]) -> Vec<u8> {
+    let mut session = palisade().instantiate().unwrap();
+    assert_eq!(session.configure(bundle_json).unwrap(), None);
+    session
+        .call(palisade_harness::host::Entry::Validate, input)
+        .unwrap()
+}
+
+/// pod-baseline's bundle as the JSON `configure` and bake take.
 fn pod_baseline_json() -> Vec<u8> {
     serde_json::to_vec(
         &palisade_harness::documents::read_bundle(&workspace().join("bench/pod-baseline.yaml"))
@@ -276,16 +286,7 @@ fn a_yaml_bundle_decides_and_the_exit_status_is_the_verdict() {
     assert_eq!(allowed.status, 0);
     assert!(allowed.stderr.is_empty(), "{}", stderr(&allowed));
     // the answer is the C ABI's, byte for byte
-    let mut session = palisade().instantiate().unwrap();
-    let bundle_json = serde_json::to_vec(
-        &palisade_harness::documents::read_bundle(&workspace().join("bench/pod-baseline.yaml"))
-            .unwrap(),
-    )
-    .unwrap();
-    assert_eq!(session.configure(&bundle_json).unwrap(), None);
-    let c_abi = session
-        .call(palisade_harness::host::Entry::Validate, &review)
-        .unwrap();
+    let c_abi = c_abi_answer(&pod_baseline_json(), &review);
     assert_eq!(
         String::from_utf8_lossy(&allowed.stdout).trim_end(),
         String::from_utf8_lossy(&c_abi)
@@ -403,6 +404,7 @@ fn every_hostile_input_is_answered_as_the_c_abi_answers_it() {
         .collect();
     inputs.sort();
     assert!(inputs.len() >= 15, "{inputs:?}");
+    let pod_baseline = pod_baseline_json();
     for path in inputs {
         let input = std::fs::read(&path).unwrap();
         let out = run(
@@ -410,11 +412,7 @@ fn every_hostile_input_is_answered_as_the_c_abi_answers_it() {
             &input,
             &[("empty.json", empty)],
         );
-        let mut session = palisade().instantiate().unwrap();
-        assert_eq!(session.configure(empty).unwrap(), None);
-        let c_abi = session
-            .call(palisade_harness::host::Entry::Validate, &input)
-            .unwrap();
+        let c_abi = c_abi_answer(empty, &input);
         assert_eq!(
             String::from_utf8_lossy(&out.stdout).trim_end(),
             String::from_utf8_lossy(&c_abi),
@@ -430,11 +428,7 @@ fn every_hostile_input_is_answered_as_the_c_abi_answers_it() {
         );
         // and the command baked with pod-baseline, with no file, as the C ABI configured with it
         let baked = run_baked(&["validate"], &input, &[]);
-        let mut session = palisade().instantiate().unwrap();
-        assert_eq!(session.configure(&pod_baseline_json()).unwrap(), None);
-        let c_abi = session
-            .call(palisade_harness::host::Entry::Validate, &input)
-            .unwrap();
+        let c_abi = c_abi_answer(&pod_baseline, &input);
         assert_eq!(
             String::from_utf8_lossy(&baked.stdout).trim_end(),
             String::from_utf8_lossy(&c_abi),
@@ -506,17 +500,7 @@ fn several_review_files_are_answered_one_line_each_as_the_c_abi_answers_them() {
         .filter(|l| !l.is_empty())
         .collect();
     let mut c_abi = palisade().instantiate().unwrap();
-    c_abi
-        .configure(
-            &serde_json::to_vec(
-                &palisade_harness::documents::read_bundle(
-                    &workspace().join("bench/pod-baseline.yaml"),
-                )
-                .unwrap(),
-            )
-            .unwrap(),
-        )
-        .unwrap();
+    c_abi.configure(&pod_baseline_json()).unwrap();
     let want: Vec<Vec<u8>> = [&review, &privileged]
         .iter()
         .map(|r| {
