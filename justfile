@@ -34,6 +34,11 @@ bench: build
     target/release/palisade bench --kubewarden -p bench/pod-baseline.yaml bench/pod-review.json
     cargo bench -p palisade-matching
 
+# Palisade's fresh path side by side with ferricel's (bench/ferricel: builds ferricel from crates.io; issue 12)
+ferricel: build
+    cargo run --release --manifest-path bench/ferricel/Cargo.toml -- -p bench/pod-baseline.yaml bench/pod-review.json
+    cargo run --release --manifest-path bench/ferricel/Cargo.toml -- -p bench/pod-baseline.yaml bench/pod-review.json --request whole
+
 # Artifact sizes, raw and gzip -9
 wasm: build
     @for f in target/wasm/*.wasm; do printf '%-45s %8d bytes  %8d gzip\n' "$f" "$(stat -c %s "$f")" "$(gzip -9c "$f" | wc -c)"; done
