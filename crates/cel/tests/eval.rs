@@ -456,10 +456,27 @@ fn syntax_errors_are_worded_like_cel_go() {
             "a @ b",
             "ERROR: <input>:1:3: Syntax error: token recognition error at: '@'".to_string(),
         ),
+        // right after a literal's opening token ANTLR expects an item, the lone comma or the closing token: the
+        // grammar's whole set (`CEL.g4` `'[' listInit? ','? ']'`; a map's and a message's are cel-go's parser_test.go
+        // `{`, `x{.`, `{:a}`, `msg{:a}`, which cel_go_tables.rs compares in full)
+        (
+            "[:",
+            "ERROR: <input>:1:2: Syntax error: mismatched input ':' expecting {'[', ']', '{', '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}".to_string(),
+        ),
+        (
+            "{",
+            "ERROR: <input>:1:2: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '}', '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}".to_string(),
+        ),
     ];
     for (src, want) in cases {
         assert_eq!(first_line(&env, src), want, "{src}");
     }
+    // ANTLR deletes the unwanted token when the next one fits, reports it and goes on: the rest is parsed and
+    // reported too (cel-go's parser_test.go `{:a}`)
+    assert_eq!(
+        compile_err(&env, "[:1] == []", Expect::Any).to_string(),
+        "ERROR: <input>:1:2: Syntax error: extraneous input ':' expecting {'[', ']', '{', '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | [:1] == []\n | .^"
+    );
     // no Rust debug text reaches a user, whatever the input
     for src in [
         "a.(b)", "a[", "a[1", "f(1 2)", "{1: }", "{.", "[1,,2]", "a ? b", "a ? b :", ".", ".1.",
@@ -471,6 +488,20 @@ fn syntax_errors_are_worded_like_cel_go() {
         ] {
             assert!(!e.contains(bad), "{src}: {e}");
         }
+        assert!(e.contains("Syntax error: "), "{src}: {e}");
+    }
+}
+
+// `CEL.g4`: a list, a map and a message literal may hold a lone comma (`'[' listInit? ','? ']'`), which cel-go's
+// parser reads as an empty literal; a second comma, or an item after it, is a syntax error (which ANTLR words
+// `extraneous input` where the closing token follows, and Palisade, stopping there, `mismatched input`).
+#[test]
+fn a_literal_of_a_lone_comma_is_empty() {
+    let empty = eval_with("[,] == [] && {,} == {} && size([,]) == 0", &pod()).unwrap();
+    assert!(matches!(empty, Value::Bool(true)), "{empty:?}");
+    let env = Env::admission();
+    for src in ["[,,]", "{,,}", "[,1]", "{,1: 2}"] {
+        let e = compile_err(&env, src, Expect::Any).to_string();
         assert!(e.contains("Syntax error: "), "{src}: {e}");
     }
 }

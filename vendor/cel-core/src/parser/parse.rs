@@ -23,6 +23,12 @@ pub type MacroCalls = HashMap<i64, SpannedExpr>;
 /// Recursive descent parser for CEL expressions.
 /// What cel-go's grammar accepts where an expression starts (its parser's error text).
 const PRIMARY_EXPECTED: &str = "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+/// What ANTLR expects right after a literal's opening token (`CEL.g4`: `'[' listInit? ','? ']'`, `'{'
+/// mapInitializerList? ','? '}'`, `Msg '{' fieldInitializerList? ','? '}'`): whatever starts an item (an optional
+/// item's `?` too), the lone comma, or the closing token, in the grammar's token order.
+const LIST_EXPECTED: &str = "{'[', ']', '{', '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+const MAP_EXPECTED: &str = "{'[', '{', '}', '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+const FIELDS_EXPECTED: &str = "{'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}";
 
 pub struct Parser<'a> {
     tokens: &'a [SpannedToken],
@@ -191,6 +197,45 @@ impl<'a> Parser<'a> {
                 .replacen("mismatched input", "extraneous input", 1);
         }
         error
+    }
+
+    /// ANTLR's `sync` right after a literal's opening token, before its optional items ([`LIST_EXPECTED`]): returns
+    /// whether the literal is empty, `[]` or the grammar's lone comma `[,]` (consumed; the caller then expects the
+    /// closing token). A token that can neither start an item nor end the literal is reported with the state's whole
+    /// `expected` set. When the token after it fits, ANTLR deletes it (`extraneous input`, reported, and the parse
+    /// goes on: `{:a}`, `msg{:a}`); otherwise the parse stops there (`mismatched input`: `{`, `x{.`).
+    fn literal_start(
+        &mut self,
+        close: &Token,
+        expected: &str,
+        starts_item: fn(&Token) -> bool,
+    ) -> Result<bool, ParseError> {
+        let fits = |t: &Token| t == close || *t == Token::Comma || starts_item(t);
+        match self.peek() {
+            Some(t) if t == close => return Ok(true),
+            Some(Token::Comma) => {
+                self.advance();
+                return Ok(true);
+            }
+            Some(t) if starts_item(t) => return Ok(false),
+            _ => {}
+        }
+        let found = self.peek().cloned().map(|t| (t, self.peek_span()));
+        let mut error = self.mismatched(found.clone(), expected);
+        if found.is_some()
+            && self
+                .tokens
+                .get(self.pos + 1)
+                .is_some_and(|(next, _)| fits(next))
+        {
+            error.message = error
+                .message
+                .replacen("mismatched input", "extraneous input", 1);
+            self.macro_errors.push(error);
+            self.advance();
+            return self.literal_start(close, expected, starts_item);
+        }
+        Err(error)
     }
 
     /// Check if we've reached the end of the token stream.
@@ -717,7 +762,7 @@ impl<'a> Parser<'a> {
         self.expect(&Token::LBrace)?;
 
         let mut fields = Vec::new();
-        if !self.check(&Token::RBrace) {
+        if !self.literal_start(&Token::RBrace, FIELDS_EXPECTED, starts_field)? {
             fields.push(self.parse_struct_field()?);
             while self.match_token(&Token::Comma) {
                 if self.check(&Token::RBrace) {
@@ -902,7 +947,7 @@ impl<'a> Parser<'a> {
         self.expect(&Token::LBracket)?;
 
         let mut items = Vec::new();
-        if !self.check(&Token::RBracket) {
+        if !self.literal_start(&Token::RBracket, LIST_EXPECTED, starts_item)? {
             items.push(self.parse_list_element()?);
             while self.match_token(&Token::Comma) {
                 if self.check(&Token::RBracket) {
@@ -940,7 +985,7 @@ impl<'a> Parser<'a> {
         self.expect(&Token::LBrace)?;
 
         let mut entries = Vec::new();
-        if !self.check(&Token::RBrace) {
+        if !self.literal_start(&Token::RBrace, MAP_EXPECTED, starts_item)? {
             entries.push(self.parse_map_entry()?);
 
             while self.match_token(&Token::Comma) {
@@ -959,6 +1004,19 @@ impl<'a> Parser<'a> {
             start..end_span.end,
         ))
     }
+}
+
+/// Whether `token` can start a list element or a map entry: an expression, or `?` before an optional one.
+fn starts_item(token: &Token) -> bool {
+    *token == Token::Question || starts_primary(token)
+}
+
+/// Whether `token` can start a message literal's field: its name, or `?` before an optional one.
+fn starts_field(token: &Token) -> bool {
+    matches!(
+        token,
+        Token::Question | Token::Ident(_) | Token::EscapedIdent(_) | Token::Reserved(_)
+    )
 }
 
 /// Whether `token` is one of [`PRIMARY_EXPECTED`]: it can start a primary expression.
