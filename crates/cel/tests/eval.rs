@@ -471,6 +471,34 @@ fn syntax_errors_are_worded_like_cel_go() {
     for (src, want) in cases {
         assert_eq!(first_line(&env, src), want, "{src}");
     }
+    // ANTLR's `<EOF>` is where the input ends, past a blank, a comment or the line break a YAML block scalar
+    // (`expression: |`) leaves at the end, not where the last token ends
+    let expected = format!("mismatched input '<EOF>' expecting {primary}");
+    for (src, at) in [
+        ("object.spec.replicas <=\n", "2:1"),
+        ("1 +  ", "1:6"),
+        ("1 + // more\n", "2:1"),
+    ] {
+        assert_eq!(
+            first_line(&env, src),
+            format!("ERROR: <input>:{at}: Syntax error: {expected}"),
+            "{src:?}"
+        );
+    }
+    // text no token matches is reported and skipped, as cel-go's (ANTLR's) lexer does, and the parser reads the
+    // tokens around it (cel-go's parser_test.go `1 + $`, `a | b`, `"\xFh"`: cel_go_tables.rs compares them in full)
+    assert_eq!(
+        compile_err(&env, "@", Expect::Any).to_string(),
+        format!(
+            "ERROR: <input>:1:1: Syntax error: token recognition error at: '@'\n | @\n | ^\n\
+             ERROR: <input>:1:2: Syntax error: {expected}\n | @\n | .^"
+        )
+    );
+    assert_eq!(
+        compile_err(&env, "'\\udead' == 'x' @", Expect::Any).to_string(),
+        "ERROR: <input>:1:1: invalid unicode code point\n | '\\udead' == 'x' @\n | ^\n\
+         ERROR: <input>:1:17: Syntax error: token recognition error at: '@'\n | '\\udead' == 'x' @\n | ................^"
+    );
     // ANTLR deletes the unwanted token when the next one fits, reports it and goes on: the rest is parsed and
     // reported too (cel-go's parser_test.go `{:a}`)
     assert_eq!(

@@ -386,13 +386,45 @@ fn lex_escaped(
     end_quote: &str,
     bytes: bool,
 ) -> Result<Vec<u8>, LexFault> {
-    let (result, consumed) =
-        escaped(lex.remainder(), end_quote, bytes).map_err(|fault| match fault {
-            LexFault::UnrecognizedThrough(n) => LexFault::UnrecognizedThrough(lex.span().end + n),
-            other => other,
-        })?;
-    lex.bump(consumed);
-    Ok(result)
+    match escaped(lex.remainder(), end_quote, bytes) {
+        Ok((result, consumed)) => {
+            lex.bump(consumed);
+            Ok(result)
+        }
+        Err(LexFault::UnrecognizedThrough(n)) => {
+            Err(LexFault::UnrecognizedThrough(lex.span().end + n))
+        }
+        Err(LexFault::Unescape(message)) => {
+            // the token is the whole literal, as cel-go's lexer reads it; its parser refuses the escape
+            let closed = escaped_len(lex.remainder(), end_quote, bytes);
+            lex.bump(closed);
+            Err(LexFault::Unescape(message))
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// The length of a quoted literal's rest whose escape names no character, end quote included: where it would end
+/// were every escape well formed.
+fn escaped_len(remainder: &str, end_quote: &str, bytes: bool) -> usize {
+    let end_bytes = end_quote.as_bytes();
+    let mut chars = remainder.chars();
+    let mut consumed = 0;
+    while let Some(c) = chars.next() {
+        if remainder
+            .as_bytes()
+            .get(consumed..consumed + end_bytes.len())
+            == Some(end_bytes)
+        {
+            return consumed + end_bytes.len();
+        }
+        consumed += c.len_utf8();
+        if c == '\\' {
+            // an escape, well formed or not, ends nothing: go on after what it read
+            let _ = unescape(&mut chars, &mut consumed, bytes);
+        }
+    }
+    consumed
 }
 
 /// [`lex_escaped`] of `remainder`: the value and the length of the literal's rest, end quote included. A line break
@@ -571,59 +603,140 @@ fn unrecognized(input: &str, start: usize, end: usize) -> LexError {
     }
 }
 
-/// Tokenize the input string.
-pub fn lex(input: &str) -> Result<Vec<SpannedToken>, LexError> {
-    let mut tokens = Vec::new();
-    let mut lexer = Token::lexer(input);
-
-    while let Some(result) = lexer.next() {
-        let span = lexer.span();
-        let message = match result {
-            Ok(token) => {
-                tokens.push((token, span));
-                continue;
-            }
-            Err(LexFault::Unrecognized) => {
-                // cel-go's lexer was reading `||`, `&&` or `==` when the second character did not come, or an escaped
-                // identifier when a character it cannot hold (or the end) came: it shows what it read, and that
-                let next = input.get(span.end..).and_then(|rest| rest.chars().next());
-                let end = match (input.get(span.clone()), next) {
-                    (Some("|" | "&" | "="), Some(next)) => span.end + next.len_utf8(),
-                    _ if input[span.start..].starts_with('`') => escaped_ident_fault_end(input, span.start),
-                    _ => span.end,
-                };
-                return Err(unrecognized(input, span.start, end));
-            }
-            Err(LexFault::UnrecognizedThrough(end)) => {
-                return Err(unrecognized(input, span.start, end.min(input.len())));
-            }
-            Err(LexFault::Unescape(message)) => {
-                return Err(LexError {
-                    message: message.to_string(),
-                    span,
-                    plain: true,
-                })
-            }
-            Err(LexFault::InvalidInt) => "invalid int literal",
-            Err(LexFault::InvalidUint) => "invalid uint literal",
-            Err(LexFault::InvalidDouble) => "invalid double literal",
-        };
-        // the parser reports it, at the sign when the literal has one
-        tokens.push((
-            Token::InvalidNumber(BadNumber {
-                message,
-                text: input[span.clone()].to_string(),
-            }),
-            span,
-        ));
+/// Where lexing goes on after a token recognition error from `start` through `end`: at `end` (ANTLR skips the
+/// character that did not fit), and past at least the first character, on a character boundary.
+fn resume_after(input: &str, start: usize, end: usize) -> usize {
+    let first = input
+        .get(start..)
+        .and_then(|rest| rest.chars().next())
+        .map_or(1, char::len_utf8);
+    let mut at = end.max(start + first);
+    while at < input.len() && !input.is_char_boundary(at) {
+        at += 1;
     }
+    at
+}
 
-    Ok(tokens)
+/// Tokenize the input string: the tokens, or the first error (the unit tests' reading).
+#[cfg(test)]
+pub fn lex(input: &str) -> Result<Vec<SpannedToken>, LexError> {
+    let (tokens, mut errors) = lex_recovering(input);
+    if errors.is_empty() {
+        Ok(tokens)
+    } else {
+        Err(errors.swap_remove(0))
+    }
+}
+
+/// Tokenize the input string as cel-go's (ANTLR's) lexer does: text no token matches is reported (a token recognition
+/// error, from where the token started through the character that does not fit) and skipped, and lexing goes on
+/// after it, so the parser still reads the tokens around it. A literal whose value does not fit, or whose escape names
+/// no character, is a token all the same (cel-go's parser refuses it): the number as [`Token::InvalidNumber`], the
+/// string or bytes as an empty one, with its error.
+pub fn lex_recovering(input: &str) -> (Vec<SpannedToken>, Vec<LexError>) {
+    let mut tokens = Vec::new();
+    let mut errors = Vec::new();
+    let mut base = 0;
+    'restart: while let Some(rest) = input.get(base..).filter(|rest| !rest.is_empty()) {
+        let mut lexer = Token::lexer(rest);
+        while let Some(result) = lexer.next() {
+            let local = lexer.span();
+            let span = local.start + base..local.end + base;
+            let message = match result {
+                Ok(token) => {
+                    tokens.push((token, span));
+                    continue;
+                }
+                Err(LexFault::Unrecognized) => {
+                    // cel-go's lexer was reading `||`, `&&` or `==` when the second character did not come, or an
+                    // escaped identifier when a character it cannot hold (or the end) came: it shows what it read,
+                    // and that
+                    let next = input.get(span.end..).and_then(|rest| rest.chars().next());
+                    let end = match (input.get(span.clone()), next) {
+                        (Some("|" | "&" | "="), Some(next)) => span.end + next.len_utf8(),
+                        _ if input[span.start..].starts_with('`') => {
+                            escaped_ident_fault_end(input, span.start)
+                        }
+                        _ => span.end,
+                    };
+                    errors.push(unrecognized(input, span.start, end));
+                    base = resume_after(input, span.start, end);
+                    continue 'restart;
+                }
+                Err(LexFault::UnrecognizedThrough(end)) => {
+                    // counted, as the lexer counts, from the start of `rest`
+                    let end = (end + base).min(input.len());
+                    errors.push(unrecognized(input, span.start, end));
+                    base = resume_after(input, span.start, end);
+                    continue 'restart;
+                }
+                Err(LexFault::Unescape(message)) => {
+                    errors.push(LexError {
+                        message: message.to_string(),
+                        span: span.clone(),
+                        plain: true,
+                    });
+                    let text = &input[span.clone()];
+                    let bytes = text.starts_with(['b', 'B'])
+                        || text.get(1..).is_some_and(|t| t.starts_with(['b', 'B']));
+                    tokens.push((
+                        if bytes {
+                            Token::Bytes(Vec::new())
+                        } else {
+                            Token::String(String::new())
+                        },
+                        span,
+                    ));
+                    continue;
+                }
+                Err(LexFault::InvalidInt) => "invalid int literal",
+                Err(LexFault::InvalidUint) => "invalid uint literal",
+                Err(LexFault::InvalidDouble) => "invalid double literal",
+            };
+            // the parser reports it, at the sign when the literal has one
+            tokens.push((
+                Token::InvalidNumber(BadNumber {
+                    message,
+                    text: input[span.clone()].to_string(),
+                }),
+                span,
+            ));
+        }
+        break;
+    }
+    (tokens, errors)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_no_token_matches_is_reported_and_skipped() {
+        let (tokens, errors) = lex_recovering("a @ b | c 😁 d '\\udead' \"x");
+        let tokens: Vec<Token> = tokens.into_iter().map(|(t, _)| t).collect();
+        assert_eq!(
+            tokens,
+            vec![
+                Token::Ident("a".into()),
+                Token::Ident("b".into()),
+                Token::Ident("c".into()),
+                Token::Ident("d".into()),
+                Token::String(String::new()),
+            ]
+        );
+        let errors: Vec<(String, Span)> = errors.into_iter().map(|e| (e.message, e.span)).collect();
+        assert_eq!(
+            errors,
+            vec![
+                ("token recognition error at: '@'".to_string(), 2..3),
+                ("token recognition error at: '| '".to_string(), 6..8),
+                ("token recognition error at: '😁'".to_string(), 10..14),
+                ("invalid unicode code point".to_string(), 17..25),
+                ("token recognition error at: '\"x'".to_string(), 26..28),
+            ]
+        );
+    }
 
     fn lex_tokens(input: &str) -> Vec<Token> {
         lex(input)

@@ -138,28 +138,28 @@ pub fn parse(input: &str) -> ParseResult {
 /// Use `ParseOptions::without_macros()` to disable macro expansion,
 /// or `ParseOptions::with_macros(registry)` for custom macros.
 pub fn parse_with_options(input: &str, options: ParseOptions) -> ParseResult {
-    // First, lex the input
-    let tokens = match lexer::lex(input) {
-        Ok(tokens) => tokens,
-        Err(e) => {
-            return ParseResult {
-                ast: None,
-                macro_calls: MacroCalls::new(),
-                errors: vec![ParseError {
-                    message: e.message,
-                    span: e.span,
-                    plain: e.plain,
-                }],
-            };
-        }
-    };
+    // First, lex the input: text no token matches is reported and skipped, as cel-go's lexer does
+    let (tokens, lexed) = lexer::lex_recovering(input);
+    let lexed = lexed
+        .into_iter()
+        .map(|e| parse::ParseError {
+            message: e.message,
+            span: e.span,
+            plain: e.plain,
+        })
+        .collect();
 
     // Get macro registry
     let macros = options.macros.unwrap_or_else(MacroRegistry::standard);
 
     // Parse the tokens (with inline macro expansion)
-    let (ast, parse_errors, macro_calls) =
-        parse::parse_tokens_with_macros(&tokens, macros, options.refuse_escaped_identifiers);
+    let (ast, parse_errors, macro_calls) = parse::parse_tokens_with_macros(
+        &tokens,
+        macros,
+        options.refuse_escaped_identifiers,
+        lexed,
+        input.len(),
+    );
 
     let errors: Vec<ParseError> = parse_errors
         .into_iter()

@@ -43,14 +43,11 @@ pub struct Parser<'a> {
     macros: MacroRegistry,
     /// Whether a field written in backticks is an error ([`super::ParseOptions::refuse_escaped_identifiers`]).
     refuse_escaped: bool,
+    /// Where the input ends (past any blank or comment after the last token): ANTLR's `<EOF>` token is there.
+    input_end: usize,
 }
 
 impl<'a> Parser<'a> {
-    /// Create a new parser for the given token stream with standard macros.
-    pub fn new(tokens: &'a [SpannedToken]) -> Self {
-        Self::with_macros(tokens, MacroRegistry::standard())
-    }
-
     /// Create a new parser with a custom macro registry.
     pub fn with_macros(tokens: &'a [SpannedToken], macros: MacroRegistry) -> Self {
         Self {
@@ -61,6 +58,7 @@ impl<'a> Parser<'a> {
             macro_errors: Vec::new(),
             macros,
             refuse_escaped: false,
+            input_end: 0,
         }
     }
 
@@ -120,7 +118,12 @@ impl<'a> Parser<'a> {
 
     /// Get the span representing end-of-input.
     fn eof_span(&self) -> Span {
-        let end = self.tokens.last().map(|(_, s)| s.end).unwrap_or(0);
+        let end = self
+            .tokens
+            .last()
+            .map(|(_, s)| s.end)
+            .unwrap_or(0)
+            .max(self.input_end);
         end..end
     }
 
@@ -912,23 +915,10 @@ impl<'a> Parser<'a> {
             // Map literal
             Some(Token::LBrace) => self.parse_map(),
 
-            // Error cases. At the start of the input, ANTLR deletes a single unwanted token when the next one could
-            // start the expression (`` `b-c`() ``, `*@a`: `extraneous input`); elsewhere, and when nothing that could
-            // follows, it reports it `mismatched` (`a + * 2`, `1 + +`, `?`: cel-go's parser tests).
-            Some(token) => {
-                let mut error = self.mismatched(Some((token, span)), PRIMARY_EXPECTED);
-                if self.pos == 0
-                    && self
-                        .tokens
-                        .get(1)
-                        .is_some_and(|(next, _)| starts_primary(next))
-                {
-                    error.message = error
-                        .message
-                        .replacen("mismatched input", "extraneous input", 1);
-                }
-                Err(error)
-            }
+            // Error cases: a token that cannot start a primary is `mismatched` (`a + * 2`, `1 + +`, `?`: cel-go's
+            // parser tests); at the start of the input, when the next one could, `parse_tokens_with_macros` has
+            // already deleted it as ANTLR does (`extraneous input`).
+            Some(token) => Err(self.mismatched(Some((token, span)), PRIMARY_EXPECTED)),
 
             None => Err(self.mismatched(None, PRIMARY_EXPECTED)),
         }
@@ -1048,36 +1038,7 @@ fn starts_primary(token: &Token) -> bool {
 /// and produce `Expr::Error` nodes in the AST to prevent misleading checker errors.
 #[allow(dead_code)]
 pub fn parse_tokens(tokens: &[SpannedToken]) -> (Option<SpannedExpr>, Vec<ParseError>, MacroCalls) {
-    if tokens.is_empty() {
-        return (
-            None,
-            vec![ParseError {
-                message: "empty input".to_string(),
-                span: 0..0,
-                plain: false,
-            }],
-            MacroCalls::new(),
-        );
-    }
-
-    let mut parser = Parser::new(tokens);
-    match parser.parse_expr() {
-        Ok(ast) => {
-            let macro_calls = parser.take_macro_calls();
-            let mut errors = parser.take_macro_errors();
-            if parser.at_end() {
-                (Some(ast), errors, macro_calls)
-            } else {
-                errors.push(parser.not_at_end());
-                (Some(ast), errors, macro_calls)
-            }
-        }
-        Err(e) => {
-            let mut errors = parser.take_macro_errors();
-            errors.push(e);
-            (None, errors, MacroCalls::new())
-        }
-    }
+    parse_tokens_with_macros(tokens, MacroRegistry::standard(), false, Vec::new(), 0)
 }
 
 /// Parse tokens into an AST with inline macro expansion using a custom macro registry.
@@ -1085,26 +1046,33 @@ pub fn parse_tokens(tokens: &[SpannedToken]) -> (Option<SpannedExpr>, Vec<ParseE
 /// Macro expansion errors (wrong arity, invalid arguments) are included in the errors list
 /// and produce `Expr::Error` nodes in the AST to prevent misleading checker errors.
 /// Errors are in the order of their place in the source, as cel-go lists them. `refuse_escaped`:
-/// [`super::ParseOptions::refuse_escaped_identifiers`].
+/// [`super::ParseOptions::refuse_escaped_identifiers`]. `lexed` are the lexer's errors, which are reported among the
+/// parser's ([`super::lexer::lex_recovering`]); `input_len`, the length of the input, places `<EOF>`.
 pub fn parse_tokens_with_macros(
     tokens: &[SpannedToken],
     macros: MacroRegistry,
     refuse_escaped: bool,
+    lexed: Vec<ParseError>,
+    input_len: usize,
 ) -> (Option<SpannedExpr>, Vec<ParseError>, MacroCalls) {
-    if tokens.is_empty() {
-        return (
-            None,
-            vec![ParseError {
-                message: "empty input".to_string(),
-                span: 0..0,
-                plain: false,
-            }],
-            MacroCalls::new(),
-        );
-    }
-
     let mut parser = Parser::with_macros(tokens, macros);
     parser.refuse_escaped = refuse_escaped;
+    parser.input_end = input_len;
+    // At the start, ANTLR deletes a single unwanted token when the next one could start the expression (`*@a`,
+    // `` `b-c`() ``), reports it, and parses the rest.
+    if let (Some((first, span)), Some((second, _))) = (tokens.first(), tokens.get(1)) {
+        if !starts_primary(first)
+            && !matches!(first, Token::Reserved(_) | Token::InvalidNumber(_))
+            && starts_primary(second)
+        {
+            let mut error = parser.mismatched(Some((first.clone(), span.clone())), PRIMARY_EXPECTED);
+            error.message = error
+                .message
+                .replacen("mismatched input", "extraneous input", 1);
+            parser.macro_errors.push(error);
+            parser.pos = 1;
+        }
+    }
     let (ast, mut errors, macro_calls) = match parser.parse_expr() {
         Ok(ast) => {
             let macro_calls = parser.take_macro_calls();
@@ -1119,6 +1087,13 @@ pub fn parse_tokens_with_macros(
             errors.push(e);
             (None, errors, MacroCalls::new())
         }
+    };
+    let mut errors = if lexed.is_empty() {
+        errors
+    } else {
+        let mut all = lexed;
+        all.append(&mut errors);
+        all
     };
     // a few errors: a stable insertion sort by place (the standard library's sort would add its code to the modules)
     for i in 1..errors.len() {
@@ -1594,7 +1569,7 @@ mod tests {
     #[test]
     fn parse_with_no_macros() {
         let tokens = lex("[1,2].all(x, x > 0)").unwrap();
-        let (ast, errors, _) = parse_tokens_with_macros(&tokens, MacroRegistry::new(), false);
+        let (ast, errors, _) = parse_tokens_with_macros(&tokens, MacroRegistry::new(), false, Vec::new(), 0);
         assert!(errors.is_empty());
         let ast = ast.unwrap();
         // Without macros, all() should be a regular call
@@ -1638,14 +1613,14 @@ mod tests {
 
         // has() should expand
         let tokens = lex("has(m.x)").unwrap();
-        let (ast, errors, _) = parse_tokens_with_macros(&tokens, registry.clone(), false);
+        let (ast, errors, _) = parse_tokens_with_macros(&tokens, registry.clone(), false, Vec::new(), 0);
         assert!(errors.is_empty());
         let ast = ast.unwrap();
         assert!(matches!(ast.node, Expr::MemberTestOnly { .. }));
 
         // all() should NOT expand (not in our custom registry)
         let tokens = lex("[1,2].all(x, x > 0)").unwrap();
-        let (ast, errors, _) = parse_tokens_with_macros(&tokens, registry, false);
+        let (ast, errors, _) = parse_tokens_with_macros(&tokens, registry, false, Vec::new(), 0);
         assert!(errors.is_empty());
         let ast = ast.unwrap();
         assert!(matches!(ast.node, Expr::Call { .. }));
