@@ -385,8 +385,8 @@ fn a_request_missing_what_the_apiserver_always_sends_is_a_400_naming_it() {
 }
 
 /// Small bundles with a great many mistakes (an external fuzzer's findings: 94,414 empty policies in 283 KB, a
-/// binding with 200,000 validationActions) are refused with a bounded answer, within the host's memory cap, and the
-/// instance keeps working.
+/// binding with 200,000 validationActions; and 100,000 expressions of five syntax errors each, which cel-go reports
+/// all of) are refused with a bounded answer, within the host's memory cap, and the instance keeps working.
 #[test]
 fn a_bundle_with_a_great_many_problems_is_refused_within_bounds() {
     let empty_policies = format!(r#"{{"policies":[{}{{}}]}}"#, "{},".repeat(94_413));
@@ -398,8 +398,18 @@ fn a_bundle_with_a_great_many_problems_is_refused_within_bounds() {
               "spec":{{"policyName":"p","validationActions":[{}"Deny"]}}}}]}}"#,
         r#""Deny","#.repeat(199_999)
     );
+    let junk = format!(
+        r#"{{"policies":[
+            {{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{{"name":"p"}},
+              "spec":{{"validations":[{}{{"expression":"true"}}]}}}}]}}"#,
+        r#"{"expression":"@ @ @ @ @"},"#.repeat(100_000)
+    );
     let mut s = palisade().instantiate().unwrap();
-    for (what, bundle) in [("empty policies", empty_policies), ("actions", actions)] {
+    for (what, bundle) in [
+        ("empty policies", empty_policies),
+        ("actions", actions),
+        ("junk expressions", junk),
+    ] {
         let message = s
             .configure(bundle.as_bytes())
             .unwrap_or_else(|e| panic!("{what}: configure must answer: {e}"))
@@ -413,6 +423,32 @@ fn a_bundle_with_a_great_many_problems_is_refused_within_bounds() {
     assert_eq!(s.configure(EMPTY_BUNDLE).unwrap(), None);
     let good = answer(&mut s, &pod_review());
     assert_eq!(good["response"]["allowed"], true, "{good}");
+}
+
+/// Expressions of a long line of junk: cel-go would print the line under each of its hundred syntax errors (a
+/// hundred copies of 99,990 bytes for each expression here); Palisade's text for one is at most four bytes per byte of
+/// it and 8 KiB (`palisade-cel`'s `compile`), so the answer stays within the host's memory cap.
+#[test]
+fn long_lines_of_junk_are_refused_within_bounds() {
+    let line = "@ ".repeat(49_995);
+    let bundle = format!(
+        r#"{{"policies":[
+            {{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{{"name":"p"}},
+              "spec":{{"validations":[{}{{"expression":"true"}}]}}}}]}}"#,
+        format!(r#"{{"expression":"{line}"}},"#).repeat(20)
+    );
+    let mut s = palisade().instantiate().unwrap();
+    let message = s.configure(bundle.as_bytes()).unwrap().unwrap();
+    assert!(
+        message.contains("token recognition error at: '@'"),
+        "{message:.300}"
+    );
+    assert!(
+        message.len() < 20 * (5 * line.len() + 8192),
+        "{} bytes",
+        message.len()
+    );
+    assert_eq!(s.configure(EMPTY_BUNDLE).unwrap(), None);
 }
 
 /// A bundle larger than `MAX_BUNDLE_BYTES` is refused before it is read.

@@ -84,8 +84,15 @@ pub(crate) fn compile(
     match env.compile(source, expect) {
         Ok(program) => Some(program),
         Err(e) => {
-            let problem = Diagnostic::in_document(f.doc, path, format!("compilation error: {e}"))
-                .in_expression(source);
+            // Past the problems a rejected bundle lists only their count is kept (`ConfigError::new`), so their text,
+            // up to a hundred syntax errors with the expression's line under each, is not kept either: a bundle of a
+            // great many bad expressions stays within the module's memory.
+            let problem = if f.problems.len() < crate::bundle::MAX_LISTED_PROBLEMS {
+                Diagnostic::in_document(f.doc, path, format!("compilation error: {e}"))
+                    .in_expression(source)
+            } else {
+                Diagnostic::in_document(f.doc, path, "compilation error")
+            };
             f.problems.push(problem);
             None
         }

@@ -20,6 +20,13 @@ const MAX_SOURCE_NESTING: usize = 400;
 const MAX_AST_DEPTH: usize = 200;
 /// cel-go's default expression size limit, in code points.
 const MAX_SOURCE_CODE_POINTS: usize = 100_000;
+/// Palisade's bound, not cel-go's: a syntax error's text is at most this much per byte of the expression, plus
+/// [`SYNTAX_TEXT_BASE`]; the errors past it are left out (the text stays the start of cel-go's). cel-go prints the
+/// expression's line under each of up to 101 syntax errors, so a long line of junk would be answered with a hundred
+/// copies of it, and a bundle of them (`MAX_BUNDLE_BYTES`) with gigabytes. Every expression of cel-go's parser tests
+/// is answered in full.
+const SYNTAX_TEXT_PER_SOURCE_BYTE: usize = 4;
+const SYNTAX_TEXT_BASE: usize = 8 << 10;
 
 /// Why an expression does not compile. `Display` is what kube-apiserver prints after
 /// `compilation failed: ` (cel-go's `ERROR: <input>:line:col: message` with the source
@@ -80,20 +87,25 @@ pub(crate) fn compile(
         dismantle(deep);
     }
     if !parsed.errors.is_empty() {
-        let msgs: Vec<String> = parsed
-            .errors
-            .iter()
-            .map(|e| {
-                // cel-go reports a macro's errors as they are, its parser's with a prefix
-                let message = if e.plain {
-                    e.message.clone()
-                } else {
-                    format!("Syntax error: {}", e.message)
-                };
-                format_issue(source, e.span.start, &message)
-            })
-            .collect();
-        return Err(CompileError::Invalid(msgs.join("\n")));
+        let budget = source.len().saturating_mul(SYNTAX_TEXT_PER_SOURCE_BYTE) + SYNTAX_TEXT_BASE;
+        let mut text = String::new();
+        for e in &parsed.errors {
+            // cel-go reports a macro's errors as they are, its parser's with a prefix
+            let message = if e.plain {
+                e.message.clone()
+            } else {
+                format!("Syntax error: {}", e.message)
+            };
+            let issue = format_issue(source, e.span.start, &message);
+            if !text.is_empty() {
+                if text.len() + 1 + issue.len() > budget {
+                    break;
+                }
+                text.push('\n');
+            }
+            text.push_str(&issue);
+        }
+        return Err(CompileError::Invalid(text));
     }
     if too_deep {
         return Err(CompileError::Invalid(format_issue(

@@ -499,6 +499,22 @@ fn syntax_errors_are_worded_like_cel_go() {
         "ERROR: <input>:1:1: invalid unicode code point\n | '\\udead' == 'x' @\n | ^\n\
          ERROR: <input>:1:17: Syntax error: token recognition error at: '@'\n | '\\udead' == 'x' @\n | ................^"
     );
+    // cel-go reports at most 100 syntax errors (its parser's `errorReportingLimit`): the next one reads `More than 100
+    // syntax errors`, and the parse stops there
+    let e = compile_err(&env, &"@\n".repeat(150), Expect::Any).to_string();
+    let reported: Vec<&str> = e.lines().filter(|l| l.starts_with("ERROR")).collect();
+    assert_eq!(reported.len(), 101, "{e}");
+    assert_eq!(
+        reported.last().copied(),
+        Some("ERROR: <input>:101:1: Syntax error: More than 100 syntax errors")
+    );
+    // Palisade's bound, not cel-go's: the text is at most 4 bytes per byte of the expression and 8 KiB, whole errors
+    // from the first, where cel-go would print a long line under each of its hundred errors
+    let src = "@ ".repeat(150);
+    let e = compile_err(&env, &src, Expect::Any).to_string();
+    assert!(e.len() <= 4 * src.len() + 8192, "{}", e.len());
+    assert!(e.starts_with("ERROR: <input>:1:1: Syntax error: token recognition error at: '@'\n"));
+    assert!(e.ends_with("^"), "{e}");
     // ANTLR deletes the unwanted token when the next one fits, reports it and goes on: the rest is parsed and
     // reported too (cel-go's parser_test.go `{:a}`)
     assert_eq!(

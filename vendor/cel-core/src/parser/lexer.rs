@@ -632,12 +632,16 @@ pub fn lex(input: &str) -> Result<Vec<SpannedToken>, LexError> {
 /// error, from where the token started through the character that does not fit) and skipped, and lexing goes on
 /// after it, so the parser still reads the tokens around it. A literal whose value does not fit, or whose escape names
 /// no character, is a token all the same (cel-go's parser refuses it): the number as [`Token::InvalidNumber`], the
-/// string or bytes as an empty one, with its error.
+/// string or bytes as an empty one, with its error. Lexing stops after the error past cel-go's limit on syntax errors.
 pub fn lex_recovering(input: &str) -> (Vec<SpannedToken>, Vec<LexError>) {
     let mut tokens = Vec::new();
     let mut errors = Vec::new();
     let mut base = 0;
-    'restart: while let Some(rest) = input.get(base..).filter(|rest| !rest.is_empty()) {
+    // past cel-go's limit on syntax errors nothing more is reported (`parse_tokens_with_macros`): stop there
+    'restart: while let Some(rest) = input
+        .get(base..)
+        .filter(|rest| !rest.is_empty() && errors.len() <= super::parse::SYNTAX_ERROR_LIMIT)
+    {
         let mut lexer = Token::lexer(rest);
         while let Some(result) = lexer.next() {
             let local = lexer.span();

@@ -20,6 +20,10 @@ pub struct ParseError {
 /// Used to preserve source information for IDE features.
 pub type MacroCalls = HashMap<i64, SpannedExpr>;
 
+/// How many syntax errors cel-go reports (its parser's `errorReportingLimit`): the next one is reported as `More than
+/// 100 syntax errors`, and the parse stops there.
+pub(crate) const SYNTAX_ERROR_LIMIT: usize = 100;
+
 /// Recursive descent parser for CEL expressions.
 /// What cel-go's grammar accepts where an expression starts (its parser's error text).
 const PRIMARY_EXPECTED: &str = "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
@@ -1102,6 +1106,19 @@ pub fn parse_tokens_with_macros(
             errors.swap(j - 1, j);
             j -= 1;
         }
+    }
+    // at most SYNTAX_ERROR_LIMIT syntax errors; the next is cel-go's `More than 100 syntax errors`, and the last
+    let mut syntax = 0;
+    let too_many = errors.iter().position(|e| {
+        syntax += usize::from(!e.plain);
+        syntax > SYNTAX_ERROR_LIMIT
+    });
+    if let Some(at) = too_many {
+        errors.truncate(at + 1);
+        if let Some(last) = errors.last_mut() {
+            last.message = format!("More than {SYNTAX_ERROR_LIMIT} syntax errors");
+        }
+        return (None, errors, MacroCalls::new());
     }
     (ast, errors, macro_calls)
 }
