@@ -98,9 +98,13 @@ pub fn read_bundle(bytes: &[u8], document: BundleDocument) -> Result<Value, Conf
     }
     // A bundle's strings become the engine's (serde moves them), so the CEL declarations that compiling it builds are
     // built before it is read: in a baked module, what a request reads then lies together, past them
-    // (`palisade_cel::prepare_admission`). A bundle that names no ValidatingAdmissionPolicy does not need them.
+    // (`palisade_cel::prepare_admission`). A bundle that names no ValidatingAdmissionPolicy does not need them, and
+    // one that names no CertificateRequestPolicy does not need approver-policy's.
     if mentions(bytes, b"ValidatingAdmissionPolicy") {
         palisade_cel::prepare_admission();
+    }
+    if mentions(bytes, b"CertificateRequestPolicy") {
+        palisade_cel::prepare_certificate_request();
     }
     match document {
         BundleDocument::Bundle => {

@@ -146,6 +146,50 @@ pub const MAX_BUNDLE_BYTES: usize = 8 * 1024 * 1024;
 /// proportion to the bundle.
 pub const MAX_LISTED_PROBLEMS: usize = 1000;
 
+/// The problems found while a bundle is compiled, as each kind's module reports them: the first
+/// [`MAX_LISTED_PROBLEMS`] are kept, the rest only counted. Every module reports through this, so that no kind of
+/// document can make a refused bundle's answer grow past the limit: one bad CEL expression is up to a hundred syntax
+/// errors, each with the expression's line under it.
+#[derive(Debug, Default)]
+pub struct Problems {
+    listed: Vec<Diagnostic>,
+    unlisted: usize,
+}
+
+impl Problems {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Report a problem.
+    pub fn push(&mut self, problem: Diagnostic) {
+        self.push_with(|| problem);
+    }
+
+    /// Report a problem whose text is built only if it is listed.
+    pub fn push_with(&mut self, problem: impl FnOnce() -> Diagnostic) {
+        if self.listed.len() < MAX_LISTED_PROBLEMS {
+            self.listed.push(problem());
+        } else {
+            self.unlisted += 1;
+        }
+    }
+
+    /// The problems that will be listed: the first [`MAX_LISTED_PROBLEMS`] reported.
+    pub fn listed(&self) -> &[Diagnostic] {
+        &self.listed
+    }
+
+    /// How many problems were reported, listed or not.
+    pub fn len(&self) -> usize {
+        self.listed.len() + self.unlisted
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// A bundle that does not compile, with the problems found: every one, up to [`MAX_LISTED_PROBLEMS`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
@@ -156,16 +200,26 @@ pub struct ConfigError {
 
 impl ConfigError {
     /// The error for these problems, keeping the first [`MAX_LISTED_PROBLEMS`].
-    pub fn new(mut problems: Vec<Diagnostic>) -> Self {
-        let unlisted = problems.len().saturating_sub(MAX_LISTED_PROBLEMS);
-        problems.truncate(MAX_LISTED_PROBLEMS);
-        problems.shrink_to_fit();
-        Self { problems, unlisted }
+    pub fn new(problems: Vec<Diagnostic>) -> Self {
+        let mut collected = Problems::new();
+        for problem in problems {
+            collected.push(problem);
+        }
+        Self::from(collected)
     }
 
     /// One problem, at the root of the bundle.
     pub fn at_root(message: impl Into<String>) -> Self {
         Self::new(vec![Diagnostic::at("", message)])
+    }
+}
+
+impl From<Problems> for ConfigError {
+    fn from(problems: Problems) -> Self {
+        Self {
+            problems: problems.listed,
+            unlisted: problems.unlisted,
+        }
     }
 }
 
@@ -302,7 +356,7 @@ impl<'a> Bundle<'a> {
 }
 
 /// Sort a bundle's documents; problems are appended to `problems`.
-pub fn read<'a>(root: &'a Value, problems: &mut Vec<Diagnostic>) -> Bundle<'a> {
+pub fn read<'a>(root: &'a Value, problems: &mut Problems) -> Bundle<'a> {
     let mut bundle = Bundle::default();
     match root {
         Value::Array(items) => read_policies(items, &mut bundle, problems),
@@ -327,11 +381,7 @@ pub fn read<'a>(root: &'a Value, problems: &mut Vec<Diagnostic>) -> Bundle<'a> {
     bundle
 }
 
-fn read_object<'a>(
-    map: &'a Map<String, Value>,
-    bundle: &mut Bundle<'a>,
-    problems: &mut Vec<Diagnostic>,
-) {
+fn read_object<'a>(map: &'a Map<String, Value>, bundle: &mut Bundle<'a>, problems: &mut Problems) {
     for (key, value) in map {
         match key.as_str() {
             "policies" => match value {
@@ -375,7 +425,7 @@ fn read_object<'a>(
 fn read_certificate_settings(
     value: &Value,
     settings: &mut CertificateRequestSettings,
-    problems: &mut Vec<Diagnostic>,
+    problems: &mut Problems,
 ) {
     settings.explicit = true;
     let Some(map) = value.as_object() else {
@@ -419,7 +469,7 @@ fn read_certificate_settings(
     }
 }
 
-fn read_policies<'a>(items: &'a [Value], bundle: &mut Bundle<'a>, problems: &mut Vec<Diagnostic>) {
+fn read_policies<'a>(items: &'a [Value], bundle: &mut Bundle<'a>, problems: &mut Problems) {
     for (index, doc) in items.iter().enumerate() {
         let Some(map) = doc.as_object() else {
             problems.push(Diagnostic::in_document(
@@ -545,19 +595,36 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn problems_past_the_listed_ones_are_counted_without_their_text() {
+        let mut problems = Problems::new();
+        for i in 0..MAX_LISTED_PROBLEMS + 5 {
+            problems.push_with(|| {
+                assert!(i < MAX_LISTED_PROBLEMS, "problem {i} was built");
+                Diagnostic::at(format!("policies[{i}]"), "bad")
+            });
+        }
+        problems.push(Diagnostic::at("", "one more"));
+        assert_eq!(problems.len(), MAX_LISTED_PROBLEMS + 6);
+        assert_eq!(problems.listed().len(), MAX_LISTED_PROBLEMS);
+        let error = ConfigError::from(problems);
+        assert_eq!(error.unlisted, 6);
+        assert!(error.to_string().ends_with("; and 6 more not listed"));
+    }
+
+    #[test]
     fn unknown_kind_and_field_are_both_reported() {
         let v = json!({"policies": [{"apiVersion": "v1", "kind": "ConfigMap"}, 3], "extra": 1});
-        let mut problems = Vec::new();
+        let mut problems = Problems::new();
         let b = read(&v, &mut problems);
         assert!(b.documents.is_empty());
-        let paths: Vec<_> = problems.iter().map(|p| p.path.as_str()).collect();
+        let paths: Vec<_> = problems.listed().iter().map(|p| p.path.as_str()).collect();
         assert_eq!(paths, ["extra", "policies[0].kind", "policies[1]"]);
     }
 
     #[test]
     fn plain_list_of_documents() {
         let v = json!([{"apiVersion": "policy.cert-manager.io/v1alpha1", "kind": "CertificateRequestPolicy"}]);
-        let mut problems = Vec::new();
+        let mut problems = Problems::new();
         let b = read(&v, &mut problems);
         assert!(problems.is_empty());
         assert_eq!(b.of_kind(Kind::CertificateRequestPolicy).count(), 1);
@@ -633,7 +700,7 @@ mod tests {
     fn certificate_settings() {
         let v =
             json!({"certificateRequests": {"unmatched": "Allow", "requireUsePermission": false}});
-        let mut problems = Vec::new();
+        let mut problems = Problems::new();
         let b = read(&v, &mut problems);
         assert!(problems.is_empty());
         assert_eq!(b.certificate_requests.unmatched, Unmatched::Allow);
@@ -642,9 +709,9 @@ mod tests {
         read(&v, &mut problems);
         assert_eq!(problems.len(), 1);
         // the apiserver's NotSupported wording, the bad value Go-quoted
-        assert_eq!(problems[0].path, "certificateRequests.unmatched");
+        assert_eq!(problems.listed()[0].path, "certificateRequests.unmatched");
         assert_eq!(
-            problems[0].message,
+            problems.listed()[0].message,
             r#"Unsupported value: "Maybe": supported values: "Allow", "Deny""#
         );
     }

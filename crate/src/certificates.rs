@@ -5,7 +5,7 @@
 use palisade_cel_kubernetes::cluster::Cluster;
 use palisade_certificates::{Decision, Settings};
 
-use crate::bundle::{Bundle, Diagnostic, Kind, Unmatched};
+use crate::bundle::{Bundle, Diagnostic, Kind, Problems, Unmatched};
 use crate::explain::CertificateTrace;
 use crate::review::AdmissionRequest;
 use crate::verdict::{Denial, Verdict};
@@ -19,7 +19,7 @@ pub struct Policies {
 }
 
 impl Policies {
-    pub fn compile(bundle: &Bundle<'_>, problems: &mut Vec<Diagnostic>) -> Self {
+    pub fn compile(bundle: &Bundle<'_>, problems: &mut Problems) -> Self {
         let docs: Vec<(usize, &serde_json::Value)> =
             bundle.of_kind(Kind::CertificateRequestPolicy).collect();
         let settings = &bundle.certificate_requests;
@@ -33,23 +33,19 @@ impl Policies {
             },
             require_use_permission: settings.require_use_permission,
         };
-        match palisade_certificates::Policies::compile(&docs, settings) {
-            Ok(p) => Self { inner: Some(p) },
-            Err(errors) => {
-                for (doc, e) in errors {
+        let inner =
+            palisade_certificates::Policies::compile_reporting(&docs, settings, |doc, e| {
+                problems.push_with(|| {
                     let source = docs
                         .iter()
                         .find(|(i, _)| *i == doc)
                         .and_then(|(_, v)| crate::bundle::value_at(v, &e.path))
                         .and_then(serde_json::Value::as_str)
                         .unwrap_or_default();
-                    problems.push(
-                        Diagnostic::in_document(doc, &e.path, e.message).in_expression(source),
-                    );
-                }
-                Self { inner: None }
-            }
-        }
+                    Diagnostic::in_document(doc, &e.path, e.message).in_expression(source)
+                });
+            });
+        Self { inner }
     }
 
     /// Decide a CertificateRequest CREATE; every other request gets no verdict from here. With `trace` (explain), the

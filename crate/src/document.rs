@@ -3,26 +3,21 @@
 use palisade_cel_kubernetes::field::{self, Path};
 use serde_json::{Map, Value};
 
-use crate::bundle::{Diagnostic, type_name};
+use crate::bundle::{Diagnostic, Problems, type_name};
 
 /// A view of one object inside a bundle document, that knows its path and where to report problems.
 pub struct Fields<'a, 'p> {
     pub doc: usize,
     pub path: String,
     pub map: &'a Map<String, Value>,
-    pub problems: &'p mut Vec<Diagnostic>,
+    pub problems: &'p mut Problems,
 }
 
 static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
 
 impl<'a, 'p> Fields<'a, 'p> {
     /// Read `value` (at `path` in document `doc`) as an object; a non-object is reported and read as empty.
-    pub fn new(
-        doc: usize,
-        path: String,
-        value: &'a Value,
-        problems: &'p mut Vec<Diagnostic>,
-    ) -> Self {
+    pub fn new(doc: usize, path: String, value: &'a Value, problems: &'p mut Problems) -> Self {
         let map = match value {
             Value::Object(map) => map,
             other => {

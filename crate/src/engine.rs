@@ -3,7 +3,7 @@
 use palisade_cel_kubernetes::cluster::Cluster;
 use serde_json::Value;
 
-use crate::bundle::{self, ConfigError, Diagnostic, Kind, Severity};
+use crate::bundle::{self, ConfigError, Diagnostic, Kind, Problems, Severity};
 use crate::explain::Trace;
 use crate::review::{AdmissionRequest, AdmissionResponse};
 
@@ -20,7 +20,7 @@ pub struct Engine {
 impl Engine {
     /// Parse and compile a whole bundle (docs/architecture.md, "The bundle"). Every problem is returned at once.
     pub fn new(bundle: &Value) -> Result<Self, ConfigError> {
-        let mut problems = Vec::new();
+        let mut problems = Problems::new();
         let read = bundle::read(bundle, &mut problems);
         let mut diagnostics = Vec::new();
         let vap = crate::vap::Policies::compile(&read, &mut problems, &mut diagnostics);
@@ -42,7 +42,7 @@ impl Engine {
                 diagnostics,
             })
         } else {
-            Err(ConfigError::new(problems))
+            Err(ConfigError::from(problems))
         }
     }
 

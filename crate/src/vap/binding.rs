@@ -3,7 +3,7 @@
 use palisade_matching::{LabelSelector, MatchResources};
 use serde_json::Value;
 
-use crate::bundle::Diagnostic;
+use crate::bundle::Problems;
 use crate::document::{Fields, metadata_name};
 use palisade_cel_kubernetes::field::{BadValue, Error, Path};
 
@@ -61,7 +61,7 @@ pub struct Binding {
 
 impl Binding {
     /// Read `policies[doc]`; `None` when it has problems (all reported).
-    pub fn compile(doc: usize, value: &Value, problems: &mut Vec<Diagnostic>) -> Option<Binding> {
+    pub fn compile(doc: usize, value: &Value, problems: &mut Problems) -> Option<Binding> {
         let before = problems.len();
         let mut root = Fields::new(doc, String::new(), value, problems);
         let name = metadata_name(&mut root);
@@ -156,7 +156,7 @@ fn read_validation_actions(spec: &mut Fields<'_, '_>) -> Vec<Action> {
 }
 
 /// `spec.paramRef`: a name or a selector (not both), an optional namespace, a parameterNotFoundAction.
-fn read_param_ref(doc: usize, value: &Value, problems: &mut Vec<Diagnostic>) -> Option<ParamRef> {
+fn read_param_ref(doc: usize, value: &Value, problems: &mut Problems) -> Option<ParamRef> {
     let mut pr = Fields::new(doc, "spec.paramRef".to_owned(), value, problems);
     pr.deny_unknown(&["name", "namespace", "selector", "parameterNotFoundAction"]);
     let name = pr.string("name").filter(|n| !n.is_empty());

@@ -17,7 +17,7 @@ use palisade_cel_kubernetes::cluster::Cluster;
 use palisade_matching::Index;
 use serde_json::Value;
 
-use crate::bundle::{Bundle, Diagnostic, Kind};
+use crate::bundle::{Bundle, Diagnostic, Kind, Problems};
 use crate::explain::{Skip, Trace};
 use crate::review::AdmissionRequest;
 use crate::scope::{RequestScope, attributes};
@@ -58,7 +58,7 @@ impl Policies {
     /// Compile every ValidatingAdmissionPolicy and binding of the bundle; problems and diagnostics are appended.
     pub fn compile(
         bundle: &Bundle<'_>,
-        problems: &mut Vec<Diagnostic>,
+        problems: &mut Problems,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Self {
         let mut policies: Vec<Policy> = Vec::new();

@@ -8,7 +8,7 @@ use palisade_matching::MatchResources;
 use serde_json::Value;
 
 use super::binding::Binding;
-use crate::bundle::Diagnostic;
+use crate::bundle::{Diagnostic, Problems};
 use crate::document::{Fields, metadata_name};
 
 /// `spec.failurePolicy` (default Fail).
@@ -84,16 +84,11 @@ pub(crate) fn compile(
     match env.compile(source, expect) {
         Ok(program) => Some(program),
         Err(e) => {
-            // Past the problems a rejected bundle lists only their count is kept (`ConfigError::new`), so their text,
-            // up to a hundred syntax errors with the expression's line under each, is not kept either: a bundle of a
-            // great many bad expressions stays within the module's memory.
-            let problem = if f.problems.len() < crate::bundle::MAX_LISTED_PROBLEMS {
-                Diagnostic::in_document(f.doc, path, format!("compilation error: {e}"))
+            let doc = f.doc;
+            f.problems.push_with(|| {
+                Diagnostic::in_document(doc, path, format!("compilation error: {e}"))
                     .in_expression(source)
-            } else {
-                Diagnostic::in_document(f.doc, path, "compilation error")
-            };
-            f.problems.push(problem);
+            });
             None
         }
     }
@@ -107,7 +102,7 @@ impl Policy {
     /// auditAnnotations. The expressions are compiled as `compilePolicy` does: `params` is declared only when the
     /// policy has a `paramKind`; variables, matchConditions, validations and auditAnnotations see `authorizer`,
     /// messageExpressions do not.
-    pub fn compile(doc: usize, value: &Value, problems: &mut Vec<Diagnostic>) -> Option<Policy> {
+    pub fn compile(doc: usize, value: &Value, problems: &mut Problems) -> Option<Policy> {
         let before = problems.len();
         let mut root = Fields::new(doc, String::new(), value, problems);
         let name = metadata_name(&mut root);
@@ -537,7 +532,7 @@ mod tests {
             {"expression": "true", "messageExpression": "'team ' + variables.team"},
         ],
         "variables": [{"name": "team", "expression": "object.metadata.labels.map(k, k).join(',')"}]}});
-        let mut problems = Vec::new();
+        let mut problems = Problems::new();
         let Some(policy) = Policy::compile(0, &doc, &mut problems) else {
             panic!("{problems:?}");
         };
@@ -569,10 +564,14 @@ mod tests {
     /// `(path, message)` of every problem of compiling a policy with `spec`.
     fn problems(spec: Value) -> Vec<(String, String)> {
         let doc = json!({"metadata": {"name": "p"}, "spec": spec});
-        let mut problems = Vec::new();
+        let mut problems = Problems::new();
         let policy = Policy::compile(0, &doc, &mut problems);
         assert_eq!(policy.is_some(), problems.is_empty());
-        problems.into_iter().map(|d| (d.path, d.message)).collect()
+        problems
+            .listed()
+            .iter()
+            .map(|d| (d.path.clone(), d.message.clone()))
+            .collect()
     }
 
     fn constraints() -> Value {

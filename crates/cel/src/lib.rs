@@ -192,3 +192,8 @@ impl Env {
 pub fn prepare_admission() {
     decls::prepare_admission();
 }
+
+/// The same for [`Env::certificate_request`]'s declarations (approver-policy's environment).
+pub fn prepare_certificate_request() {
+    decls::certificate_request();
+}

@@ -126,6 +126,17 @@ impl Policies {
         settings: Settings,
     ) -> Result<Self, Vec<(usize, FieldError)>> {
         let mut all: Vec<(usize, FieldError)> = Vec::new();
+        Self::compile_reporting(docs, settings, |doc, e| all.push((doc, e))).ok_or(all)
+    }
+
+    /// [`Policies::compile`], handing each problem to `report` as it is found, not keeping any: a caller that lists
+    /// only so many (Palisade's bundle) keeps only those. `None` when there was one.
+    pub fn compile_reporting(
+        docs: &[(usize, &Value)],
+        settings: Settings,
+        mut report: impl FnMut(usize, FieldError),
+    ) -> Option<Self> {
+        let mut failed = false;
         let mut policies: Vec<Compiled> = Vec::new();
         // names seen (a list: the map type it would take is not linked for this alone)
         let mut names: Vec<String> = Vec::new();
@@ -157,13 +168,14 @@ impl Policies {
                             Ok(s) => Some(s),
                             Err(es) => {
                                 for e in es {
-                                    all.push((
+                                    failed = true;
+                                    report(
                                         *idx,
                                         FieldError {
                                             path: e.path.clone(),
                                             message: e.to_string(),
                                         },
-                                    ));
+                                    );
                                 }
                                 None
                             }
@@ -181,15 +193,16 @@ impl Policies {
             let mut keep = keep.into_iter().peekable();
             for (i, e) in errs.into_iter().enumerate() {
                 if keep.next_if_eq(&i).is_some() {
-                    all.push((*idx, e.into()));
+                    failed = true;
+                    report(*idx, e.into());
                 }
             }
         }
-        if !all.is_empty() {
-            return Err(all);
+        if failed {
+            return None;
         }
         palisade_json::sort::sort_by(&mut policies, |a, b| a.policy.name.cmp(&b.policy.name));
-        Ok(Policies { policies, settings })
+        Some(Policies { policies, settings })
     }
 
     /// No CertificateRequestPolicy in the bundle.
