@@ -163,16 +163,24 @@ impl Problems {
 
     /// Report a problem.
     pub fn push(&mut self, problem: Diagnostic) {
-        self.push_with(|| problem);
+        if self.is_full() {
+            self.unlisted += 1;
+        } else {
+            self.listed.push(problem);
+        }
     }
 
     /// Report a problem whose text is built only if it is listed.
     pub fn push_with(&mut self, problem: impl FnOnce() -> Diagnostic) {
-        if self.listed.len() < MAX_LISTED_PROBLEMS {
-            self.listed.push(problem());
-        } else {
+        if self.is_full() {
             self.unlisted += 1;
+        } else {
+            self.push(problem());
         }
+    }
+
+    fn is_full(&self) -> bool {
+        self.listed.len() >= MAX_LISTED_PROBLEMS
     }
 
     /// The problems that will be listed: the first [`MAX_LISTED_PROBLEMS`] reported.

@@ -11,7 +11,7 @@ mod evaluate;
 mod params;
 mod policy;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use palisade_cel_kubernetes::cluster::Cluster;
 use palisade_matching::Index;
@@ -73,48 +73,53 @@ impl Policies {
         {
             return Self::default();
         }
-        // Names of policies that failed to compile: their bindings are not reported again as dangling.
-        let mut broken: Vec<&str> = Vec::new();
+        // Looked up by name (maps, not lists: a bundle may hold tens of thousands of documents). `policy_at`: where in
+        // `policies` the policy of a name is, or `NOT_COMPILED` for a policy that failed to compile, whose bindings
+        // are then not reported again as dangling. (`NameMap` is the map type the CEL parser already links, with only
+        // the methods it uses: `palisade.wasm` has no room for another.)
+        const NOT_COMPILED: usize = usize::MAX;
+        let mut policy_at = NameMap::new();
         for (doc, value) in bundle.of_kind(Kind::ValidatingAdmissionPolicy) {
-            let compiled = Policy::compile(doc, value, problems);
-            if compiled.is_none()
-                && let Some(name) = value
+            let Some(policy) = Policy::compile(doc, value, problems) else {
+                if let Some(name) = value
                     .pointer("/metadata/name")
                     .and_then(serde_json::Value::as_str)
-            {
-                broken.push(name);
-            }
-            if let Some(policy) = compiled {
-                if let Some(first) = policies.iter().find(|p| p.name == policy.name) {
-                    problems.push(Diagnostic::in_document(
-                        doc,
-                        "metadata.name",
-                        format!(
-                            "{}: policies[{}] is a ValidatingAdmissionPolicy of the same name",
-                            duplicate_name(&policy.name),
-                            first.doc
-                        ),
-                    ));
-                } else {
+                {
+                    let name = name.to_owned();
+                    #[expect(
+                        clippy::map_entry,
+                        reason = "the entry API would link more code (NameMap)"
+                    )]
+                    if !policy_at.contains_key(&name) {
+                        policy_at.insert(name, NOT_COMPILED);
+                    }
+                }
+                continue;
+            };
+            match policy_at.get(&policy.name).and_then(|&i| policies.get(i)) {
+                Some(first) => problems.push(Diagnostic::in_document(
+                    doc,
+                    "metadata.name",
+                    format!(
+                        "{}: policies[{}] is a ValidatingAdmissionPolicy of the same name",
+                        duplicate_name(&policy.name),
+                        first.doc
+                    ),
+                )),
+                None => {
+                    policy_at.insert(policy.name.clone(), policies.len());
                     policies.push(policy);
                 }
             }
         }
-        // (name, document) of each binding read (a list: the map type it would take is not linked for this alone)
-        let mut binding_names: Vec<(String, usize)> = Vec::new();
+        // the document last read under each binding's name
+        let mut binding_docs = NameMap::new();
         for (doc, value) in bundle.of_kind(Kind::ValidatingAdmissionPolicyBinding) {
             let Some(binding) = Binding::compile(doc, value, problems) else {
                 continue;
             };
-            // the document last read under this name, replaced by this one (as a map insert does)
-            let first = match binding_names.iter_mut().find(|(n, _)| *n == binding.name) {
-                Some((_, last)) => Some(std::mem::replace(last, doc)),
-                None => {
-                    binding_names.push((binding.name.clone(), doc));
-                    None
-                }
-            };
-            if let Some(first) = first {
+            // replaced by this one, as kube-apiserver's map of bindings does
+            if let Some(first) = binding_docs.insert(binding.name.clone(), doc) {
                 problems.push(Diagnostic::in_document(
                     doc,
                     "metadata.name",
@@ -125,7 +130,8 @@ impl Policies {
                 ));
                 continue;
             }
-            match policies.iter_mut().find(|p| p.name == binding.policy_name) {
+            let at = policy_at.get(&binding.policy_name).copied();
+            match at.and_then(|i| policies.get_mut(i)) {
                 Some(policy) => {
                     if binding.param_ref.is_some() && policy.param_kind.is_none() {
                         diagnostics.push(
@@ -143,7 +149,7 @@ impl Policies {
                     }
                     policy.bindings.push(binding);
                 }
-                None if broken.contains(&binding.policy_name.as_str()) => {}
+                None if at.is_some() => {}
                 None => problems.push(
                     Diagnostic::in_document(
                         doc,
@@ -502,6 +508,9 @@ fn truncate(mut s: String, max: usize) -> String {
 }
 
 /// `field.Duplicate(metadata.name, name)`'s message: the name Go-quoted.
+/// Names of a bundle's documents, each to a number.
+type NameMap = HashMap<String, usize>;
+
 fn duplicate_name(name: &str) -> String {
     palisade_cel_kubernetes::field::Error::duplicate(
         &palisade_cel_kubernetes::field::Path::root(),

@@ -63,19 +63,11 @@ pub(crate) fn compile(
             "max recursion depth exceeded",
         )));
     }
-    let macros = if flavor == Flavor::CertificateRequest {
-        cel_go_default_macros()
-    } else {
-        kubernetes_macros(flavor)
-    };
-    let mut options = cel_core::parser::ParseOptions::with_macros(macros);
-    if flavor == Flavor::Admission {
-        // cel-go before v0.28 reads `` a.`b-c` `` only with `EnableIdentEscapeSyntax`, which kube-apiserver does not
-        // turn on (Kubernetes 1.36: cel-go v0.27); from v0.28 its parser reads them by default, as approver-policy
-        // v0.27's (cel-go v0.30) does
-        options = options.refusing_escaped_identifiers();
-    }
-    let parsed = cel_core::parser::parse_with_options(source, options);
+    // cel-go before v0.28 reads `` a.`b-c` `` only with `EnableIdentEscapeSyntax`, which kube-apiserver does not turn
+    // on (Kubernetes 1.36: cel-go v0.27); from v0.28 its parser reads them by default, as approver-policy v0.27's
+    // (cel-go v0.30) does
+    let parsed =
+        cel_core::parser::parse_with_registry(source, macros(flavor), flavor == Flavor::Admission);
     let mut parsed = parsed;
     // A tree deeper than the checker takes is taken apart here, node by node: dropping it the
     // ordinary way recurses once per level and would overflow the (1 MiB) wasm stack.
@@ -1646,6 +1638,26 @@ fn unrangeable(
         stack.extend(children(e));
     }
     out
+}
+
+/// The macros of a flavor's environment, built once: a bundle's expressions all share them.
+pub(crate) fn macros(flavor: Flavor) -> &'static cel_core::parser::MacroRegistry {
+    use std::sync::OnceLock;
+    static ADMISSION: OnceLock<cel_core::parser::MacroRegistry> = OnceLock::new();
+    static CERTIFICATE_REQUEST: OnceLock<cel_core::parser::MacroRegistry> = OnceLock::new();
+    static CUSTOM: OnceLock<cel_core::parser::MacroRegistry> = OnceLock::new();
+    let cell = match flavor {
+        Flavor::Admission => &ADMISSION,
+        Flavor::CertificateRequest => &CERTIFICATE_REQUEST,
+        Flavor::Custom => &CUSTOM,
+    };
+    cell.get_or_init(|| {
+        if flavor == Flavor::CertificateRequest {
+            cel_go_default_macros()
+        } else {
+            kubernetes_macros(flavor)
+        }
+    })
 }
 
 /// The macros of kube-apiserver's environment (`environment/base.go`): cel-go's standard macros

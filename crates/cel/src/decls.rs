@@ -153,7 +153,7 @@ fn with_kubernetes_additions(standard: Env, extensions: &[&str], except: &[&str]
 /// The admission library (everything but the variables), built once.
 fn admission_library() -> &'static Env {
     static LIBRARY: std::sync::OnceLock<Env> = std::sync::OnceLock::new();
-    LIBRARY.get_or_init(|| {
+    built_once(&LIBRARY, || {
         let mut env = kubernetes_library()
             .with_extension(signature::declare(AUTHZ))
             .with_extension(kube_decls())
@@ -163,6 +163,12 @@ fn admission_library() -> &'static Env {
         }
         env
     })
+}
+
+/// `cell`'s environment, built by `build` the first time (one function for every such environment, for the module's
+/// size).
+fn built_once(cell: &'static std::sync::OnceLock<Env>, build: fn() -> Env) -> &'static Env {
+    cell.get_or_init(build)
 }
 
 /// Build the admission library now if it is not built yet ([`crate::prepare_admission`]).
@@ -203,7 +209,7 @@ pub(crate) fn admission(vars: crate::AdmissionVars) -> Env {
 /// 20,000 policies of three rules did not compile within the harness's 10 s.
 pub(crate) fn certificate_request() -> Env {
     static ENV: std::sync::OnceLock<Env> = std::sync::OnceLock::new();
-    ENV.get_or_init(|| {
+    built_once(&ENV, || {
         let mut env = crate::core_decls::standard(&["add_map_map"])
             .with_extension(crate::core_decls::extensions(&["strings"], &[]))
             .with_extension(palisade_cel_eval::approver::decls())

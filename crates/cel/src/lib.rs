@@ -191,9 +191,11 @@ impl Env {
 /// bundle's own data) together in memory, after them: in a baked module, fewer pages of its image read per request.
 pub fn prepare_admission() {
     decls::prepare_admission();
+    compile::macros(Flavor::Admission);
 }
 
-/// The same for [`Env::certificate_request`]'s declarations (approver-policy's environment).
+/// The same for [`Env::certificate_request`]'s declarations and macros (approver-policy's environment).
 pub fn prepare_certificate_request() {
     decls::certificate_request();
+    compile::macros(Flavor::CertificateRequest);
 }

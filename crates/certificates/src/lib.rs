@@ -138,8 +138,9 @@ impl Policies {
     ) -> Option<Self> {
         let mut failed = false;
         let mut policies: Vec<Compiled> = Vec::new();
-        // names seen (a list: the map type it would take is not linked for this alone)
-        let mut names: Vec<String> = Vec::new();
+        // names seen, with the document each was first seen in (a map, as a bundle may hold tens of thousands of
+        // policies; the map type the CEL parser already links, with only the methods it uses, for palisade.wasm's size)
+        let mut names: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         for (idx, doc) in docs {
             let mut errs: Vec<FieldErr> = Vec::new();
             let parsed = policy::read(doc, &mut errs);
@@ -147,9 +148,9 @@ impl Policies {
                 if errs.is_empty() {
                     policy::validate(&mut p, &mut errs);
                 }
-                let taken = names.contains(&p.name);
+                let taken = names.contains_key(&p.name);
                 if !taken {
-                    names.push(p.name.clone());
+                    names.insert(p.name.clone(), *idx);
                 }
                 if !p.name.is_empty() && taken {
                     errs.push(FieldErr::invalid(

@@ -138,6 +138,17 @@ pub fn parse(input: &str) -> ParseResult {
 /// Use `ParseOptions::without_macros()` to disable macro expansion,
 /// or `ParseOptions::with_macros(registry)` for custom macros.
 pub fn parse_with_options(input: &str, options: ParseOptions) -> ParseResult {
+    let macros = options.macros.unwrap_or_else(MacroRegistry::standard);
+    parse_with_registry(input, &macros, options.refuse_escaped_identifiers)
+}
+
+/// Parse a CEL expression with a macro registry the caller keeps (Palisade: building a registry for every expression
+/// was a tenth of compiling one), and `refuse_escaped_identifiers` as [`ParseOptions`] has it.
+pub fn parse_with_registry(
+    input: &str,
+    macros: &MacroRegistry,
+    refuse_escaped_identifiers: bool,
+) -> ParseResult {
     // First, lex the input: text no token matches is reported and skipped, as cel-go's lexer does
     let (tokens, lexed) = lexer::lex_recovering(input);
     let lexed = lexed
@@ -149,14 +160,11 @@ pub fn parse_with_options(input: &str, options: ParseOptions) -> ParseResult {
         })
         .collect();
 
-    // Get macro registry
-    let macros = options.macros.unwrap_or_else(MacroRegistry::standard);
-
     // Parse the tokens (with inline macro expansion)
     let (ast, parse_errors, macro_calls) = parse::parse_tokens_with_macros(
         &tokens,
         macros,
-        options.refuse_escaped_identifiers,
+        refuse_escaped_identifiers,
         lexed,
         input.len(),
     );

@@ -43,8 +43,8 @@ pub struct Parser<'a> {
     macro_calls: MacroCalls,
     /// Accumulated non-fatal errors: macro expansions, and fields written in backticks when they are refused.
     macro_errors: Vec<ParseError>,
-    /// Registry of macros for expansion.
-    macros: MacroRegistry,
+    /// Registry of macros for expansion (borrowed: a caller builds it once for every expression it parses).
+    macros: &'a MacroRegistry,
     /// Whether a field written in backticks is an error ([`super::ParseOptions::refuse_escaped_identifiers`]).
     refuse_escaped: bool,
     /// Where the input ends (past any blank or comment after the last token): ANTLR's `<EOF>` token is there.
@@ -53,7 +53,7 @@ pub struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     /// Create a new parser with a custom macro registry.
-    pub fn with_macros(tokens: &'a [SpannedToken], macros: MacroRegistry) -> Self {
+    pub fn with_macros(tokens: &'a [SpannedToken], macros: &'a MacroRegistry) -> Self {
         Self {
             tokens,
             pos: 0,
@@ -1042,7 +1042,7 @@ fn starts_primary(token: &Token) -> bool {
 /// and produce `Expr::Error` nodes in the AST to prevent misleading checker errors.
 #[allow(dead_code)]
 pub fn parse_tokens(tokens: &[SpannedToken]) -> (Option<SpannedExpr>, Vec<ParseError>, MacroCalls) {
-    parse_tokens_with_macros(tokens, MacroRegistry::standard(), false, Vec::new(), 0)
+    parse_tokens_with_macros(tokens, &MacroRegistry::standard(), false, Vec::new(), 0)
 }
 
 /// Parse tokens into an AST with inline macro expansion using a custom macro registry.
@@ -1054,7 +1054,7 @@ pub fn parse_tokens(tokens: &[SpannedToken]) -> (Option<SpannedExpr>, Vec<ParseE
 /// parser's ([`super::lexer::lex_recovering`]); `input_len`, the length of the input, places `<EOF>`.
 pub fn parse_tokens_with_macros(
     tokens: &[SpannedToken],
-    macros: MacroRegistry,
+    macros: &MacroRegistry,
     refuse_escaped: bool,
     lexed: Vec<ParseError>,
     input_len: usize,
@@ -1586,7 +1586,7 @@ mod tests {
     #[test]
     fn parse_with_no_macros() {
         let tokens = lex("[1,2].all(x, x > 0)").unwrap();
-        let (ast, errors, _) = parse_tokens_with_macros(&tokens, MacroRegistry::new(), false, Vec::new(), 0);
+        let (ast, errors, _) = parse_tokens_with_macros(&tokens, &MacroRegistry::new(), false, Vec::new(), 0);
         assert!(errors.is_empty());
         let ast = ast.unwrap();
         // Without macros, all() should be a regular call
@@ -1630,14 +1630,14 @@ mod tests {
 
         // has() should expand
         let tokens = lex("has(m.x)").unwrap();
-        let (ast, errors, _) = parse_tokens_with_macros(&tokens, registry.clone(), false, Vec::new(), 0);
+        let (ast, errors, _) = parse_tokens_with_macros(&tokens, &registry, false, Vec::new(), 0);
         assert!(errors.is_empty());
         let ast = ast.unwrap();
         assert!(matches!(ast.node, Expr::MemberTestOnly { .. }));
 
         // all() should NOT expand (not in our custom registry)
         let tokens = lex("[1,2].all(x, x > 0)").unwrap();
-        let (ast, errors, _) = parse_tokens_with_macros(&tokens, registry, false, Vec::new(), 0);
+        let (ast, errors, _) = parse_tokens_with_macros(&tokens, &registry, false, Vec::new(), 0);
         assert!(errors.is_empty());
         let ast = ast.unwrap();
         assert!(matches!(ast.node, Expr::Call { .. }));
