@@ -150,10 +150,15 @@ pub const MAX_LISTED_PROBLEMS: usize = 1000;
 /// [`MAX_LISTED_PROBLEMS`] are kept, the rest only counted. Every module reports through this, so that no kind of
 /// document can make a refused bundle's answer grow past the limit: one bad CEL expression is up to a hundred syntax
 /// errors, each with the expression's line under it.
+///
+/// Every compiled CEL expression is also counted here, against [`palisade_cel::MAX_BUNDLE_SOURCE_BYTES`]
+/// ([`Problems::spend_cel`]): the bundle's compilers all report here, so it is where the whole bundle's CEL is seen.
 #[derive(Debug, Default)]
 pub struct Problems {
     listed: Vec<Diagnostic>,
     unlisted: usize,
+    /// Bytes of CEL source compiled so far.
+    cel_bytes: usize,
 }
 
 impl Problems {
@@ -177,6 +182,29 @@ impl Problems {
         } else {
             self.push(problem());
         }
+    }
+
+    /// Count CEL source of `source_len` bytes at `path` in `policies[document]` against the bundle's limit: false when
+    /// the bundle's CEL is past it, and the expression is then not to be compiled. The expression that goes past the
+    /// limit is reported; the ones after it are not (the bundle is refused already).
+    pub fn spend_cel(&mut self, document: usize, path: &str, source_len: usize) -> bool {
+        let was_past = self.cel_bytes > palisade_cel::MAX_BUNDLE_SOURCE_BYTES;
+        self.cel_bytes = self.cel_bytes.saturating_add(source_len);
+        if self.cel_bytes <= palisade_cel::MAX_BUNDLE_SOURCE_BYTES {
+            return true;
+        }
+        if !was_past {
+            self.push(
+                Diagnostic::in_document(document, path, palisade_cel::PAST_BUNDLE_SOURCE_LIMIT)
+                    .with_help(palisade_cel::PAST_BUNDLE_SOURCE_LIMIT_HELP),
+            );
+        }
+        false
+    }
+
+    /// How many bytes of CEL the bundle may still compile.
+    pub fn cel_left(&self) -> usize {
+        palisade_cel::MAX_BUNDLE_SOURCE_BYTES.saturating_sub(self.cel_bytes)
     }
 
     fn is_full(&self) -> bool {
@@ -207,18 +235,12 @@ pub struct ConfigError {
 }
 
 impl ConfigError {
-    /// The error for these problems, keeping the first [`MAX_LISTED_PROBLEMS`].
-    pub fn new(problems: Vec<Diagnostic>) -> Self {
-        let mut collected = Problems::new();
-        for problem in problems {
-            collected.push(problem);
-        }
-        Self::from(collected)
-    }
-
     /// One problem, at the root of the bundle.
     pub fn at_root(message: impl Into<String>) -> Self {
-        Self::new(vec![Diagnostic::at("", message)])
+        Self {
+            problems: vec![Diagnostic::at("", message)],
+            unlisted: 0,
+        }
     }
 }
 

@@ -33,8 +33,12 @@ impl Policies {
             },
             require_use_permission: settings.require_use_permission,
         };
-        let inner =
-            palisade_certificates::Policies::compile_reporting(&docs, settings, |doc, e| {
+        let cel_budget = problems.cel_left();
+        let inner = palisade_certificates::Policies::compile_reporting(
+            &docs,
+            settings,
+            cel_budget,
+            |doc, e| {
                 problems.push_with(|| {
                     let source = docs
                         .iter()
@@ -44,7 +48,8 @@ impl Policies {
                         .unwrap_or_default();
                     Diagnostic::in_document(doc, &e.path, e.message).in_expression(source)
                 });
-            });
+            },
+        );
         Self { inner }
     }
 

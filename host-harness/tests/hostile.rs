@@ -484,6 +484,60 @@ fn certificate_request_policies_of_junk_rules_are_refused_within_bounds() {
     assert_eq!(s.configure(EMPTY_BUNDLE).unwrap(), None);
 }
 
+/// Wide CEL expressions: a list literal of 49,000 elements (98 KB, within kube-apiserver's 100,000 characters) keeps
+/// about 7 MB of the module's memory once compiled, so 80 of them in a bundle of 7.9 MB needed more than the host's
+/// 512 MiB, and `configure` trapped. A bundle's CEL is at most `palisade_cel::MAX_BUNDLE_SOURCE_BYTES` (2 MiB) in all:
+/// the expression that goes past it is reported, and nothing after it is compiled, in a ValidatingAdmissionPolicy
+/// as in a CertificateRequestPolicy.
+#[test]
+fn a_bundle_of_more_cel_than_the_limit_is_refused_within_bounds() {
+    let list = format!("[{}1]", "1,".repeat(48_999));
+    let vap = |i: usize| {
+        format!(
+            r#"{{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{{"name":"p{i}"}},
+              "spec":{{"matchConstraints":{{"resourceRules":[{{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["pods"]}}]}},
+                      "validations":[{{"expression":"{list} == []"}}]}}}}"#
+        )
+    };
+    let crp = |i: usize| {
+        format!(
+            r#"{{"apiVersion":"policy.cert-manager.io/v1alpha1","kind":"CertificateRequestPolicy","metadata":{{"name":"c{i}"}},
+              "spec":{{"allowed":{{"commonName":{{"validations":[{{"rule":"self in {list}.map(x, string(x))"}}]}}}},"selector":{{"issuerRef":{{}}}}}}}}"#
+        )
+    };
+    for (what, documents, at) in [
+        (
+            "ValidatingAdmissionPolicies",
+            (0..80).map(vap).collect::<Vec<_>>(),
+            "policies[21].spec.validations[0].expression",
+        ),
+        (
+            "CertificateRequestPolicies",
+            (0..80).map(crp).collect::<Vec<_>>(),
+            "policies[21].spec.allowed",
+        ),
+    ] {
+        let bundle = format!(r#"{{"policies":[{}]}}"#, documents.join(","));
+        let mut s = palisade().instantiate().unwrap();
+        let before = s.memory_bytes();
+        let message = s
+            .configure(bundle.as_bytes())
+            .unwrap_or_else(|e| panic!("{what}: configure must answer: {e}"))
+            .unwrap_or_else(|| panic!("{what}: the bundle must be refused"));
+        assert!(
+            message.contains(at) && message.contains("more than 2097152 bytes"),
+            "{what}: {message:.500}"
+        );
+        let grown = s.memory_bytes() - before;
+        assert!(
+            grown < 256 << 20,
+            "{what}: memory grew by {grown} bytes for a bundle of {}",
+            bundle.len()
+        );
+        assert_eq!(s.configure(EMPTY_BUNDLE).unwrap(), None);
+    }
+}
+
 /// A bundle larger than `MAX_BUNDLE_BYTES` is refused before it is read.
 #[test]
 fn an_over_large_bundle_is_refused_with_the_limit() {

@@ -81,6 +81,9 @@ pub(crate) fn compile(
     source: &str,
     expect: Expect,
 ) -> Option<Program> {
+    if !f.problems.spend_cel(f.doc, path, source.len()) {
+        return None;
+    }
     match env.compile(source, expect) {
         Ok(program) => Some(program),
         Err(e) => {
@@ -220,6 +223,10 @@ fn read_variables(spec: &mut Fields<'_, '_>, env: &Env) -> Option<Variables> {
             var.required("expression", "expression is not specified");
         }
         sources.push((name, expression));
+    }
+    let len = sources.iter().map(|(_, expression)| expression.len()).sum();
+    if !spec.problems.spend_cel(spec.doc, "spec.variables", len) {
+        return None;
     }
     match Variables::compile(env, &sources) {
         Ok(v) => Some(v),

@@ -185,6 +185,27 @@ impl Env {
     }
 }
 
+/// The most CEL source, in bytes, that one bundle may compile in all: 2 MiB, twenty of kube-apiserver's largest
+/// expressions (100,000 characters each) and hundreds of times the CEL of any policy library we know. Palisade's own
+/// limit, not kube-apiserver's: a compiled expression keeps up to about 70 bytes of memory for each byte of its source
+/// (a list literal of 49,000 elements: 7 MB), so that without it a bundle within the 8 MiB it may be would need more
+/// memory than a host gives a module (the harness: 512 MiB), and compiling it would trap.
+pub const MAX_BUNDLE_SOURCE_BYTES: usize = 2 << 20;
+
+/// The problem of the expression with which a bundle's CEL goes past [`MAX_BUNDLE_SOURCE_BYTES`] (the number is
+/// that constant's, as a test checks).
+pub const PAST_BUNDLE_SOURCE_LIMIT: &str = "with this expression the bundle's CEL comes to more than 2097152 bytes, \
+                                            the most Palisade compiles in one bundle";
+/// How to fix [`PAST_BUNDLE_SOURCE_LIMIT`].
+pub const PAST_BUNDLE_SOURCE_LIMIT_HELP: &str =
+    "split the policies into several bundles, or move long constant lists into params";
+
+#[cfg(test)]
+#[test]
+fn the_limit_is_worded_with_its_number() {
+    assert!(PAST_BUNDLE_SOURCE_LIMIT.contains(&format!(" {MAX_BUNDLE_SOURCE_BYTES} bytes")));
+}
+
 /// Build the declarations every admission environment shares (the CEL standard library and Kubernetes' libraries)
 /// now, if they are not built yet; otherwise the first compile builds them. Evaluation never reads them, so an engine
 /// that calls this before it reads and compiles a bundle keeps what evaluation does read (the compiled programs and the

@@ -63,6 +63,13 @@ impl Validator {
     }
 }
 
+/// The problem of a policy whose rules take a bundle's CEL past its limit ([`Policies::compile_reporting`]).
+///
+/// [`Policies::compile_reporting`]: crate::Policies::compile_reporting
+pub(crate) fn past_bundle_limit() -> String {
+    backend::past_bundle_limit()
+}
+
 #[cfg(feature = "cel")]
 mod backend {
     use super::CrVars;
@@ -71,6 +78,16 @@ mod backend {
     pub(super) type Program = palisade_cel::Program;
 
     pub(super) type CrValue<'r> = Value<'r>;
+
+    pub(super) fn past_bundle_limit() -> String {
+        [
+            palisade_cel::PAST_BUNDLE_SOURCE_LIMIT,
+            " (",
+            palisade_cel::PAST_BUNDLE_SOURCE_LIMIT_HELP,
+            ")",
+        ]
+        .concat()
+    }
 
     pub(super) fn compile(rule: &str) -> Result<Program, String> {
         Env::certificate_request()
@@ -110,6 +127,10 @@ mod backend {
     pub(super) struct Program;
 
     pub(super) type CrValue<'r> = std::marker::PhantomData<&'r ()>;
+
+    pub(super) fn past_bundle_limit() -> String {
+        "the bundle's CEL rules come to too much with this policy's".to_owned()
+    }
 
     pub(super) fn compile(_rule: &str) -> Result<Program, String> {
         Err("CEL validations are not available in this build (palisade-certificates without the `cel` feature)".to_owned())

@@ -126,17 +126,21 @@ impl Policies {
         settings: Settings,
     ) -> Result<Self, Vec<(usize, FieldError)>> {
         let mut all: Vec<(usize, FieldError)> = Vec::new();
-        Self::compile_reporting(docs, settings, |doc, e| all.push((doc, e))).ok_or(all)
+        Self::compile_reporting(docs, settings, usize::MAX, |doc, e| all.push((doc, e))).ok_or(all)
     }
 
     /// [`Policies::compile`], handing each problem to `report` as it is found, not keeping any: a caller that lists
-    /// only so many (Palisade's bundle) keeps only those. `None` when there was one.
+    /// only so many (Palisade's bundle) keeps only those. `None` when there was one. The policies' CEL rules may
+    /// come to at most `cel_budget` bytes (in Palisade's bundle, palisade-cel's `MAX_BUNDLE_SOURCE_BYTES`, less what
+    /// the rest of the bundle spent): the policy whose rules go past it is reported and none after it is compiled.
     pub fn compile_reporting(
         docs: &[(usize, &Value)],
         settings: Settings,
+        mut cel_budget: usize,
         mut report: impl FnMut(usize, FieldError),
     ) -> Option<Self> {
         let mut failed = false;
+        let mut past_budget = false;
         let mut policies: Vec<Compiled> = Vec::new();
         // names seen, with the document each was first seen in (a map, as a bundle may hold tens of thousands of
         // policies; the map type the CEL parser already links, with only the methods it uses, for palisade.wasm's size)
@@ -145,6 +149,22 @@ impl Policies {
             let mut errs: Vec<FieldErr> = Vec::new();
             let parsed = policy::read(doc, &mut errs);
             if let Some(mut p) = parsed {
+                if p.cel_bytes > cel_budget {
+                    // not compiled: past the bundle's CEL limit
+                    failed = true;
+                    if !past_budget {
+                        past_budget = true;
+                        report(
+                            *idx,
+                            FieldError {
+                                path: "spec.allowed".to_owned(),
+                                message: cel::past_bundle_limit(),
+                            },
+                        );
+                    }
+                    continue;
+                }
+                cel_budget -= p.cel_bytes;
                 if errs.is_empty() {
                     policy::validate(&mut p, &mut errs);
                 }

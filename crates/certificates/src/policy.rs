@@ -102,6 +102,8 @@ pub(crate) struct Policy {
     pub(crate) namespace: Option<NamespaceSelector>,
     /// `spec.plugins` names, sorted
     pub(crate) plugins: Vec<String>,
+    /// Bytes of its CEL rules, all together.
+    pub(crate) cel_bytes: usize,
 }
 
 const USAGES: &[&str] = &[
@@ -141,6 +143,8 @@ pub(crate) const NAMED_SUBJECT_OIDS: &[&str] = &[
 /// Structural reading with the API server's wording for wrong types.
 struct Reader<'e> {
     errs: &'e mut Vec<FieldErr>,
+    /// Bytes of the CEL rules read.
+    cel_bytes: usize,
 }
 
 fn json_type(v: &Value) -> &'static str {
@@ -276,6 +280,7 @@ impl Reader<'_> {
                 continue;
             };
             let message = self.field_str(o, "message", &ip);
+            self.cel_bytes = self.cel_bytes.saturating_add(rule.len());
             out.push(Rule {
                 rule,
                 message,
@@ -363,7 +368,7 @@ impl Reader<'_> {
 
 /// Reads one document; structural problems are pushed to `errs`.
 pub(crate) fn read(doc: &Value, errs: &mut Vec<FieldErr>) -> Option<Policy> {
-    let mut r = Reader { errs };
+    let mut r = Reader { errs, cel_bytes: 0 };
     let root = Path::new("");
     let top = r.object(doc, &Path::new("<root>"))?;
     if let Some(api) = top.get("apiVersion").and_then(Value::as_str)
@@ -436,6 +441,7 @@ pub(crate) fn read(doc: &Value, errs: &mut Vec<FieldErr>) -> Option<Policy> {
         issuer_ref,
         namespace,
         plugins,
+        cel_bytes: r.cel_bytes,
     })
 }
 
