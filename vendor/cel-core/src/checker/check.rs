@@ -18,7 +18,7 @@ use super::scope::ScopeStack;
 use crate::eval::proto_registry::ProtoTypeResolver;
 use crate::types::{
     BinaryOp, CelType, CelValue, ComprehensionData, Expr, FunctionDecl, ListElement, MapEntry,
-    ResolvedProtoType, SpannedExpr, StructField, UnaryOp, VariableDecl,
+    ResolvedProtoType, SpannedExpr, StructField, UnaryOp,
 };
 
 /// Reference information for a resolved identifier or function.
@@ -90,7 +90,7 @@ impl CheckResult {
 /// a type environment struct, making it independent and reusable.
 pub struct Checker<'a> {
     /// Scope stack for variable resolution (managed internally).
-    scopes: ScopeStack,
+    scopes: ScopeStack<'a>,
     /// Function declarations indexed by name.
     functions: &'a HashMap<String, FunctionDecl>,
     /// Container namespace for qualified name resolution.
@@ -117,16 +117,12 @@ impl<'a> Checker<'a> {
     /// * `functions` - Function declarations indexed by name
     /// * `container` - Container namespace for qualified name resolution
     pub fn new(
-        variables: &HashMap<String, CelType>,
+        variables: &'a HashMap<String, CelType>,
         functions: &'a HashMap<String, FunctionDecl>,
         container: &'a str,
     ) -> Self {
-        let mut scopes = ScopeStack::new();
-
-        // Add variables to the initial scope
-        for (name, cel_type) in variables {
-            scopes.add_variable(name, cel_type.clone());
-        }
+        // the variables are the root scope, borrowed
+        let scopes = ScopeStack::new(variables);
 
         Self {
             scopes,
@@ -254,7 +250,7 @@ impl<'a> Checker<'a> {
         // Local variables (comprehension, bind) always take priority
         if self.scopes.is_local(name) {
             if let Some(decl) = self.scopes.resolve(name) {
-                let cel_type = decl.cel_type.clone();
+                let cel_type = decl.clone();
                 self.set_reference(expr.id, ReferenceInfo::ident(name));
                 return cel_type;
             }
@@ -266,7 +262,7 @@ impl<'a> Checker<'a> {
             loop {
                 let qualified = format!("{}.{}", container, name);
                 if let Some(decl) = self.scopes.resolve(&qualified) {
-                    let cel_type = decl.cel_type.clone();
+                    let cel_type = decl.clone();
                     self.set_reference(expr.id, ReferenceInfo::ident(&qualified));
                     return cel_type;
                 }
@@ -279,7 +275,7 @@ impl<'a> Checker<'a> {
 
         // Then try as-is
         if let Some(decl) = self.scopes.resolve(name) {
-            let cel_type = decl.cel_type.clone();
+            let cel_type = decl.clone();
             self.set_reference(expr.id, ReferenceInfo::ident(name));
             return cel_type;
         }
@@ -458,7 +454,7 @@ impl<'a> Checker<'a> {
             if let Some(qualified_name) = self.try_qualified_name(obj, field) {
                 // Try variable/type resolution first
                 if let Some(decl) = self.resolve_qualified(&qualified_name) {
-                    let cel_type = decl.cel_type.clone();
+                    let cel_type = decl.clone();
                     self.set_reference(expr.id, ReferenceInfo::ident(&qualified_name));
                     return cel_type;
                 }
@@ -693,7 +689,7 @@ impl<'a> Checker<'a> {
     /// 1. As-is
     /// 2. Prepended with container
     /// 3. Via abbreviations
-    fn resolve_qualified(&self, name: &str) -> Option<&VariableDecl> {
+    fn resolve_qualified(&self, name: &str) -> Option<&CelType> {
         // Try as-is first
         if let Some(decl) = self.scopes.resolve(name) {
             return Some(decl);
@@ -910,7 +906,7 @@ impl<'a> Checker<'a> {
                 && !WELL_KNOWN_MESSAGES.contains(&name.as_str())
         });
         if let Some(name) = unknown {
-            let problem = match self.scopes.resolve(name).map(|d| &d.cel_type) {
+            let problem = match self.scopes.resolve(name) {
                 // cel-go does not check the fields of a type it does not know
                 None => {
                     self.report_error(CheckError::undeclared_reference_in(

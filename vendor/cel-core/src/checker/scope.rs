@@ -52,17 +52,23 @@ impl Scope {
 ///
 /// Variables are resolved from innermost to outermost scope,
 /// allowing inner scopes to shadow outer bindings.
+///
+/// Palisade: the root scope is the environment's variables, borrowed; cel-core copied them into a map of its own for
+/// every expression it checked, a tenth of compiling one in an environment of many variables (Kubernetes').
 #[derive(Debug)]
-pub struct ScopeStack {
-    /// The scope stack (innermost scope is last).
+pub struct ScopeStack<'a> {
+    /// The environment's variables.
+    root: &'a HashMap<String, CelType>,
+    /// The local scopes (comprehensions, bindings), innermost last.
     scopes: Vec<Scope>,
 }
 
-impl ScopeStack {
-    /// Create a new scope stack with a single empty scope.
-    pub fn new() -> Self {
+impl<'a> ScopeStack<'a> {
+    /// Create a scope stack whose root scope is `root`.
+    pub fn new(root: &'a HashMap<String, CelType>) -> Self {
         Self {
-            scopes: vec![Scope::new()],
+            root,
+            scopes: Vec::new(),
         }
     }
 
@@ -73,49 +79,29 @@ impl ScopeStack {
 
     /// Pop the current scope from the stack.
     ///
-    /// Returns the popped scope, or None if this is the last scope.
+    /// Returns the popped scope, or None if only the root scope is left.
     pub fn exit_scope(&mut self) -> Option<Scope> {
-        if self.scopes.len() > 1 {
-            self.scopes.pop()
-        } else {
-            None
+        self.scopes.pop()
+    }
+
+    /// Add a variable to the current scope (a new local one when there is none: the root is not changed).
+    pub fn add_variable(&mut self, name: impl Into<String>, cel_type: CelType) {
+        if self.scopes.is_empty() {
+            self.enter_scope();
+        }
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.add_variable(name, cel_type);
         }
     }
 
-    /// Get the current (innermost) scope.
-    #[allow(dead_code)]
-    pub fn current(&self) -> &Scope {
-        self.scopes
-            .last()
-            .expect("scope stack should never be empty")
-    }
-
-    /// Get the current (innermost) scope mutably.
-    pub fn current_mut(&mut self) -> &mut Scope {
-        self.scopes
-            .last_mut()
-            .expect("scope stack should never be empty")
-    }
-
-    /// Add a variable to the current scope.
-    pub fn add_variable(&mut self, name: impl Into<String>, cel_type: CelType) {
-        self.current_mut().add_variable(name, cel_type);
-    }
-
-    /// Add a variable declaration to the current scope.
-    #[allow(dead_code)]
-    pub fn add_decl(&mut self, decl: VariableDecl) {
-        self.current_mut().add_decl(decl);
-    }
-
-    /// Look up a variable, searching from innermost to outermost scope.
-    pub fn resolve(&self, name: &str) -> Option<&VariableDecl> {
+    /// Look up a variable's type, searching from innermost to outermost scope.
+    pub fn resolve(&self, name: &str) -> Option<&CelType> {
         for scope in self.scopes.iter().rev() {
             if let Some(decl) = scope.get(name) {
-                return Some(decl);
+                return Some(&decl.cel_type);
             }
         }
-        None
+        self.root.get(name)
     }
 
     /// Look up a variable only in local (non-root) scopes.
@@ -124,13 +110,7 @@ impl ScopeStack {
     /// Returns true if the name is a local variable that should shadow
     /// container-prefixed names.
     pub fn is_local(&self, name: &str) -> bool {
-        // Check all scopes except the root (index 0)
-        for scope in self.scopes[1..].iter().rev() {
-            if scope.get(name).is_some() {
-                return true;
-            }
-        }
-        false
+        self.scopes.iter().any(|scope| scope.get(name).is_some())
     }
 
     /// Check if a variable is declared in any scope.
@@ -142,13 +122,7 @@ impl ScopeStack {
     /// Get the depth of the scope stack.
     #[allow(dead_code)]
     pub fn depth(&self) -> usize {
-        self.scopes.len()
-    }
-}
-
-impl Default for ScopeStack {
-    fn default() -> Self {
-        Self::new()
+        self.scopes.len() + 1
     }
 }
 
@@ -166,47 +140,50 @@ mod tests {
         assert_eq!(decl.cel_type, CelType::Int);
     }
 
+    fn root(vars: &[(&str, CelType)]) -> HashMap<String, CelType> {
+        vars.iter().map(|(n, t)| ((*n).to_owned(), t.clone())).collect()
+    }
+
     #[test]
     fn test_scope_stack_resolve() {
-        let mut stack = ScopeStack::new();
-        stack.add_variable("x", CelType::Int);
-
-        let decl = stack.resolve("x").unwrap();
-        assert_eq!(decl.cel_type, CelType::Int);
+        let vars = root(&[("x", CelType::Int)]);
+        let stack = ScopeStack::new(&vars);
+        assert_eq!(stack.resolve("x"), Some(&CelType::Int));
+        assert!(!stack.is_local("x"));
     }
 
     #[test]
     fn test_scope_stack_shadowing() {
-        let mut stack = ScopeStack::new();
-        stack.add_variable("x", CelType::Int);
+        let vars = root(&[("x", CelType::Int)]);
+        let mut stack = ScopeStack::new(&vars);
 
         // Enter inner scope
         stack.enter_scope();
         stack.add_variable("x", CelType::String); // Shadow x
 
         // Inner scope should see String
-        let decl = stack.resolve("x").unwrap();
-        assert_eq!(decl.cel_type, CelType::String);
+        assert_eq!(stack.resolve("x"), Some(&CelType::String));
+        assert!(stack.is_local("x"));
 
         // Exit inner scope
         stack.exit_scope();
 
         // Outer scope should see Int again
-        let decl = stack.resolve("x").unwrap();
-        assert_eq!(decl.cel_type, CelType::Int);
+        assert_eq!(stack.resolve("x"), Some(&CelType::Int));
     }
 
     #[test]
-    fn test_scope_stack_cannot_pop_last() {
-        let mut stack = ScopeStack::new();
+    fn test_scope_stack_cannot_pop_the_root() {
+        let vars = root(&[]);
+        let mut stack = ScopeStack::new(&vars);
         assert!(stack.exit_scope().is_none());
         assert_eq!(stack.depth(), 1);
     }
 
     #[test]
     fn test_scope_stack_nested() {
-        let mut stack = ScopeStack::new();
-        stack.add_variable("a", CelType::Int);
+        let vars = root(&[("a", CelType::Int)]);
+        let mut stack = ScopeStack::new(&vars);
 
         stack.enter_scope();
         stack.add_variable("b", CelType::String);
