@@ -921,7 +921,15 @@ impl<'a> Parser<'a> {
 
             // Error cases: a token that cannot start a primary is `mismatched` (`a + * 2`, `1 + +`, `?`: cel-go's
             // parser tests); at the start of the input, when the next one could, `parse_tokens_with_macros` has
-            // already deleted it as ANTLR does (`extraneous input`).
+            // already deleted it as ANTLR does (`extraneous input`). An operator that can follow an operand is in
+            // ANTLR's resynchronization set there, so its recovery consumes nothing and the enclosing rule goes on
+            // with the operator: the missing operand is an error node, and an operand missing after the operator is
+            // a second error (`1 + +`, `in`, `?`: `mismatched input '<EOF>'`).
+            Some(token) if follows_operand(&token) => {
+                let error = self.mismatched(Some((token, span.clone())), PRIMARY_EXPECTED);
+                self.macro_errors.push(error);
+                Ok(Spanned::new(self.next_id(), Expr::Error, span))
+            }
             Some(token) => Err(self.mismatched(Some((token, span)), PRIMARY_EXPECTED)),
 
             None => Err(self.mismatched(None, PRIMARY_EXPECTED)),
@@ -998,6 +1006,27 @@ impl<'a> Parser<'a> {
             start..end_span.end,
         ))
     }
+}
+
+/// Whether `token` is an operator that can follow an operand (`CEL.g4`'s binary and conditional operators).
+fn follows_operand(token: &Token) -> bool {
+    matches!(
+        token,
+        Token::Plus
+            | Token::Star
+            | Token::Slash
+            | Token::Percent
+            | Token::EqEq
+            | Token::Ne
+            | Token::Lt
+            | Token::Le
+            | Token::Gt
+            | Token::Ge
+            | Token::In
+            | Token::And
+            | Token::Or
+            | Token::Question
+    )
 }
 
 /// Whether `token` can start a list element or a map entry: an expression, or `?` before an optional one.
