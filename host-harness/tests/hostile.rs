@@ -472,7 +472,8 @@ fn certificate_request_policies_of_junk_rules_are_refused_within_bounds() {
     let before = s.memory_bytes();
     let message = s.configure(bundle.as_bytes()).unwrap().unwrap();
     assert!(
-        message.contains("token recognition error at: '@'") && message.contains("39000 more not listed"),
+        message.contains("token recognition error at: '@'")
+            && message.contains("39000 more not listed"),
         "{message:.300}"
     );
     let grown = s.memory_bytes() - before;
