@@ -507,10 +507,10 @@ fn truncate(mut s: String, max: usize) -> String {
     s
 }
 
-/// `field.Duplicate(metadata.name, name)`'s message: the name Go-quoted.
 /// Names of a bundle's documents, each to a number.
 type NameMap = HashMap<String, usize>;
 
+/// `field.Duplicate(metadata.name, name)`'s message: the name Go-quoted.
 fn duplicate_name(name: &str) -> String {
     palisade_cel_kubernetes::field::Error::duplicate(
         &palisade_cel_kubernetes::field::Path::root(),

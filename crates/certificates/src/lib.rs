@@ -152,6 +152,7 @@ impl Policies {
                 if p.cel_bytes > cel_budget {
                     // not compiled: past the bundle's CEL limit
                     failed = true;
+                    cel_budget = 0;
                     if !past_budget {
                         past_budget = true;
                         report(
