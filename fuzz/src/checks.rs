@@ -433,11 +433,16 @@ fn cel_fixture() -> (Value, Value, Value, Value) {
 /// `cel`: arbitrary text compiled in the admission environment (any result type); when it compiles, evaluated
 /// against a small deployment under the Kubernetes budget; and compiled in approver-policy's environment (its own
 /// `format`, cost model and unfolded literals), evaluated with `self` and `cr` when it compiles there. Any `Ok`/`Err`
-/// is fine; a panic or overflow is not.
+/// is fine; a panic or overflow is not. On a wasm-sized stack ([`on_a_wasm_sized_stack`]).
 pub fn check_cel(data: &[u8]) {
     let Ok(source) = std::str::from_utf8(data) else {
         return;
     };
+    let source = source.to_owned();
+    on_a_wasm_sized_stack(move || compile_and_evaluate(&source));
+}
+
+fn compile_and_evaluate(source: &str) {
     if let Ok(program) =
         palisade_cel::Env::certificate_request().compile(source, palisade_cel::Expect::Any)
     {
@@ -1031,7 +1036,7 @@ pub fn check_kubewarden(data: &[u8]) {
 
     let (checked, answers) = {
         let (settings, payloads, host) = (settings.clone(), payloads.clone(), host.clone());
-        in_a_fresh_kubewarden_instance(move || {
+        on_a_wasm_sized_stack(move || {
             let checked = palisade::abi::kubewarden::validate_settings(&settings);
             let call = kubewarden_host(host);
             let answers: Vec<[Vec<u8>; 2]> = payloads
@@ -1074,7 +1079,7 @@ pub fn check_kubewarden(data: &[u8]) {
     for (payload, [once, again]) in payloads.into_iter().zip(answers) {
         let fresh = {
             let (payload, host) = (payload.clone(), host.clone());
-            in_a_fresh_kubewarden_instance(move || {
+            on_a_wasm_sized_stack(move || {
                 palisade::abi::kubewarden::validate(&payload, &kubewarden_host(host)).to_bytes()
             })
         };
@@ -1137,10 +1142,12 @@ fn kubewarden_module_answers(
     (checked, answers)
 }
 
-/// `f` in a thread of its own: the Kubewarden guest keeps the settings it compiled last per thread, so a new thread
-/// is a fresh instance. The thread has the stack a wasm guest has (rust-lld's 1 MiB), so that what would overflow it
-/// in `palisade-kubewarden.wasm` overflows here. A panic in it is the caller's.
-fn in_a_fresh_kubewarden_instance<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+/// `f` in a thread of its own, with the stack a wasm guest has (rust-lld's 1 MiB), so that what would overflow it in
+/// the module overflows here, and Rust's overflow handler aborts the process where libFuzzer can save the input (an
+/// overflow of the fuzzing thread's own stack kills the process in libFuzzer's handler, with nothing saved). The
+/// Kubewarden guest keeps the settings it compiled last per thread, so a new thread is also a fresh instance. A panic
+/// in it is the caller's.
+fn on_a_wasm_sized_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     let thread = std::thread::Builder::new().stack_size(1 << 20).spawn(f);
     match thread.map(std::thread::JoinHandle::join) {
         Ok(Ok(v)) => v,

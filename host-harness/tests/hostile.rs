@@ -451,6 +451,37 @@ fn long_lines_of_junk_are_refused_within_bounds() {
     assert_eq!(s.configure(EMPTY_BUNDLE).unwrap(), None);
 }
 
+/// Nesting the pre-parse bound of `palisade-cel` cannot see (lines after a comment holding `'''`, closing tokens of
+/// the wrong kind) is refused by the parser's own bound: before it, each of these overflowed the stack and trapped
+/// `configure` (the `cel` fuzz target's finding 7). The instance still takes a good bundle afterwards.
+#[test]
+fn nesting_hidden_from_the_pre_parse_bound_is_refused() {
+    let mut s = palisade().instantiate().unwrap();
+    for expression in [
+        format!("// '''\n{}1{}", "[".repeat(10_000), "]".repeat(10_000)),
+        format!("// '''\n{}c", "a ? b : ".repeat(12_000)),
+        "[)\n".repeat(30_000),
+    ] {
+        let bundle = json!({"policies": [{
+            "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": "p"},
+            "spec": {"validations": [{"expression": expression}]}}]});
+        let message = s
+            .configure(bundle.to_string().as_bytes())
+            .unwrap_or_else(|e| panic!("{:.12}: configure must answer, not fail: {e}", expression))
+            .unwrap_or_else(|| panic!("{:.12}: compiled", expression));
+        assert!(
+            message.contains("max recursion depth exceeded"),
+            "{message:.300}"
+        );
+        assert!(
+            message.contains("spec.validations[0].expression"),
+            "{message:.300}"
+        );
+    }
+    assert_eq!(s.configure(EMPTY_BUNDLE).unwrap(), None);
+}
+
 /// CertificateRequestPolicies whose CEL rules are junk: their problems are listed up to the bundle's limit and only
 /// counted past it, as a ValidatingAdmissionPolicy's are (`bundle::Problems`). A rule of twenty `@` is twenty syntax
 /// errors, about 2 KB of text; before `palisade_certificates::Policies::compile_reporting` the text of all 40,000

@@ -388,6 +388,52 @@ fn deep_postfix_chains_are_rejected_on_a_wasm_sized_stack() {
     handle.join().unwrap();
 }
 
+/// Nesting the pre-parse bound cannot see, because the parser and the bound read the text differently: lines after a
+/// comment holding `'''` (the bound knows no comments, and skips what follows as a triple-quoted string; the lexer
+/// ends the comment at the line's end and reads on), and closing tokens of the wrong kind (the bound closes a bracket;
+/// the parser deletes the token, as ANTLR's recovery does, and opens the next bracket inside). The parser bounds its
+/// own depth, so each is refused on a stack the size of wasm's (1 MiB) instead of overflowing it (the `cel` fuzz
+/// target's finding 7).
+#[test]
+fn nesting_the_pre_parse_bound_cannot_see_is_refused_on_a_wasm_sized_stack() {
+    let handle = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(|| {
+            let env = palisade_cel::Env::admission();
+            let hidden = |open: &str, close: &str| {
+                format!("// '''\n{}1{}", open.repeat(10_000), close.repeat(10_000))
+            };
+            let shapes = [
+                hidden("[", "]"),
+                hidden("(", ")"),
+                hidden("{1: ", "}"),
+                hidden("int(", ")"),
+                hidden("x[", "]"),
+                hidden("-[", "]"),
+                format!("// '''\n{}c", "a ? b : ".repeat(12_000)),
+                "[)\n".repeat(30_000),
+                "[}\n".repeat(30_000),
+                "{)\n".repeat(30_000),
+                "{]\n".repeat(30_000),
+            ];
+            for src in shapes {
+                let err = env
+                    .compile(&src, palisade_cel::Expect::Any)
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default();
+                assert!(
+                    err.contains("max recursion depth exceeded"),
+                    "{}: {}",
+                    &src[..12],
+                    &err[..err.len().min(300)]
+                );
+            }
+        })
+        .unwrap();
+    handle.join().unwrap();
+}
+
 /// The `cel` fuzz target's finding (`fuzz/corpus/cel/regress-type-parameter-chain-substitution`): the checker's
 /// type-parameter bindings of this expression chain through one another, and substituting them into every type before
 /// the unbound ones became `dyn` took exponential time, so compiling it never ended. It compiles to cel-go's first

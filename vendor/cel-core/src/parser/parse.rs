@@ -24,6 +24,13 @@ pub type MacroCalls = HashMap<i64, SpannedExpr>;
 /// 100 syntax errors`, and the parse stops there.
 pub(crate) const SYNTAX_ERROR_LIMIT: usize = 100;
 
+/// How deep the parser goes: each expression it enters weighs 1 and each member (where brackets open) 8, the weights
+/// of the pre-parse bound of palisade-cel, which allows 400. Past this the parse stops with cel-go's `max recursion
+/// depth exceeded`, so that no input overflows the stack: the pre-parse bound reads the text, and misses the nesting
+/// after a comment holding `'''` (it knows no comments) or a closing token of the wrong kind (which the parser's
+/// recovery deletes).
+const MAX_DEPTH: usize = 512;
+
 /// Recursive descent parser for CEL expressions.
 /// What cel-go's grammar accepts where an expression starts (its parser's error text).
 const PRIMARY_EXPECTED: &str = "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
@@ -49,6 +56,8 @@ pub struct Parser<'a> {
     refuse_escaped: bool,
     /// Where the input ends (past any blank or comment after the last token): ANTLR's `<EOF>` token is there.
     input_end: usize,
+    /// The weight of the rules the parser is in ([`MAX_DEPTH`]).
+    depth: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -63,6 +72,7 @@ impl<'a> Parser<'a> {
             macros,
             refuse_escaped: false,
             input_end: 0,
+            depth: 0,
         }
     }
 
@@ -254,7 +264,23 @@ impl<'a> Parser<'a> {
 
     /// Parse an expression (entry point).
     pub fn parse_expr(&mut self) -> Result<SpannedExpr, ParseError> {
-        self.parse_ternary()
+        self.descend(1)?;
+        let expr = self.parse_ternary();
+        self.depth -= 1;
+        expr
+    }
+
+    /// Enters a rule of `weight` ([`MAX_DEPTH`]); the caller leaves it when it returns `Ok` (an error ends the parse).
+    fn descend(&mut self, weight: usize) -> Result<(), ParseError> {
+        self.depth += weight;
+        if self.depth > MAX_DEPTH {
+            return Err(ParseError {
+                message: "max recursion depth exceeded".to_string(),
+                span: self.peek_span(),
+                plain: true,
+            });
+        }
+        Ok(())
     }
 
     /// Parse ternary conditional: expr ? expr : expr
@@ -477,6 +503,14 @@ impl<'a> Parser<'a> {
     /// cel-go's `member`: a primary and its postfix operators, where the primary may be a negative literal (`-1`,
     /// `-2.5`, `-9223372036854775808`: a `-` right before an int or a double is its sign), so `!-1` is `!` of `-1`.
     fn parse_member_or_literal(&mut self) -> Result<SpannedExpr, ParseError> {
+        self.descend(8)?;
+        let member = self.parse_member_at_depth();
+        self.depth -= 8;
+        member
+    }
+
+    /// [`Self::parse_member_or_literal`], once its depth is counted.
+    fn parse_member_at_depth(&mut self) -> Result<SpannedExpr, ParseError> {
         if !(self.check(&Token::Minus) && self.number_follows()) {
             return self.parse_postfix();
         }
