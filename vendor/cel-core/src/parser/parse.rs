@@ -899,13 +899,18 @@ impl<'a> Parser<'a> {
                 Ok(Spanned::new(self.next_id(), Expr::Ident(name), span))
             }
 
-            // Reserved word - error
-            // cel-go's words, without its `Syntax error:` prefix
-            Some(Token::Reserved(word)) => Err(ParseError {
-                message: format!("reserved identifier: {}", word),
-                span,
-                plain: true,
-            }),
+            // A reserved word where an identifier may stand: cel-go's grammar reads it as an identifier and its
+            // visitor reports it (its words, without the `Syntax error:` prefix) and goes on, so an error node stands
+            // for it and the rest is parsed (`[1, 2, 3].map(var, var * var)`: cel-go's parser tests)
+            Some(Token::Reserved(word)) => {
+                self.advance();
+                self.macro_errors.push(ParseError {
+                    message: format!("reserved identifier: {}", word),
+                    span: span.clone(),
+                    plain: true,
+                });
+                Ok(Spanned::new(self.next_id(), Expr::Error, span))
+            }
 
             // |i64::MIN| without its sign (with it, parse_unary reads it), and a number that does not fit
             Some(Token::IntOverflow(_)) => Err(ParseError {
