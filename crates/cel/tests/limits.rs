@@ -366,26 +366,27 @@ fn mutated_expressions_never_panic() {
 /// size of wasm's (1 MiB). Found through palisade.wasm, where it trapped `configure`.
 #[test]
 fn deep_postfix_chains_are_rejected_on_a_wasm_sized_stack() {
-    let handle = std::thread::Builder::new()
+    on_a_wasm_sized_stack(|| {
+        for chain in ["['a']", "[0]", ".a", "()"] {
+            let repeat = 99_000 / chain.len();
+            let src = format!("object{} == 1", chain.repeat(repeat));
+            let err = compile_err(&src);
+            assert!(
+                err.contains("max recursion depth exceeded"),
+                "{chain}: {err}"
+            );
+        }
+    });
+}
+
+/// `f` on a thread with the stack a wasm guest has (rust-lld's 1 MiB): an overflow aborts the test run.
+fn on_a_wasm_sized_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
         .stack_size(1 << 20)
-        .spawn(|| {
-            let env = palisade_cel::Env::admission();
-            for chain in ["['a']", "[0]", ".a", "()"] {
-                let repeat = 99_000 / chain.len();
-                let src = format!("object{} == 1", chain.repeat(repeat));
-                let err = env
-                    .compile(&src, palisade_cel::Expect::Bool)
-                    .err()
-                    .map(|e| e.to_string())
-                    .unwrap_or_default();
-                assert!(
-                    err.contains("max recursion depth exceeded"),
-                    "{chain}: {err}"
-                );
-            }
-        })
+        .spawn(f)
+        .unwrap()
+        .join()
         .unwrap();
-    handle.join().unwrap();
 }
 
 /// Nesting the pre-parse bound cannot see, because the parser and the bound read the text differently: lines after a
@@ -396,42 +397,33 @@ fn deep_postfix_chains_are_rejected_on_a_wasm_sized_stack() {
 /// target's finding 7).
 #[test]
 fn nesting_the_pre_parse_bound_cannot_see_is_refused_on_a_wasm_sized_stack() {
-    let handle = std::thread::Builder::new()
-        .stack_size(1 << 20)
-        .spawn(|| {
-            let env = palisade_cel::Env::admission();
-            let hidden = |open: &str, close: &str| {
-                format!("// '''\n{}1{}", open.repeat(10_000), close.repeat(10_000))
-            };
-            let shapes = [
-                hidden("[", "]"),
-                hidden("(", ")"),
-                hidden("{1: ", "}"),
-                hidden("int(", ")"),
-                hidden("x[", "]"),
-                hidden("-[", "]"),
-                format!("// '''\n{}c", "a ? b : ".repeat(12_000)),
-                "[)\n".repeat(30_000),
-                "[}\n".repeat(30_000),
-                "{)\n".repeat(30_000),
-                "{]\n".repeat(30_000),
-            ];
-            for src in shapes {
-                let err = env
-                    .compile(&src, palisade_cel::Expect::Any)
-                    .err()
-                    .map(|e| e.to_string())
-                    .unwrap_or_default();
-                assert!(
-                    err.contains("max recursion depth exceeded"),
-                    "{}: {}",
-                    &src[..12],
-                    &err[..err.len().min(300)]
-                );
-            }
-        })
-        .unwrap();
-    handle.join().unwrap();
+    on_a_wasm_sized_stack(|| {
+        let hidden = |open: &str, close: &str| {
+            format!("// '''\n{}1{}", open.repeat(10_000), close.repeat(10_000))
+        };
+        let shapes = [
+            hidden("[", "]"),
+            hidden("(", ")"),
+            hidden("{1: ", "}"),
+            hidden("int(", ")"),
+            hidden("x[", "]"),
+            hidden("-[", "]"),
+            format!("// '''\n{}c", "a ? b : ".repeat(12_000)),
+            "[)\n".repeat(30_000),
+            "[}\n".repeat(30_000),
+            "{)\n".repeat(30_000),
+            "{]\n".repeat(30_000),
+        ];
+        for src in shapes {
+            let err = compile_err(&src);
+            assert!(
+                err.contains("max recursion depth exceeded"),
+                "{}: {}",
+                &src[..12],
+                &err[..err.len().min(300)]
+            );
+        }
+    });
 }
 
 /// The `cel` fuzz target's finding (`fuzz/corpus/cel/regress-type-parameter-chain-substitution`): the checker's
