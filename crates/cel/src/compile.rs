@@ -113,13 +113,6 @@ pub(crate) fn compile(
             "Syntax error: empty expression",
         )));
     };
-    if ast_depth(&expr) > MAX_AST_DEPTH {
-        return Err(CompileError::Invalid(format_issue(
-            source,
-            0,
-            "max recursion depth exceeded",
-        )));
-    }
     if let Some(offset) = user_written_accumulator(&expr, source) {
         return Err(CompileError::Invalid(format_issue(
             source,
@@ -665,7 +658,7 @@ pub(crate) fn format_issue(source: &str, offset: usize, message: &str) -> String
         .next()
         .unwrap_or("");
     // cel-go prints a tab as a space, and from the first character of more than one byte on, marks the columns with
-    // full-width dots and caret (`．`, `＾`)
+    // full-width dots and caret (`．`, `＾`); past the line's end (`<EOF>` after a wide character) the caret is `^`
     let mut marks = String::new();
     let mut wide = false;
     let mut chars = line_text.chars();
@@ -673,7 +666,7 @@ pub(crate) fn format_issue(source: &str, offset: usize, message: &str) -> String
         wide |= c.len_utf8() > 1;
         marks.push(if wide { '．' } else { '.' });
     }
-    wide |= chars.next().is_some_and(|c| c.len_utf8() > 1);
+    let wide = chars.next().is_some_and(|c| wide || c.len_utf8() > 1);
     marks.push(if wide { '＾' } else { '^' });
     format!(
         "ERROR: <input>:{}:{}: {}\n | {}\n | {}",

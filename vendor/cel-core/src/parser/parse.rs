@@ -188,14 +188,19 @@ impl<'a> Parser<'a> {
     /// cel-go's error for a token that cannot start here: `mismatched input 'X' expecting
     /// {expected}` (`'<EOF>'` at the end of the input).
     fn mismatched(&self, found: Option<(Token, Span)>, expected: &str) -> ParseError {
+        self.unwanted("mismatched", found, expected)
+    }
+
+    /// [`Self::mismatched`], or ANTLR's words for a token it deletes (`extraneous`).
+    fn unwanted(&self, how: &str, found: Option<(Token, Span)>, expected: &str) -> ParseError {
         match found {
             Some((token, span)) => ParseError {
-                message: format!("mismatched input '{}' expecting {}", token, expected),
+                message: format!("{} input '{}' expecting {}", how, token, expected),
                 span,
                 plain: false,
             },
             None => ParseError {
-                message: format!("mismatched input '<EOF>' expecting {}", expected),
+                message: format!("{} input '<EOF>' expecting {}", how, expected),
                 span: self.eof_span(),
                 plain: false,
             },
@@ -207,13 +212,12 @@ impl<'a> Parser<'a> {
     /// <EOF>`.
     fn not_at_end(&self) -> ParseError {
         let found = self.peek().cloned().map(|t| (t, self.peek_span()));
-        let mut error = self.mismatched(found, "<EOF>");
-        if self.tokens.get(self.pos + 1).is_none() {
-            error.message = error
-                .message
-                .replacen("mismatched input", "extraneous input", 1);
-        }
-        error
+        let how = if self.tokens.get(self.pos + 1).is_none() {
+            "extraneous"
+        } else {
+            "mismatched"
+        };
+        self.unwanted(how, found, "<EOF>")
     }
 
     /// ANTLR's `sync` right after a literal's opening token, before its optional items ([`LIST_EXPECTED`]): returns
@@ -237,22 +241,42 @@ impl<'a> Parser<'a> {
             Some(t) if starts_item(t) => return Ok(false),
             _ => {}
         }
-        let found = self.peek().cloned().map(|t| (t, self.peek_span()));
-        let mut error = self.mismatched(found.clone(), expected);
-        if found.is_some()
-            && self
-                .tokens
-                .get(self.pos + 1)
-                .is_some_and(|(next, _)| fits(next))
-        {
-            error.message = error
-                .message
-                .replacen("mismatched input", "extraneous input", 1);
-            self.macro_errors.push(error);
-            self.advance();
+        if self.peek().is_some() && self.next_fits(fits) {
+            self.extraneous(expected);
             return self.literal_start(close, expected, starts_item);
         }
-        Err(error)
+        let found = self.peek().cloned().map(|t| (t, self.peek_span()));
+        Err(self.mismatched(found, expected))
+    }
+
+    /// Whether the token after the current one fits.
+    fn next_fits(&self, fits: impl Fn(&Token) -> bool) -> bool {
+        self.tokens
+            .get(self.pos + 1)
+            .is_some_and(|(next, _)| fits(next))
+    }
+
+    /// ANTLR's single-token deletion: the current token, which cannot stand here where the next one can, is reported
+    /// (`extraneous input 'X' expecting {expected}`) and skipped, and the parse goes on.
+    fn extraneous(&mut self, expected: &str) {
+        let found = self.peek().cloned().map(|t| (t, self.peek_span()));
+        let error = self.unwanted("extraneous", found, expected);
+        self.macro_errors.push(error);
+        self.advance();
+    }
+
+    /// ANTLR's error when no alternative of a decision that starts at a `.` fits the token after it (`{"a": 1}."a"`:
+    /// cel-go's parser tests); at the end, the text is the `.` alone.
+    fn no_viable_after_dot(&self, found: Option<(Token, Span)>) -> ParseError {
+        let (token, span) = match found {
+            Some((token, span)) => (token.to_string(), span),
+            None => (String::new(), self.eof_span()),
+        };
+        ParseError {
+            message: format!("no viable alternative at input '.{}'", token),
+            span,
+            plain: false,
+        }
     }
 
     /// Check if we've reached the end of the token stream.
@@ -459,6 +483,11 @@ impl<'a> Parser<'a> {
     fn parse_unary(&mut self) -> Result<SpannedExpr, ParseError> {
         use crate::types::UnaryOp;
 
+        // ANTLR's `sync` before the unary alternatives: a token that cannot start one, followed by one that can, is
+        // deleted (`*@a | b`, `a && in.b`, `0-/1`: cel-go's parser tests)
+        if self.peek().is_some_and(|t| !starts_unary(t)) && self.next_fits(starts_unary) {
+            self.extraneous(PRIMARY_EXPECTED);
+        }
         let start = self.peek_span().start;
         // cel-go's grammar: a member, or a run of `!` or of `-` before a member; an even run is dropped (`!!x` is `x`),
         // an odd one is one operator. A `-` right before a number is the number's sign: the member is a negative
@@ -779,9 +808,15 @@ impl<'a> Parser<'a> {
         let (field, end) = match self.advance() {
             Some((Token::Ident(name) | Token::EscapedIdent(name), span)) => (name.clone(), span.end),
             Some((Token::Reserved(name), span)) => (name.clone(), span.end),
+            // cel-go's words: after a name, the `.` may go on a message's qualified type name (`self.true`:
+            // `mismatched input 'true' expecting IDENTIFIER`); after anything else no alternative fits (`{"a": 1}."a"`)
             other => {
                 let found = other.cloned();
-                return Err(self.mismatched(found, "IDENTIFIER"));
+                return Err(if optional || self.is_type_expr(&base) {
+                    self.mismatched(found, "IDENTIFIER")
+                } else {
+                    self.no_viable_after_dot(found)
+                });
             }
         };
 
@@ -939,7 +974,7 @@ impl<'a> Parser<'a> {
                     }
                     other => {
                         let found = other.cloned();
-                        Err(self.mismatched(found, "IDENTIFIER"))
+                        Err(self.no_viable_after_dot(found))
                     }
                 }
             }
@@ -958,9 +993,9 @@ impl<'a> Parser<'a> {
             // Map literal
             Some(Token::LBrace) => self.parse_map(),
 
-            // Error cases: a token that cannot start a primary is `mismatched` (`a + * 2`, `1 + +`, `?`: cel-go's
-            // parser tests); at the start of the input, when the next one could, `parse_tokens_with_macros` has
-            // already deleted it as ANTLR does (`extraneous input`). An operator that can follow an operand is in
+            // Error cases: a token that cannot start a primary is `mismatched` (`1 + +`, `?`: cel-go's parser tests);
+            // when the next one could, `parse_unary` has already deleted it as ANTLR does (`extraneous input`). An
+            // operator that can follow an operand is in
             // ANTLR's resynchronization set there, so its recovery consumes nothing and the enclosing rule goes on
             // with the operator: the missing operand is an error node, and an operand missing after the operator is
             // a second error (`1 + +`, `in`, `?`: `mismatched input '<EOF>'`).
@@ -1081,6 +1116,12 @@ fn starts_field(token: &Token) -> bool {
     )
 }
 
+/// Whether `token` can start a unary expression in cel-go's grammar: one of [`PRIMARY_EXPECTED`], or a token this
+/// parser reads apart where cel-go's reads an `IDENTIFIER` or a number (a reserved word, a number out of range).
+fn starts_unary(token: &Token) -> bool {
+    starts_primary(token) || matches!(token, Token::Reserved(_) | Token::InvalidNumber(_))
+}
+
 /// Whether `token` is one of [`PRIMARY_EXPECTED`]: it can start a primary expression.
 fn starts_primary(token: &Token) -> bool {
     matches!(
@@ -1130,21 +1171,6 @@ pub fn parse_tokens_with_macros(
     let mut parser = Parser::with_macros(tokens, macros);
     parser.refuse_escaped = refuse_escaped;
     parser.input_end = input_len;
-    // At the start, ANTLR deletes a single unwanted token when the next one could start the expression (`*@a`,
-    // `` `b-c`() ``), reports it, and parses the rest.
-    if let (Some((first, span)), Some((second, _))) = (tokens.first(), tokens.get(1)) {
-        if !starts_primary(first)
-            && !matches!(first, Token::Reserved(_) | Token::InvalidNumber(_))
-            && starts_primary(second)
-        {
-            let mut error = parser.mismatched(Some((first.clone(), span.clone())), PRIMARY_EXPECTED);
-            error.message = error
-                .message
-                .replacen("mismatched input", "extraneous input", 1);
-            parser.macro_errors.push(error);
-            parser.pos = 1;
-        }
-    }
     let (ast, mut errors, macro_calls) = match parser.parse_expr() {
         Ok(ast) => {
             let macro_calls = parser.take_macro_calls();
