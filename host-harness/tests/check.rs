@@ -26,7 +26,7 @@ fn broken_bundle_golden() {
     // cel-go's issues: a selection from a name it could not type (`objekt.spec`) is not reported again
     let (code, out) = check("tests/check/broken-bundle.yaml");
     let expected = "\
-tests/check/broken-bundle.yaml:17:42: error: policies[0].spec.validations[0].expression: compilation error: ERROR: <input>:1:24: Syntax error: mismatched input '*' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}
+tests/check/broken-bundle.yaml:17:42: error: policies[0].spec.validations[0].expression: compilation error: ERROR: <input>:1:24: Syntax error: extraneous input '*' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}
    | object.spec.replicas <=* 5
    | .......................^
 tests/check/broken-bundle.yaml:20:11: error: policies[0].spec.validations[1].expression: compilation error: ERROR: <input>:2:3: undeclared reference to 'objekt' (in container '')
