@@ -995,10 +995,9 @@ impl<'a> Parser<'a> {
 
             // Error cases: a token that cannot start a primary is `mismatched` (`1 + +`, `?`: cel-go's parser tests);
             // when the next one could, `parse_unary` has already deleted it as ANTLR does (`extraneous input`). An
-            // operator that can follow an operand is in
-            // ANTLR's resynchronization set there, so its recovery consumes nothing and the enclosing rule goes on
-            // with the operator: the missing operand is an error node, and an operand missing after the operator is
-            // a second error (`1 + +`, `in`, `?`: `mismatched input '<EOF>'`).
+            // operator that can follow an operand is in ANTLR's resynchronization set there, so its recovery consumes
+            // nothing and the enclosing rule goes on with the operator: the missing operand is an error node, and an
+            // operand missing after the operator is a second error (`1 + +`, `in`, `?`: `mismatched input '<EOF>'`).
             Some(token) if follows_operand(&token) => {
                 let error = self.mismatched(Some((token, span.clone())), PRIMARY_EXPECTED);
                 self.macro_errors.push(error);
