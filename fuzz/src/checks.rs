@@ -442,6 +442,7 @@ pub fn check_cel(data: &[u8]) {
     on_a_wasm_sized_stack(move || compile_and_evaluate(&source));
 }
 
+/// [`check_cel`]'s work, on its thread.
 fn compile_and_evaluate(source: &str) {
     if let Ok(program) =
         palisade_cel::Env::certificate_request().compile(source, palisade_cel::Expect::Any)
