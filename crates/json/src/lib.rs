@@ -796,18 +796,17 @@ fn word4(s: &[u8], at: usize) -> u32 {
 /// A scalar as serde_json writes it (containers are written by [`Ref::to_json`]).
 fn write_scalar(out: &mut Vec<u8>, item: Item<'_>) {
     let written = match item {
-        Item::Null | Item::Array(_) | Item::Object(_) => {
-            out.extend_from_slice(b"null");
-            Ok(())
-        }
-        Item::Bool(b) => serde_json::to_writer(&mut *out, &b),
-        Item::I64(i) => serde_json::to_writer(&mut *out, &i),
-        Item::U64(u) => serde_json::to_writer(&mut *out, &u),
-        Item::F64(f) => serde_json::to_writer(&mut *out, &f),
-        Item::Str(s) => serde_json::to_writer(&mut *out, s),
+        Item::Null | Item::Array(_) | Item::Object(_) => return out.extend_from_slice(b"null"),
+        Item::Bool(b) => serde_json::to_vec(&b),
+        Item::I64(i) => serde_json::to_vec(&i),
+        Item::U64(u) => serde_json::to_vec(&u),
+        Item::F64(f) => serde_json::to_vec(&f),
+        Item::Str(s) => serde_json::to_vec(s),
     };
-    // writing into a Vec cannot fail
-    drop(written);
+    // serializing a scalar cannot fail
+    if let Ok(bytes) = written {
+        out.extend_from_slice(&bytes);
+    }
 }
 
 /// Put a finished value into the container open on top of `stack` (or make it the result).
