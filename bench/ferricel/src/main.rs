@@ -3,10 +3,12 @@
 //!
 //! ferricel (github.com/flavio/ferricel) compiles one ValidatingAdmissionPolicy into a wasm module of its own. This
 //! program compiles the bundle's policy with ferricel's compiler and runs it with ferricel's own runtime, which makes
-//! a fresh instance for every evaluation (`Engine::eval`). Beside it, interleaved request by request (or in batches),
-//! it runs the `palisade.wasm` of this checkout baked with the same bundle and the scan floor, both through the
-//! harness's `WasmHost`, a fresh instance per request. All three run in one wasmtime engine, the harness's, so they
-//! pay the same instantiation and the same epoch checks.
+//! a fresh instance for every evaluation (`Engine::eval`). Beside it, it runs the `palisade.wasm` of this checkout
+//! baked with the same bundle and the scan floor, both through the harness's `WasmHost`, a fresh instance per request.
+//! All three run in one wasmtime engine, the harness's, so they pay the same instantiation and the same epoch checks.
+//! Interleaved (the default), every request of Palisade and of the floor follows one of ferricel, so that each starts
+//! with the caches another engine emptied; `--batch N` runs each engine's requests in a row. Each engine's minor page
+//! faults per request are counted between requests, outside the timing.
 //!
 //! Before timing, each engine answers the review, and a copy of it with every label's value set to `z`, and the
 //! verdicts (allowed, or denied with the policy's message) must agree.
@@ -27,10 +29,12 @@ usage: palisade-vs-ferricel -p BUNDLE REVIEW [options]
   REVIEW               an AdmissionReview (bench/pod-review.json)
   --rounds N           measured rounds (default 1000)
   --warmup N           rounds run first and not measured (default 50)
-  --batch N            each engine runs N requests in a row per round (default 1: interleaved request by request)
+  --batch N            each engine runs N requests in a row per round (default 1: interleaved, every request of
+                       Palisade and of the floor right after one of ferricel)
   --request kube|whole ferricel's `request` binding: as kube-apiserver builds it for CEL, without `object` and
                        `oldObject` (default), or the whole AdmissionRequest
   --pooling            all three take their instances from wasmtime's pooling allocator (Runtime::pooled)
+  --beside MODULE      also another palisade.wasm (an older build), baked with the same bundle, in the same rounds
   --format text|json   (default text)";
 
 struct Options {
@@ -42,6 +46,7 @@ struct Options {
     whole_request: bool,
     pooling: bool,
     json: bool,
+    beside: Option<PathBuf>,
 }
 
 fn options() -> Result<Options> {
@@ -57,6 +62,7 @@ fn options() -> Result<Options> {
         whole_request: false,
         pooling: false,
         json: false,
+        beside: None,
     };
     let number = |flag: &str, v: Option<String>| -> Result<usize> {
         let v = v.with_context(|| format!("{flag} needs a number"))?;
@@ -80,6 +86,13 @@ fn options() -> Result<Options> {
                 other => bail!("--request takes `kube` or `whole`, not {other:?}\n\n{USAGE}"),
             },
             "--pooling" => o.pooling = true,
+            "--beside" => {
+                o.beside = Some(
+                    args.next()
+                        .map(PathBuf::from)
+                        .with_context(|| format!("--beside needs a module\n\n{USAGE}"))?,
+                )
+            }
             "--format" => match args.next().as_deref() {
                 Some("text") => o.json = false,
                 Some("json") => o.json = true,
@@ -187,6 +200,19 @@ struct Subject {
     request: Box<dyn Fn() -> Result<()>>,
 }
 
+/// This process's minor page faults so far (`/proc/self/stat`, field 10; 0 where there is none): read between
+/// requests, never inside a timed one.
+fn minor_faults() -> u64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            // the command name, in parentheses, may hold spaces: count fields after its closing one
+            let rest = s.rsplit_once(')')?.1;
+            rest.split_whitespace().nth(7)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
 fn main() -> Result<()> {
     let o = options()?;
     let bundle = documents::read_bundle(&o.bundle)?;
@@ -237,6 +263,21 @@ fn main() -> Result<()> {
             .with_context(|| format!("cannot read `{}`", floor_path.display()))?,
     )?);
 
+    // `--beside`: another build of palisade.wasm, baked with the same bundle
+    let beside = match &o.beside {
+        Some(path) => {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+            let baked = bake::bake(&bytes, bake::Protocol::CAbi, &bundle_json).map_err(|e| {
+                anyhow::anyhow!("cannot bake the bundle into `{}`: {e}", path.display())
+            })?;
+            Some(std::rc::Rc::new(WasmHost::from_bytes(
+                &runtime, path, &baked,
+            )?))
+        }
+        None => None,
+    };
+
     // The verdicts must agree, on the review and on a copy with every label set to `z`.
     let agree = |review: &Value| -> Result<Verdict> {
         let theirs =
@@ -248,6 +289,16 @@ fn main() -> Result<()> {
         )?;
         if theirs != ours {
             bail!("the engines disagree: ferricel {theirs:?}, palisade {ours:?}");
+        }
+        if let Some(beside) = &beside {
+            let other = palisade_verdict(
+                &beside
+                    .instantiate()?
+                    .validate(&serde_json::to_vec(review)?)?,
+            )?;
+            if other != ours {
+                bail!("the palisade builds disagree: {ours:?}, and beside it {other:?}");
+            }
         }
         Ok(ours)
     };
@@ -275,7 +326,18 @@ fn main() -> Result<()> {
             bundle_json.clone(),
         );
         let (ferricel, palisade, floor) = (ferricel.clone(), palisade.clone(), floor.clone());
-        vec![
+        let beside_subject = beside.clone().map(|beside| {
+            let input = input.clone();
+            Subject {
+                label: "beside, baked",
+                request: Box::new(move || {
+                    let mut session = beside.instantiate()?;
+                    session.call(Entry::Validate, &input)?;
+                    Ok(())
+                }) as Box<dyn Fn() -> Result<()>>,
+            }
+        });
+        let mut subjects = vec![
             Subject {
                 label: "ferricel",
                 request: Box::new(move || ferricel.eval(Some(&bindings)).map(drop)),
@@ -297,15 +359,32 @@ fn main() -> Result<()> {
                     Ok(())
                 }),
             },
-        ]
+        ];
+        subjects.extend(beside_subject);
+        subjects
     };
 
+    // Interleaved, every request of Palisade and of the floor follows one of ferricel, whose request touches megabytes:
+    // each starts with the caches another engine has emptied, and ferricel runs between them in turn. In batches,
+    // each engine runs its requests in a row, in turn.
+    let sequence = |round: usize| -> Vec<usize> {
+        if o.batch == 1 {
+            round_order(round, subjects.len() - 1)
+                .flat_map(|i| [0, i + 1])
+                .collect()
+        } else {
+            round_order(round, subjects.len()).collect()
+        }
+    };
     let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); subjects.len()];
+    let mut faults: Vec<u64> = vec![0; subjects.len()];
+    let mut runs: Vec<usize> = vec![0; subjects.len()];
     for round in 0..o.warmup + o.rounds {
-        for i in round_order(round, subjects.len()) {
+        for i in sequence(round) {
             let (Some(s), Some(out)) = (subjects.get(i), samples.get_mut(i)) else {
                 continue;
             };
+            let before = minor_faults();
             for _ in 0..o.batch {
                 let t = Instant::now();
                 (s.request)()?;
@@ -314,11 +393,21 @@ fn main() -> Result<()> {
                     out.push(d);
                 }
             }
+            if round >= o.warmup
+                && let (Some(f), Some(n)) = (faults.get_mut(i), runs.get_mut(i))
+            {
+                *f += minor_faults().saturating_sub(before);
+                *n += o.batch;
+            }
         }
     }
     let stats: Vec<Stats> = samples.into_iter().map(Stats::from_samples).collect();
     let p50 = |i: usize| stats.get(i).map_or(0.0, |s| s.median.as_secs_f64() * 1e6);
     let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
+    let faults_per_request = |i: usize| match (faults.get(i), runs.get(i)) {
+        (Some(&f), Some(&n)) if n > 0 => f as f64 / n as f64,
+        _ => 0.0,
+    };
 
     let request_binding = if o.whole_request {
         "the whole AdmissionRequest"
@@ -345,6 +434,7 @@ fn main() -> Result<()> {
         "denial_checked": denial.clone(),
         "ferricel_module_bytes": ferricel_module.len(),
         "palisade_baked_bytes": baked.len(),
+        "beside": o.beside.as_ref().map(|p| p.display().to_string()),
     });
     let report = json!({
         "setup": setup,
@@ -352,6 +442,13 @@ fn main() -> Result<()> {
             "ferricel": p50(0),
             "palisade_baked": p50(1),
             "scan_floor": p50(2),
+            "beside_baked": beside.as_ref().map(|_| p50(3)),
+        },
+        "minor_faults_per_request": {
+            "ferricel": faults_per_request(0),
+            "palisade_baked": faults_per_request(1),
+            "scan_floor": faults_per_request(2),
+            "beside_baked": beside.as_ref().map(|_| faults_per_request(3)),
         },
         "ratios": {
             "ferricel_over_palisade": ratio(p50(0), p50(1)),
@@ -375,17 +472,18 @@ fn main() -> Result<()> {
     );
     println!();
     println!(
-        "{:<18} {:>10} {:>10} {:>10}",
-        "fresh request", "p50 µs", "p90 µs", "p99 µs"
+        "{:<18} {:>10} {:>10} {:>10} {:>14}",
+        "fresh request", "p50 µs", "p90 µs", "p99 µs", "page faults"
     );
-    for (s, st) in subjects.iter().zip(&stats) {
+    for (i, (s, st)) in subjects.iter().zip(&stats).enumerate() {
         let us = |d: Duration| d.as_secs_f64() * 1e6;
         println!(
-            "{:<18} {:>10.1} {:>10.1} {:>10.1}",
+            "{:<18} {:>10.1} {:>10.1} {:>10.1} {:>14.1}",
             s.label,
             us(st.median),
             us(st.p90),
-            us(st.p99)
+            us(st.p99),
+            faults_per_request(i)
         );
     }
     println!();
@@ -395,6 +493,15 @@ fn main() -> Result<()> {
         ratio(p50(0), p50(2)),
         ratio(p50(1), p50(2))
     );
+    if let Some(path) = &o.beside {
+        println!(
+            "beside ({}): ferricel / it {:.1}×, it / scan floor {:.2}×, palisade, baked / it {:.2}×",
+            path.display(),
+            ratio(p50(0), p50(3)),
+            ratio(p50(3), p50(2)),
+            ratio(p50(1), p50(3))
+        );
+    }
     Ok(())
 }
 
