@@ -177,6 +177,19 @@ fn ferricel_verdict(answer: &str) -> Result<Verdict> {
 }
 
 /// Palisade's answer, an AdmissionReview: kube-apiserver's message ends with the policy's own.
+/// A baked module's verdict on `review`, from a fresh instance.
+fn verdict_of(host: &WasmHost, review: &Value) -> Result<Verdict> {
+    palisade_verdict(&host.instantiate()?.validate(&serde_json::to_vec(review)?)?)
+}
+
+/// One fresh request of a baked module: instantiate, `validate(input)`, drop.
+fn fresh_validate(host: std::rc::Rc<WasmHost>, input: Vec<u8>) -> Box<dyn Fn() -> Result<()>> {
+    Box::new(move || {
+        host.instantiate()?.call(Entry::Validate, &input)?;
+        Ok(())
+    })
+}
+
 fn palisade_verdict(answer: &Value) -> Result<Verdict> {
     match answer.pointer("/response/allowed").and_then(Value::as_bool) {
         Some(true) => Ok(Verdict::Allowed),
@@ -282,20 +295,12 @@ fn main() -> Result<()> {
     let agree = |review: &Value| -> Result<Verdict> {
         let theirs =
             ferricel_verdict(&ferricel.eval(Some(&ferricel_bindings(review, o.whole_request)?))?)?;
-        let ours = palisade_verdict(
-            &palisade
-                .instantiate()?
-                .validate(&serde_json::to_vec(review)?)?,
-        )?;
+        let ours = verdict_of(&palisade, review)?;
         if theirs != ours {
             bail!("the engines disagree: ferricel {theirs:?}, palisade {ours:?}");
         }
         if let Some(beside) = &beside {
-            let other = palisade_verdict(
-                &beside
-                    .instantiate()?
-                    .validate(&serde_json::to_vec(review)?)?,
-            )?;
+            let other = verdict_of(beside, review)?;
             if other != ours {
                 bail!("the palisade builds disagree: {ours:?}, and beside it {other:?}");
             }
@@ -326,16 +331,9 @@ fn main() -> Result<()> {
             bundle_json.clone(),
         );
         let (ferricel, palisade, floor) = (ferricel.clone(), palisade.clone(), floor.clone());
-        let beside_subject = beside.clone().map(|beside| {
-            let input = input.clone();
-            Subject {
-                label: "beside, baked",
-                request: Box::new(move || {
-                    let mut session = beside.instantiate()?;
-                    session.call(Entry::Validate, &input)?;
-                    Ok(())
-                }) as Box<dyn Fn() -> Result<()>>,
-            }
+        let beside_subject = beside.clone().map(|beside| Subject {
+            label: "beside, baked",
+            request: fresh_validate(beside, input.clone()),
         });
         let mut subjects = vec![
             Subject {
@@ -344,11 +342,7 @@ fn main() -> Result<()> {
             },
             Subject {
                 label: "palisade, baked",
-                request: Box::new(move || {
-                    let mut session = palisade.instantiate()?;
-                    session.call(Entry::Validate, &input_p)?;
-                    Ok(())
-                }),
+                request: fresh_validate(palisade, input_p),
             },
             Subject {
                 label: "scan floor",
